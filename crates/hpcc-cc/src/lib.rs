@@ -1,0 +1,11 @@
+//! HPCC (SIGCOMM 2019) INT-driven window control in fixed point, no_std, division-free
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(
+    clippy::float_arithmetic,
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation
+)]

@@ -1,0 +1,62 @@
+//! `sim-host fixtures`: (re)generates the shipped traces under `fixtures/`, or checks that the
+//! committed files are exactly what the generators produce. Every generator is deterministic
+//! (seeded PCG from `rand_pcg`, no clock, no environment).
+
+use crate::replay::Kind;
+use crate::{cats, hpcc, timely};
+use std::path::Path;
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureFile {
+    /// File name inside the kind's directory (`fixtures/<kind>/<name>`).
+    pub name: String,
+    /// Its exact contents.
+    pub bytes: Vec<u8>,
+}
+
+/// The files a kind's generators produce.
+pub fn generate(kind: Kind) -> Vec<FixtureFile> {
+    match kind {
+        Kind::Timely => timely::fixtures(),
+        Kind::Hpcc => hpcc::fixtures(),
+        Kind::Cats => cats::fixtures(),
+    }
+}
+
+/// Writes (or with `check`, compares) the fixtures of `kinds` under `dir`. Returns the exit code:
+/// 0 written or identical, 1 some committed file differs or is missing, 2 an I/O error.
+pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
+    let mut code = 0;
+    for &k in kinds {
+        let kdir = dir.join(k.name());
+        if !check {
+            if let Err(e) = std::fs::create_dir_all(&kdir) {
+                eprintln!("error: {}: cannot create: {e}", kdir.display());
+                return 2;
+            }
+        }
+        for f in generate(k) {
+            let p = kdir.join(&f.name);
+            if check {
+                match std::fs::read(&p) {
+                    Ok(b) if b == f.bytes => println!("same      {}", p.display()),
+                    Ok(_) => {
+                        println!("DIFFERENT {}", p.display());
+                        code = 1;
+                    }
+                    Err(e) => {
+                        println!("MISSING   {} ({e})", p.display());
+                        code = 1;
+                    }
+                }
+            } else if let Err(e) = std::fs::write(&p, &f.bytes) {
+                eprintln!("error: {}: cannot write: {e}", p.display());
+                return 2;
+            } else {
+                println!("wrote     {} ({} bytes)", p.display(), f.bytes.len());
+            }
+        }
+    }
+    code
+}

@@ -1,0 +1,16 @@
+//! `sim-host`: replays recorded RTT, INT and event traces through the fixed-point firmware crates
+//! and independent f64 references written from the papers, side by side, and says per event and
+//! in total whether they agree.
+//!
+//! Data flows one way: a trace reader yields events → the replay driver feeds each event to the
+//! fixed-point crate (through its public API, exactly as firmware would) and to the f64
+//! reference → per-event pairs are compared → the report (text, JSON, CSV, SVG).
+
+pub mod cats;
+pub mod fixtures;
+pub mod hpcc;
+pub mod plot;
+pub mod replay;
+pub mod summary;
+pub mod timely;
+pub mod trace;

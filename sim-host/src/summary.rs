@@ -1,0 +1,452 @@
+//! What a replay concludes: agreement between the fixed-point crate and the f64 reference,
+//! relative error statistics in bounded memory, tolerances and the verdict.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Where in a trace something happened.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct At {
+    /// 0-based event (or chunk) number.
+    pub event: u64,
+    /// Trace time of that event, ns.
+    pub t_ns: u64,
+    /// Line in the trace file, where one applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+/// `|fixed − reference| / |reference|`; `0` when both are zero, `+∞` when only the reference is.
+pub fn rel_err(fixed: f64, reference: f64) -> f64 {
+    let d = (fixed - reference).abs();
+    if d == 0.0 {
+        0.0
+    } else if reference == 0.0 {
+        f64::INFINITY
+    } else {
+        d / reference.abs()
+    }
+}
+
+/// Relative-error statistics in constant memory: exact max and mean, and p99 from a log-spaced
+/// histogram (64 bins per decade from 1e-12 to 1e3, so p99 is reported as the upper edge of its
+/// bin: at most 3.7 % above the true quantile, never below it).
+#[derive(Debug, Clone)]
+pub struct ErrStats {
+    bins: Vec<u64>,
+    zeros: u64,
+    count: u64,
+    sum: f64,
+    max: f64,
+    worst: Option<At>,
+}
+
+const DECADES_LO: i32 = -12;
+const DECADES_HI: i32 = 3;
+const PER_DECADE: usize = 64;
+
+impl Default for ErrStats {
+    fn default() -> Self {
+        Self {
+            bins: vec![0; (DECADES_HI - DECADES_LO) as usize * PER_DECADE + 2],
+            zeros: 0,
+            count: 0,
+            sum: 0.0,
+            max: 0.0,
+            worst: None,
+        }
+    }
+}
+
+impl ErrStats {
+    /// Adds one relative error observed at `at`.
+    pub fn add(&mut self, err: f64, at: At) {
+        self.count += 1;
+        if err.is_finite() {
+            self.sum += err;
+        } else {
+            self.sum = f64::INFINITY;
+        }
+        if err > self.max || self.worst.is_none() {
+            if err > self.max {
+                self.max = err;
+            }
+            if err > 0.0 || self.worst.is_none() {
+                self.worst = Some(at);
+            }
+        }
+        if err <= 0.0 {
+            self.zeros += 1;
+            return;
+        }
+        let pos = (err.log10() - f64::from(DECADES_LO)) * PER_DECADE as f64;
+        let idx = if pos < 0.0 {
+            0
+        } else {
+            (pos.floor() as usize + 1).min(self.bins.len() - 1)
+        };
+        self.bins[idx] += 1;
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Largest error seen.
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// Mean error.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+
+    /// Where the largest error happened.
+    pub fn worst(&self) -> Option<At> {
+        self.worst
+    }
+
+    /// Quantile `q` (0..1), conservative (bin upper edge, capped at the exact max).
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let rank = ((q * self.count as f64).ceil() as u64).max(1);
+        if rank <= self.zeros {
+            return 0.0;
+        }
+        let mut seen = self.zeros;
+        for (i, &n) in self.bins.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                let upper = 10f64.powf(f64::from(DECADES_LO) + i as f64 / PER_DECADE as f64);
+                return upper.min(self.max);
+            }
+        }
+        self.max
+    }
+
+    /// The summary numbers.
+    pub fn summary(&self, quantity: &str) -> ErrSummary {
+        ErrSummary {
+            quantity: quantity.to_string(),
+            max: self.max,
+            p99: self.quantile(0.99),
+            mean: self.mean(),
+            worst: self.worst,
+        }
+    }
+}
+
+/// Relative error of one quantity (rate, window …).
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrSummary {
+    /// What was compared, e.g. `rate` or `window`.
+    pub quantity: String,
+    /// Largest relative error.
+    pub max: f64,
+    /// 99th percentile (conservative, see [`ErrStats`]).
+    pub p99: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Where the largest error happened.
+    pub worst: Option<At>,
+}
+
+/// Agreement of decisions (branches taken, or chunks chosen).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Agreement {
+    /// What was compared: `branch` or `order`.
+    pub what: String,
+    /// Events where both sides decided the same.
+    pub agree: u64,
+    /// Events compared.
+    pub total: u64,
+    /// `agree / total` (1 when nothing was compared).
+    pub ratio: f64,
+    /// The first event where they differed.
+    pub first_difference: Option<At>,
+}
+
+impl Agreement {
+    /// A new counter for `what`.
+    pub fn new(what: &str) -> Self {
+        Self {
+            what: what.to_string(),
+            ratio: 1.0,
+            ..Self::default()
+        }
+    }
+    /// Counts one comparison.
+    pub fn add(&mut self, same: bool, at: At) {
+        self.total += 1;
+        if same {
+            self.agree += 1;
+        } else if self.first_difference.is_none() {
+            self.first_difference = Some(at);
+        }
+        self.ratio = self.agree as f64 / self.total as f64;
+    }
+}
+
+/// Limits a replay must stay within. Defaults per kind: see [`Tolerances::for_kind`].
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Tolerances {
+    /// Minimum agreement ratio (branches or order).
+    pub min_agreement: f64,
+    /// Maximum p99 relative error.
+    pub max_p99_rel_err: f64,
+    /// Maximum relative error.
+    pub max_rel_err: f64,
+}
+
+impl Tolerances {
+    /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
+    /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
+    pub fn for_kind(kind: &str) -> Self {
+        match kind {
+            "cats" => Self {
+                min_agreement: 1.0,
+                max_p99_rel_err: 0.0,
+                max_rel_err: 0.0,
+            },
+            _ => Self {
+                min_agreement: 0.999,
+                max_p99_rel_err: 1e-3,
+                max_rel_err: 1e-2,
+            },
+        }
+    }
+}
+
+/// The result of replaying one trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// `timely`, `hpcc` or `cats`.
+    pub kind: String,
+    /// The trace (file, or file plus flow for captures).
+    pub trace: String,
+    /// `free` or `forced`.
+    pub mode: String,
+    /// Events read.
+    pub events: u64,
+    /// Events rejected by both sides (bad input the algorithm must ignore).
+    pub skipped: u64,
+    /// Decision agreement.
+    pub agreement: Agreement,
+    /// Relative error of the main output, if the kind has one.
+    pub rel_err: Option<ErrSummary>,
+    /// Kind-specific details (branch counts, per-priority bytes, …), printed as `key: value`.
+    pub details: serde_json::Map<String, serde_json::Value>,
+    /// The limits applied.
+    pub tolerances: Tolerances,
+    /// Which limits were broken (empty when within tolerance).
+    pub failures: Vec<String>,
+    /// `failures.is_empty()`.
+    pub within_tolerance: bool,
+}
+
+impl Summary {
+    /// A summary before the verdict; call [`judge`](Self::judge) once filled.
+    pub fn new(kind: &str, trace: String, mode: crate::replay::Mode, agreement: Agreement) -> Self {
+        Self {
+            kind: kind.to_string(),
+            trace,
+            mode: mode.name().to_string(),
+            events: 0,
+            skipped: 0,
+            agreement,
+            rel_err: None,
+            details: serde_json::Map::new(),
+            tolerances: Tolerances::for_kind(kind),
+            failures: Vec::new(),
+            within_tolerance: true,
+        }
+    }
+
+    /// Adds a kind-specific detail.
+    pub fn detail(&mut self, key: &str, value: impl Into<serde_json::Value>) {
+        self.details.insert(key.to_string(), value.into());
+    }
+
+    /// Applies `tol` and records the verdict.
+    pub fn judge(&mut self, tol: Tolerances) {
+        self.tolerances = tol;
+        self.failures.clear();
+        let a = &self.agreement;
+        if a.ratio < tol.min_agreement {
+            self.failures.push(format!(
+                "{} agreement {} < {}",
+                a.what,
+                pct(a.ratio),
+                pct(tol.min_agreement)
+            ));
+        }
+        if let Some(e) = &self.rel_err {
+            if e.p99 > tol.max_p99_rel_err {
+                self.failures.push(format!(
+                    "{} p99 relative error {:.3e} > {:.3e}",
+                    e.quantity, e.p99, tol.max_p99_rel_err
+                ));
+            }
+            if e.max > tol.max_rel_err {
+                self.failures.push(format!(
+                    "{} max relative error {:.3e} > {:.3e}",
+                    e.quantity, e.max, tol.max_rel_err
+                ));
+            }
+        }
+        self.within_tolerance = self.failures.is_empty();
+    }
+
+    /// The human report.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} replay of {} (mode {})",
+            self.kind, self.trace, self.mode
+        );
+        let _ = writeln!(
+            s,
+            "  events              {} ({} skipped)",
+            self.events, self.skipped
+        );
+        let a = &self.agreement;
+        let _ = write!(
+            s,
+            "  {:<19} {} ({} of {} differ)",
+            format!("{} agreement", a.what),
+            pct(a.ratio),
+            a.total - a.agree,
+            a.total
+        );
+        if let Some(at) = a.first_difference {
+            let _ = write!(s, "; first at {}", where_(at));
+        }
+        s.push('\n');
+        if let Some(e) = &self.rel_err {
+            let _ = writeln!(
+                s,
+                "  {:<19} max {:.3e} · p99 {:.3e} · mean {:.3e}",
+                format!("{} rel. error", e.quantity),
+                e.max,
+                e.p99,
+                e.mean
+            );
+            if let Some(at) = e.worst.filter(|_| e.max > 0.0) {
+                let _ = writeln!(s, "  {:<19} {}", "worst at", where_(at));
+            }
+        }
+        for (k, v) in &self.details {
+            let v = match v {
+                serde_json::Value::String(t) => t.clone(),
+                other => other.to_string(),
+            };
+            let _ = writeln!(s, "  {k:<19} {v}");
+        }
+        let t = &self.tolerances;
+        let limits = if self.rel_err.is_some() {
+            format!(
+                "{} ≥ {}, p99 ≤ {:.1e}, max ≤ {:.1e}",
+                a.what,
+                pct(t.min_agreement),
+                t.max_p99_rel_err,
+                t.max_rel_err
+            )
+        } else {
+            format!("{} ≥ {}", a.what, pct(t.min_agreement))
+        };
+        if self.within_tolerance {
+            let _ = writeln!(s, "  verdict             PASS (within {limits})");
+        } else {
+            let _ = writeln!(
+                s,
+                "  verdict             FAIL: {} (limits {limits})",
+                self.failures.join("; ")
+            );
+        }
+        s
+    }
+}
+
+/// `0.99912` → `99.912 %`.
+pub fn pct(r: f64) -> String {
+    format!("{:.3} %", r * 100.0)
+}
+
+fn where_(at: At) -> String {
+    match at.line {
+        Some(l) => format!("event {} (t = {} ns, line {})", at.event, at.t_ns, l),
+        None => format!("event {} (t = {} ns)", at.event, at.t_ns),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(e: u64) -> At {
+        At {
+            event: e,
+            t_ns: e * 10,
+            line: None,
+        }
+    }
+
+    #[test]
+    fn p99_is_conservative_and_close() {
+        let mut s = ErrStats::default();
+        for i in 0..1000u64 {
+            s.add(if i < 990 { 1e-6 } else { 1e-3 }, at(i));
+        }
+        let p = s.quantile(0.99);
+        assert!((1e-6..=1.04e-6).contains(&p), "{p}");
+        assert_eq!(s.max(), 1e-3);
+        assert_eq!(s.worst().unwrap().event, 990);
+        assert!((s.quantile(0.999) - 1e-3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn zeros_give_zero_quantiles() {
+        let mut s = ErrStats::default();
+        for i in 0..100 {
+            s.add(0.0, at(i));
+        }
+        assert_eq!(s.quantile(0.99), 0.0);
+        assert_eq!(s.max(), 0.0);
+    }
+
+    #[test]
+    fn rel_err_edges() {
+        assert_eq!(rel_err(1.0, 1.0), 0.0);
+        assert_eq!(rel_err(0.0, 0.0), 0.0);
+        assert!(rel_err(1.0, 0.0).is_infinite());
+        assert!((rel_err(101.0, 100.0) - 0.01).abs() < 1e-12);
+    }
+
+    #[test]
+    fn judge_reports_each_broken_limit() {
+        let mut a = Agreement::new("branch");
+        a.add(true, at(0));
+        a.add(false, at(1));
+        let mut s = Summary::new("timely", "t".into(), crate::replay::Mode::Free, a);
+        s.rel_err = Some(ErrSummary {
+            quantity: "rate".into(),
+            max: 0.5,
+            p99: 0.1,
+            mean: 0.01,
+            worst: Some(at(1)),
+        });
+        s.judge(Tolerances::for_kind("timely"));
+        assert_eq!(s.failures.len(), 3, "{:?}", s.failures);
+        assert!(!s.within_tolerance);
+        assert!(s.render().contains("FAIL"));
+    }
+}

@@ -1,0 +1,424 @@
+//! Reading trace files: CSV with a header row, `#` comment lines and `# set KEY=VALUE` parameter
+//! lines. Every error names the file, the line and what is wrong.
+//!
+//! The reader streams: it holds one record at a time, so a trace of any size replays in bounded
+//! memory.
+
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A problem with an input: which file, which line (1-based; `None` for the whole file or the
+/// command line) and what is wrong. Reported with exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The file, or `--set` for a command-line parameter.
+    pub file: PathBuf,
+    /// 1-based line number, where one applies.
+    pub line: Option<u64>,
+    /// What is wrong, in words a user can act on.
+    pub msg: String,
+}
+
+impl InputError {
+    /// An error at `line` of `file`.
+    pub fn at(file: &Path, line: u64, msg: impl Into<String>) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            line: Some(line),
+            msg: msg.into(),
+        }
+    }
+    /// An error about a whole file.
+    pub fn file(file: &Path, msg: impl Into<String>) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            line: None,
+            msg: msg.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file.display(), l, self.msg),
+            None => write!(f, "{}: {}", self.file.display(), self.msg),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// One `KEY=VALUE` parameter and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// Parameter name (a `Config` field name).
+    pub key: String,
+    /// Its value, as written.
+    pub value: String,
+    /// The trace file, or `--set` when it came from the command line.
+    pub source: PathBuf,
+    /// Line in `source` (`None` for the command line).
+    pub line: Option<u64>,
+}
+
+impl Param {
+    /// An error about this parameter, pointing at where it was set.
+    pub fn error(&self, msg: impl Into<String>) -> InputError {
+        InputError {
+            file: self.source.clone(),
+            line: self.line,
+            msg: msg.into(),
+        }
+    }
+
+    /// Parses the value as a number (or anything `FromStr`), naming the key on failure.
+    pub fn parse<T: std::str::FromStr>(&self) -> Result<T, InputError> {
+        self.value.trim().parse::<T>().map_err(|_| {
+            self.error(format!(
+                "parameter {}: cannot read {:?} as a {}",
+                self.key,
+                self.value,
+                short_type_name::<T>()
+            ))
+        })
+    }
+}
+
+fn short_type_name<T>() -> &'static str {
+    let n = std::any::type_name::<T>();
+    n.rsplit("::").next().unwrap_or(n)
+}
+
+/// Parses `KEY=VALUE` from the command line's `--set`.
+pub fn parse_cli_set(s: &str) -> Result<Param, String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--set {s:?}: expected KEY=VALUE"))?;
+    if k.trim().is_empty() {
+        return Err(format!("--set {s:?}: empty key"));
+    }
+    Ok(Param {
+        key: k.trim().to_string(),
+        value: v.trim().to_string(),
+        source: PathBuf::from("--set"),
+        line: None,
+    })
+}
+
+/// A streaming CSV trace reader.
+pub struct TraceReader {
+    path: PathBuf,
+    rdr: csv::Reader<Box<dyn Read + Send>>,
+    header: csv::StringRecord,
+    header_line: u64,
+    params: Vec<Param>,
+    record: csv::StringRecord,
+}
+
+/// Reads the first non-comment line of a file (the header row), for recognising a trace's kind.
+pub fn sniff_header(path: &Path) -> Result<String, InputError> {
+    let f = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
+    let mut r = BufReader::new(f);
+    let mut line = String::new();
+    let mut n = 0u64;
+    loop {
+        line.clear();
+        n += 1;
+        let got = r
+            .read_line(&mut line)
+            .map_err(|e| InputError::at(path, n, format!("cannot read: {e}")))?;
+        if got == 0 {
+            return Err(InputError::file(
+                path,
+                "no header row (the file is empty or all comments)",
+            ));
+        }
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        return Ok(t.replace(' ', ""));
+    }
+}
+
+impl TraceReader {
+    /// Opens a trace, reads its leading comments and `# set` lines, and its header row.
+    pub fn open(path: &Path) -> Result<Self, InputError> {
+        let f =
+            File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
+        Self::from_reader(path, Box::new(BufReader::with_capacity(1 << 16, f)))
+    }
+
+    /// Same as [`open`](Self::open) over any reader; `path` is only used in messages.
+    pub fn from_reader(path: &Path, inner: Box<dyn Read + Send>) -> Result<Self, InputError> {
+        let rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .quoting(false)
+            .trim(csv::Trim::All)
+            .from_reader(inner);
+        let mut me = Self {
+            path: path.to_path_buf(),
+            rdr,
+            header: csv::StringRecord::new(),
+            header_line: 0,
+            params: Vec::new(),
+            record: csv::StringRecord::new(),
+        };
+        loop {
+            let Some(line) = me.read_raw()? else {
+                return Err(InputError::file(
+                    path,
+                    "no header row (the file is empty or all comments)",
+                ));
+            };
+            if me.record.iter().all(str::is_empty) {
+                continue;
+            }
+            if me.is_comment() {
+                me.take_comment(line)?;
+                continue;
+            }
+            me.header = me.record.clone();
+            me.header_line = line;
+            return Ok(me);
+        }
+    }
+
+    fn read_raw(&mut self) -> Result<Option<u64>, InputError> {
+        match self.rdr.read_record(&mut self.record) {
+            Ok(true) => Ok(Some(self.record.position().map_or(0, |p| p.line()))),
+            Ok(false) => Ok(None),
+            Err(e) => {
+                let line = e.position().map_or(0, csv::Position::line);
+                Err(InputError::at(
+                    &self.path,
+                    line,
+                    format!("cannot read: {e}"),
+                ))
+            }
+        }
+    }
+
+    fn is_comment(&self) -> bool {
+        self.record.get(0).is_some_and(|f| f.starts_with('#'))
+    }
+
+    /// The comment's text; `# set KEY=VALUE` lines become parameters.
+    fn take_comment(&mut self, line: u64) -> Result<(), InputError> {
+        let text = self.record.iter().collect::<Vec<_>>().join(",");
+        let body = text.trim_start_matches('#').trim();
+        if let Some(rest) = body
+            .strip_prefix("set ")
+            .or_else(|| body.strip_prefix("set\t"))
+        {
+            let Some((k, v)) = rest.split_once('=') else {
+                return Err(InputError::at(
+                    &self.path,
+                    line,
+                    format!("`# set` line needs KEY=VALUE, found {rest:?}"),
+                ));
+            };
+            if !self.header.is_empty() {
+                return Err(InputError::at(
+                    &self.path,
+                    line,
+                    format!(
+                        "`# set {k}` after the header row: parameters must come before the data"
+                    ),
+                ));
+            }
+            self.params.push(Param {
+                key: k.trim().to_string(),
+                value: v.trim().to_string(),
+                source: self.path.clone(),
+                line: Some(line),
+            });
+        }
+        Ok(())
+    }
+
+    /// The trace file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The `# set` parameters, in file order.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// The header row as written (fields joined by `,`).
+    pub fn header(&self) -> String {
+        self.header.iter().collect::<Vec<_>>().join(",")
+    }
+
+    /// Fails unless the header row is exactly `expected`.
+    pub fn expect_header(&self, expected: &str) -> Result<(), InputError> {
+        let got = self.header();
+        if got == expected {
+            Ok(())
+        } else {
+            Err(InputError::at(
+                &self.path,
+                self.header_line,
+                format!("header row is {got:?}, expected {expected:?}"),
+            ))
+        }
+    }
+
+    /// The next data row, deserialised by the header's field names, with its line number.
+    /// Comment lines are skipped; a `# set` line here is an error.
+    pub fn next_row<T: DeserializeOwned>(&mut self) -> Option<Result<(u64, T), InputError>> {
+        loop {
+            let line = match self.read_raw() {
+                Ok(Some(l)) => l,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            };
+            if self.record.iter().all(str::is_empty) {
+                continue;
+            }
+            if self.is_comment() {
+                if let Err(e) = self.take_comment(line) {
+                    return Some(Err(e));
+                }
+                continue;
+            }
+            if self.record.len() != self.header.len() {
+                return Some(Err(InputError::at(
+                    &self.path,
+                    line,
+                    format!(
+                        "{} fields, the header has {}",
+                        self.record.len(),
+                        self.header.len()
+                    ),
+                )));
+            }
+            return Some(
+                self.record
+                    .deserialize::<T>(Some(&self.header))
+                    .map(|v| (line, v))
+                    .map_err(|e| {
+                        let what = match e.kind() {
+                            csv::ErrorKind::Deserialize { err, .. } => {
+                                let field = err
+                                    .field()
+                                    .and_then(|i| self.header.get(i as usize))
+                                    .unwrap_or("?");
+                                let val = err
+                                    .field()
+                                    .and_then(|i| self.record.get(i as usize))
+                                    .unwrap_or("");
+                                format!("field {field}: cannot read {val:?} ({})", err.kind())
+                            }
+                            _ => e.to_string(),
+                        };
+                        InputError::at(&self.path, line, what)
+                    }),
+            );
+        }
+    }
+}
+
+/// The parameters that apply to one replay: the trace's `# set` lines, then `--set` (which wins).
+pub fn merged_params(trace: &[Param], cli: &[Param]) -> Vec<Param> {
+    trace.iter().chain(cli.iter()).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Row {
+        a: u64,
+        b: i64,
+    }
+
+    fn reader(text: &str) -> Result<TraceReader, InputError> {
+        TraceReader::from_reader(
+            Path::new("t.csv"),
+            Box::new(std::io::Cursor::new(text.to_string().into_bytes())),
+        )
+    }
+
+    #[test]
+    fn reads_params_header_and_rows() {
+        let mut r = reader(
+            "# made by hand, with a comma\n# set alpha=0.5\n\na,b\n1,2\n# mid comment\n3,-4\n",
+        )
+        .unwrap();
+        assert_eq!(r.header(), "a,b");
+        assert_eq!(r.params().len(), 1);
+        assert_eq!(
+            (r.params()[0].key.as_str(), r.params()[0].value.as_str()),
+            ("alpha", "0.5")
+        );
+        assert_eq!(r.params()[0].line, Some(2));
+        let rows: Vec<_> = std::iter::from_fn(|| r.next_row::<Row>())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![(5, Row { a: 1, b: 2 }), (7, Row { a: 3, b: -4 })]
+        );
+    }
+
+    #[test]
+    fn bad_field_names_line_and_field() {
+        let mut r = reader("a,b\n1,2\n1,x\n").unwrap();
+        assert!(r.next_row::<Row>().unwrap().is_ok());
+        let e = r.next_row::<Row>().unwrap().unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.msg.contains("field b"), "{e}");
+        assert!(e.to_string().starts_with("t.csv:3: "), "{e}");
+    }
+
+    #[test]
+    fn wrong_field_count_is_reported() {
+        let mut r = reader("a,b\n1,2,3\n").unwrap();
+        let e = r.next_row::<Row>().unwrap().unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.msg.contains("3 fields"), "{e}");
+    }
+
+    #[test]
+    fn set_after_data_is_rejected() {
+        let mut r = reader("a,b\n1,2\n# set x=1\n").unwrap();
+        assert!(r.next_row::<Row>().unwrap().is_ok());
+        let e = r.next_row::<Row>().unwrap().unwrap_err();
+        assert_eq!(e.line, Some(3));
+    }
+
+    #[test]
+    fn empty_file_has_no_header() {
+        assert!(reader("# only a comment\n").is_err());
+        assert!(reader("").is_err());
+    }
+
+    #[test]
+    fn header_mismatch_names_both() {
+        let r = reader("x,y\n").unwrap();
+        let e = r.expect_header("a,b").unwrap_err();
+        assert!(
+            e.msg.contains("\"x,y\"") && e.msg.contains("\"a,b\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn cli_set_parses() {
+        let p = parse_cli_set("beta = 0.5").unwrap();
+        assert_eq!((p.key.as_str(), p.value.as_str()), ("beta", "0.5"));
+        assert!(parse_cli_set("novalue").is_err());
+        assert_eq!(p.parse::<f64>().unwrap(), 0.5);
+        assert!(p.error("x").to_string().starts_with("--set: "));
+    }
+}
