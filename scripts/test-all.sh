@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly what CI runs (.ci/run calls this and nothing else):
+#   set-up (targets, cross tools) → format → lints → host tests → firmware gates → fixtures
+#   unchanged → replay of every shipped fixture within tolerance → C example on the simulator
+#   → benchmark smoke run.
+# Each step prints one `step:` line; the last line counts the steps that passed and failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name=$1
+  shift
+  echo "=== step: $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== step: $name ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "=== step: $name FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+bash scripts/setup.sh || { echo "setup failed"; echo "steps: 0 passed, 1 failed"; exit 1; }
+
+step "rustfmt" cargo fmt --all --check
+step "clippy (host, all targets)" cargo clippy --workspace --all-targets -q -- -D warnings
+step "clippy (firmware crates, riscv32imac)" \
+  cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor --target riscv32imac-unknown-none-elf -- -D warnings
+step "cargo test (workspace)" cargo test --workspace
+step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
+step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check
+step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
+if [ -x scripts/c-example.sh ]; then
+  step "C example links and runs on the riscv32 simulator" bash scripts/c-example.sh
+fi
+if [ -x scripts/perf-report.sh ]; then
+  step "benchmark builds and runs (smoke, no thresholds)" bash scripts/perf-report.sh --smoke
+fi
+
+if ((failed)); then
+  echo "failed steps: ${failures[*]}"
+fi
+echo "steps: $passed passed, $failed failed"
+((failed == 0))
