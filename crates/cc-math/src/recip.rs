@@ -63,7 +63,11 @@ impl<const LEN: usize> RecipTable<LEN> {
 
     /// Builds the table at compile time: `T[i] = round(2^31 / (1 + i/2^K)) = round(2^(31+K) / (2^K + i))`.
     #[must_use]
-    #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)] // const evaluation: any overflow or bad index is a compile error
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )] // const evaluation: any overflow, bad index or lost bit is a compile error (assert above the cast)
     pub const fn new() -> Self {
         let k = Self::BITS;
         let mut table = [0u32; LEN];
@@ -93,6 +97,10 @@ impl<const LEN: usize> RecipTable<LEN> {
     /// `1/x` for any non-zero `x`, division-free (about ten instructions on rv32imac).
     #[inline]
     #[must_use]
+    // Proven in the comments below: K ≤ 15 (checked when BITS is evaluated), so 31 − K, 1 << K,
+    // K + 1 and idx + 1 cannot overflow; the product is of two values below 2^32 (< 2^64) and
+    // its high word fits u32; 62 − s with s ≤ 31.
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
     pub fn recip(&self, x: NonZeroU32) -> Recip {
         let k = Self::BITS;
         // Normalise: bit 31 of m is the leading one; s = leading_zeros(x) ∈ 0 ..= 31.
@@ -177,11 +185,14 @@ impl Recip {
     /// overflows and the result is below `2^63`.
     #[inline]
     #[must_use]
+    // a·mant < 2^63 (mant ≤ 2^31); shift ≥ 31 ≥ frac_bits; prod + 2^(sh−1) < 2^64: proven below.
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn mul_scaled(self, a: u32, frac_bits: u32) -> u64 {
         let frac_bits = if frac_bits > 31 { 31 } else { frac_bits };
         let prod = u64::from(a) * u64::from(self.mant_q31); // < 2^63
-        // shift ≥ 31 ≥ frac_bits, so the right shift is in 0 ..= 62.
-        let sh = self.shift - frac_bits;
+        // shift ≥ 31 ≥ frac_bits for every Recip that `recip` makes, so sh ∈ 0 ..= 62; the
+        // saturation and the cap only keep a hand-made Recip from shifting out of range.
+        let sh = if self.shift > 62 { 62 } else { self.shift }.saturating_sub(frac_bits);
         if sh == 0 {
             prod
         } else {
