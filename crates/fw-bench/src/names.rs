@@ -87,10 +87,37 @@ pub fn crate_of(raw: &str) -> String {
         let first = first.split(' ').next().unwrap_or(first);
         return first.replace('_', "-");
     }
+    if let Some(v0) = raw.strip_prefix("_R") {
+        if let Some(krate) = v0_crate(v0) {
+            return krate.replace('_', "-");
+        }
+    }
     if raw.starts_with("__") {
         return "compiler-builtins".to_owned();
     }
     "other".to_owned()
+}
+
+/// The first crate root (`C[s<disambiguator>_]<len><ident>`) of a v0-mangled name.
+fn v0_crate(v0: &str) -> Option<&str> {
+    let b = v0.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'C' {
+            let mut j = i + 1;
+            if b.get(j) == Some(&b's') {
+                // Disambiguator: base-62 digits up to '_'.
+                j += v0[j..].find('_')? + 1;
+            }
+            let digits = v0[j..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 {
+                let len: usize = v0[j..j + digits].parse().ok()?;
+                return v0.get(j + digits..j + digits + len);
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -104,7 +131,7 @@ mod tests {
             "cc_math::recip::RECIP"
         );
         assert_eq!(
-            demangle("_ZN50_$LT$cc_math..recip..Recip$u20$as$u20$Foo$GT$3bar17h0123456789abcdefE"),
+            demangle("_ZN45_$LT$cc_math..recip..Recip$u20$as$u20$Foo$GT$3bar17h0123456789abcdefE"),
             "<cc_math::recip::Recip as Foo>::bar"
         );
         assert_eq!(demangle("probe_cc_math_recip"), "probe_cc_math_recip");
@@ -117,12 +144,18 @@ mod tests {
             "cc-math"
         );
         assert_eq!(
-            crate_of("_ZN50_$LT$cc_math..recip..Recip$u20$as$u20$Foo$GT$3bar17h0123456789abcdefE"),
+            crate_of("_ZN45_$LT$cc_math..recip..Recip$u20$as$u20$Foo$GT$3bar17h0123456789abcdefE"),
             "cc-math"
         );
         assert_eq!(crate_of("probe_hpcc_on_ack"), "hpcc-cc");
         assert_eq!(crate_of("cc_timely_on_completion"), "timely-cc");
         assert_eq!(crate_of("__mulsi3"), "compiler-builtins");
+        assert_eq!(
+            crate_of(
+                "_RNvNtNtCsheXoZokrRQM_17compiler_builtins3int19specialized_div_rem11u64_div_rem"
+            ),
+            "compiler-builtins"
+        );
         assert_eq!(crate_of("_start"), "other");
     }
 }
