@@ -53,8 +53,9 @@ uint32_t cc_ffi_abi_version(void);
 
 // `round(a · 2^16 / x)` without dividing (table reciprocal; relative error < 2^-14 plus
 // rounding). `x = 0` returns `UINT64_MAX` ("infinite"): check `x` first if that matters.
-// About 84 rv32imac instructions, ~37 of them emulating `clz` (no Zbb); see docs/performance.md.
-uint64_t cc_recip_q16(uint32_t x, uint32_t a);
+// About 84 rv32imac instructions, ~31 of them emulating `clz` (rv32imac has no Zbb); see docs/performance.md.
+uint64_t cc_recip_q16(uint32_t x,
+                      uint32_t a);
 
 // The reciprocal of `x`, for callers who divide many numbers by the same `x`: compute it once,
 // then use [`cc_recip_mul_scaled`]. Returns `CC_STATUS_ZERO_DIVISOR` (and leaves `*out`

@@ -209,11 +209,11 @@ fn real_main() -> Result<ExitCode> {
                     None => println!("qemu-riscv32 not installed: cross-check skipped"),
                 }
             }
-            if let Some(want) = expect_exit {
-                if r.exit_code != want {
-                    eprintln!("fw-bench: exit code {} (expected {want})", r.exit_code);
-                    return Ok(ExitCode::from(1));
-                }
+            if let Some(want) = expect_exit
+                && r.exit_code != want
+            {
+                eprintln!("fw-bench: exit code {} (expected {want})", r.exit_code);
+                return Ok(ExitCode::from(1));
             }
         }
         Cmd::Size { elf } => {

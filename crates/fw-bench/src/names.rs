@@ -87,10 +87,8 @@ pub fn crate_of(raw: &str) -> String {
         let first = first.split(' ').next().unwrap_or(first);
         return first.replace('_', "-");
     }
-    if let Some(v0) = raw.strip_prefix("_R") {
-        if let Some(krate) = v0_crate(v0) {
-            return krate.replace('_', "-");
-        }
+    if let Some(krate) = raw.strip_prefix("_R").and_then(v0_crate) {
+        return krate.replace('_', "-");
     }
     if raw.starts_with("__") {
         return "compiler-builtins".to_owned();

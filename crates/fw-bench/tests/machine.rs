@@ -56,7 +56,7 @@ fn build_elf() -> Vec<u8> {
     f.extend_from_slice(&strtab);
     let shstr_off = f.len();
     f.extend_from_slice(&shstrtab);
-    while f.len() % 4 != 0 {
+    while !f.len().is_multiple_of(4) {
         f.push(0);
     }
     let shoff = f.len();
