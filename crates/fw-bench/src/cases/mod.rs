@@ -1,0 +1,104 @@
+//! The benchmark cases: one [`Case`] per (algorithm, entry point); each returns labelled samples.
+//!
+//! # Adding an algorithm (mechanical)
+//! 1. Write `cases/<kind>.rs` with one `fn run_<entry>(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>>`
+//!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` (at most `ctx.limit`
+//!    calls), copies the config and flow state into scratch memory once (`m.push_bytes`), then
+//!    for each event calls the exported symbol with `m.call(symbol, &[cfg, flow, …])` and labels
+//!    the sample with the branch the callee reports (e.g. the `CcTimelyBranch` written to an out
+//!    pointer, read back with `m.read_u32`). State stays in simulated memory between calls, so
+//!    each call sees the state the previous events left, as on the NIC.
+//! 2. Add a `Case { … }` line to [`CASES`] with the goal (`Goal { median_max: 50 }`).
+//! 3. Add the symbol prefix to `names::PREFIX_CRATES` if it is new (size attribution).
+//!
+//! Nothing else changes: the table, the goals column, `--profile` and `scripts/perf-report.sh`
+//! pick the new rows up.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::machine::Machine;
+use crate::table::{Goal, Sample};
+
+mod recip;
+
+/// Which ELF a case runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Image {
+    /// `crates/fw-probe` release build: the `probe_*` functions.
+    Probe,
+    /// `examples/c-firmware` build: the C firmware linked with the `cc-ffi` staticlib, i.e. the
+    /// `cc_*` C ABI functions exactly as firmware calls them.
+    CFirmware,
+}
+
+/// Inputs shared by every case.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// The `fixtures/` directory (traces the cases draw events from).
+    pub fixtures: PathBuf,
+    /// Maximum number of calls per case (CI passes a small number).
+    pub limit: usize,
+}
+
+/// One benchmarked entry point.
+pub struct Case {
+    /// Row label: `TIMELY`, `HPCC`, `CATS`, `cc-math`.
+    pub algorithm: &'static str,
+    /// The exported symbol called (shown in the table).
+    pub symbol: &'static str,
+    /// The ELF it lives in.
+    pub image: Image,
+    /// The goal for the median, if any.
+    pub goal: Option<Goal>,
+    /// Runs the calls and returns labelled samples.
+    pub run: fn(&mut Machine, &Ctx) -> Result<Vec<Sample>>,
+}
+
+/// Every case, in table order.
+pub const CASES: &[Case] = &[
+    Case {
+        algorithm: "cc-math",
+        symbol: "probe_cc_math_recip",
+        image: Image::Probe,
+        goal: None,
+        run: recip::run_probe,
+    },
+    Case {
+        algorithm: "cc-math",
+        symbol: "cc_recip_q16",
+        image: Image::CFirmware,
+        goal: None,
+        run: recip::run_ffi,
+    },
+    // TIMELY per completion (goal: median ≤ 50):
+    // Case { algorithm: "TIMELY", symbol: "cc_timely_on_completion", image: Image::CFirmware,
+    //        goal: Some(Goal { median_max: 50 }), run: timely::run_on_completion },
+    // HPCC per ACK (goals 1 hop ≤ 100, 5 hops ≤ 250; label samples "1 hop, md" … "5 hops, ai"):
+    // Case { algorithm: "HPCC", symbol: "cc_hpcc_on_ack", … run: hpcc::run_on_ack },
+    // CATS (next_chunk ≤ 50; enqueue labelled "no deadlock" / "deadlock resolved"):
+    // Case { algorithm: "CATS", symbol: "cc_cats_next_chunk", … },
+    // Case { algorithm: "CATS", symbol: "cc_cats_enqueue", … },
+];
+
+/// A deterministic 32-bit generator (PCG-style LCG + xorshift output) for synthetic inputs
+/// where no fixture exists; fixed seeds keep the table reproducible.
+#[derive(Clone, Debug)]
+pub struct Lcg(u64);
+
+impl Lcg {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed ^ 0x853c_49e6_748f_ea9b)
+    }
+    /// The next value.
+    pub fn next_u32(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let x = ((self.0 >> 18) ^ self.0) >> 27;
+        (x as u32).rotate_right((self.0 >> 59) as u32)
+    }
+}

@@ -1,0 +1,21 @@
+//! `fw-bench`: retired-instruction counts of firmware entry points on an RV32IMAC instruction-set
+//! simulator ([`rvsim`], in-process, deterministic), per-function profiles, and code size.
+//!
+//! * [`machine::Machine`] loads an ELF's `PT_LOAD` segments, sets up a stack and a scratch arena,
+//!   and either calls an exported function by symbol name ([`machine::Machine::call`], arguments
+//!   in `a0..a7`, returns `a0`/`a1` and the instruction count) or runs the whole program from
+//!   `_start` to the exit `ecall` ([`machine::Machine::run_program`]).
+//! * [`cases`] holds the benchmark cases (one per entry point) and how to add one;
+//!   [`table`] turns their samples into the markdown table of `docs/performance.md`.
+//! * [`size`] charges `.text`/`.rodata`/`.data` bytes of a linked ELF to crates.
+//! * [`qemu`] cross-checks a whole-program count against QEMU user mode.
+//! * [`report`] assembles `docs/performance.md`'s generated section.
+
+pub mod cases;
+pub mod elf;
+pub mod machine;
+pub mod names;
+pub mod qemu;
+pub mod report;
+pub mod size;
+pub mod table;

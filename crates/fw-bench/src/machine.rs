@@ -1,0 +1,379 @@
+//! The simulated riscv32 machine: an ELF image, a stack, a scratch arena for arguments, and the
+//! `rvsim` interpreter that counts retired instructions.
+//!
+//! # Memory map
+//! | region  | addresses                         | contents                                   |
+//! |---------|-----------------------------------|--------------------------------------------|
+//! | image   | each `PT_LOAD` segment's `p_vaddr` | code, read-only data, `.data`, `.bss`     |
+//! | scratch | `0x7000_0000 ..+ 1 MiB`           | buffers/structs copied in by the host      |
+//! | stack   | `0x7ff0_0000 .. 0x8000_0000`      | `sp` starts at the top (16-byte aligned)   |
+//!
+//! Nothing else is mapped: an access elsewhere stops the run with an error (it is a bug in the
+//! firmware or in the harness, never something to count).
+//!
+//! # Counting
+//! One retired instruction = one successful `Interp::step`, plus the final `ecall` of a program.
+//! A function call starts with `pc` at the symbol and `ra` at [`RETURN_SENTINEL`] (an unmapped,
+//! aligned address); it ends when `pc` reaches the sentinel, so the count includes the callee's
+//! `ret` and nothing of the harness. The interpreter is deterministic: the same ELF and inputs
+//! always give the same count.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result, bail, ensure};
+use rvsim::{CpuError, CpuState, Interp, Memory, MemoryAccess, SimpleClock};
+
+use crate::elf::{Elf, SymKind};
+
+/// `ra` for a host call: reaching this `pc` means the callee returned.
+pub const RETURN_SENTINEL: u32 = 0xFFFF_FFF0;
+/// Base of the scratch arena ([`Machine::alloc`]).
+pub const SCRATCH_BASE: u32 = 0x7000_0000;
+/// Size of the scratch arena.
+pub const SCRATCH_SIZE: u32 = 1 << 20;
+/// One past the highest stack byte; the initial `sp`.
+pub const STACK_TOP: u32 = 0x8000_0000;
+/// Stack size.
+pub const STACK_SIZE: u32 = 1 << 20;
+/// Default instruction budget of one call or run; exceeding it is an error (a hang).
+pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+
+/// Linux/newlib-style system-call numbers the machine understands (in `a7`).
+const SYS_WRITE: u32 = 64;
+const SYS_EXIT: u32 = 93;
+
+struct Region {
+    base: u32,
+    bytes: Vec<u8>,
+}
+
+/// Flat memory made of a few disjoint regions.
+struct Mem {
+    regions: Vec<Region>,
+}
+
+impl Mem {
+    fn region(&mut self, addr: u32, len: u32) -> Option<(&mut Region, usize)> {
+        self.regions.iter_mut().find_map(|r| {
+            let off = addr.checked_sub(r.base)? as usize;
+            (off + len as usize <= r.bytes.len()).then_some((r, off))
+        })
+    }
+    fn slice_mut(&mut self, addr: u32, len: u32) -> Option<&mut [u8]> {
+        let (r, off) = self.region(addr, len)?;
+        r.bytes.get_mut(off..off + len as usize)
+    }
+}
+
+impl Memory for Mem {
+    fn access<T: Copy>(&mut self, addr: u32, access: MemoryAccess<T>) -> bool {
+        let size = size_of::<T>() as u32;
+        match self.region(addr, size) {
+            Some((r, off)) => Memory::access(&mut r.bytes[off..], 0, access),
+            None => false,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallResult {
+    /// `a0` after the call.
+    pub a0: u32,
+    /// `a1` after the call (the high word of a 64-bit return value).
+    pub a1: u32,
+    /// Retired instructions, from the first instruction of the callee through its `ret`.
+    pub instret: u64,
+}
+
+impl CallResult {
+    /// `a1:a0` as the 64-bit return value of the ilp32 ABI.
+    pub fn ret_u64(&self) -> u64 {
+        u64::from(self.a1) << 32 | u64::from(self.a0)
+    }
+}
+
+/// The end of a whole-program run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramResult {
+    /// `a0` of the exit `ecall` (a7 = 93).
+    pub exit_code: u32,
+    /// Retired instructions from `e_entry` through the exit `ecall` inclusive (QEMU counts the
+    /// same way).
+    pub instret: u64,
+    /// Bytes the program wrote with `write` (a7 = 64) to fd 1 or 2.
+    pub output: Vec<u8>,
+}
+
+/// Per-`pc` retired-instruction counts, attributed to functions by [`Machine::profile_table`].
+#[derive(Clone, Debug, Default)]
+pub struct PcCounts(pub HashMap<u32, u64>);
+
+/// One row of a profile: a function and the instructions retired inside it (self cost).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileRow {
+    /// Function name (demangled, hash removed).
+    pub function: String,
+    /// Instructions retired with `pc` inside it.
+    pub instret: u64,
+}
+
+/// A loaded ELF plus CPU, stack and scratch memory.
+pub struct Machine {
+    elf: Elf,
+    mem: Mem,
+    scratch_used: u32,
+    /// `__global_pointer$` if the image defines one (C start-up code relaxes against `gp`).
+    gp: u32,
+    /// Instruction budget per call or run.
+    pub max_steps: u64,
+    funcs: Vec<(u32, u32, String)>,
+    profile: Option<PcCounts>,
+}
+
+impl Machine {
+    /// Loads `elf` into a fresh machine.
+    pub fn new(elf: Elf) -> Self {
+        let mut regions: Vec<Region> = elf
+            .segments
+            .iter()
+            .map(|s| Region {
+                base: s.vaddr,
+                bytes: s.bytes.clone(),
+            })
+            .collect();
+        regions.push(Region {
+            base: SCRATCH_BASE,
+            bytes: vec![0; SCRATCH_SIZE as usize],
+        });
+        regions.push(Region {
+            base: STACK_TOP - STACK_SIZE,
+            bytes: vec![0; STACK_SIZE as usize],
+        });
+        let gp = elf.symbol("__global_pointer$").map_or(0, |s| s.addr);
+        let mut funcs: Vec<(u32, u32, String)> = elf
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymKind::Func && s.size > 0)
+            .map(|s| (s.addr, s.addr + s.size, crate::names::demangle(&s.name)))
+            .collect();
+        funcs.sort();
+        Self {
+            elf,
+            mem: Mem { regions },
+            scratch_used: 0,
+            gp,
+            max_steps: DEFAULT_MAX_STEPS,
+            funcs,
+            profile: None,
+        }
+    }
+
+    /// Reads and loads an ELF file.
+    pub fn load(path: &std::path::Path) -> Result<Self> {
+        let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let elf = Elf::parse(&data).with_context(|| format!("parsing {}", path.display()))?;
+        Ok(Self::new(elf))
+    }
+
+    /// The parsed ELF.
+    pub fn elf(&self) -> &Elf {
+        &self.elf
+    }
+
+    /// Address of a symbol (function or object) by its raw name.
+    pub fn symbol_addr(&self, name: &str) -> Result<u32> {
+        self.elf
+            .symbol(name)
+            .map(|s| s.addr)
+            .with_context(|| format!("symbol `{name}` not found in the ELF symbol table"))
+    }
+
+    /// Reserves `len` bytes aligned to `align` (a power of two) in the scratch arena and returns
+    /// their address. The arena is never freed except by [`Machine::reset_scratch`].
+    pub fn alloc(&mut self, len: u32, align: u32) -> Result<u32> {
+        ensure!(
+            align.is_power_of_two(),
+            "alignment {align} is not a power of two"
+        );
+        let start = (self.scratch_used + align - 1) & !(align - 1);
+        let end = start.checked_add(len).context("scratch overflow")?;
+        ensure!(end <= SCRATCH_SIZE, "scratch arena exhausted ({end} bytes)");
+        self.scratch_used = end;
+        Ok(SCRATCH_BASE + start)
+    }
+
+    /// Forgets every scratch allocation (the bytes stay until overwritten).
+    pub fn reset_scratch(&mut self) {
+        self.scratch_used = 0;
+    }
+
+    /// Copies `data` into simulated memory at `addr`.
+    pub fn write_bytes(&mut self, addr: u32, data: &[u8]) -> Result<()> {
+        let dst = self
+            .mem
+            .slice_mut(addr, data.len() as u32)
+            .with_context(|| format!("write of {} bytes at {addr:#x}: unmapped", data.len()))?;
+        dst.copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Copies `len` bytes out of simulated memory.
+    pub fn read_bytes(&mut self, addr: u32, len: u32) -> Result<Vec<u8>> {
+        Ok(self
+            .mem
+            .slice_mut(addr, len)
+            .with_context(|| format!("read of {len} bytes at {addr:#x}: unmapped"))?
+            .to_vec())
+    }
+
+    /// Allocates scratch space for `data` (aligned to `align`), copies it in, returns the address.
+    pub fn push_bytes(&mut self, data: &[u8], align: u32) -> Result<u32> {
+        let addr = self.alloc(data.len() as u32, align)?;
+        self.write_bytes(addr, data)?;
+        Ok(addr)
+    }
+
+    /// Reads a little-endian `u32`.
+    pub fn read_u32(&mut self, addr: u32) -> Result<u32> {
+        let b = self.read_bytes(addr, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Calls the function `symbol` with `args` in `a0..a7` (a 64-bit argument takes two words,
+    /// low first, per the ilp32 calling convention) and runs it until it returns.
+    pub fn call(&mut self, symbol: &str, args: &[u32]) -> Result<CallResult> {
+        let pc = self.symbol_addr(symbol)?;
+        self.call_addr(pc, args)
+            .with_context(|| format!("calling `{symbol}`"))
+    }
+
+    /// Starts counting retired instructions per `pc` over every following call and run.
+    pub fn enable_profile(&mut self) {
+        self.profile.get_or_insert_with(PcCounts::default);
+    }
+
+    /// The per-`pc` counts gathered since [`Machine::enable_profile`] (counting continues).
+    pub fn profile(&self) -> Option<&PcCounts> {
+        self.profile.as_ref()
+    }
+
+    fn fresh_cpu(&self, pc: u32) -> CpuState {
+        let mut cpu = CpuState::new(pc);
+        cpu.x[2] = STACK_TOP; // sp
+        cpu.x[3] = self.gp; // gp
+        cpu
+    }
+
+    fn call_addr(&mut self, pc: u32, args: &[u32]) -> Result<CallResult> {
+        ensure!(args.len() <= 8, "at most 8 argument words (a0..a7)");
+        let mut cpu = self.fresh_cpu(pc);
+        cpu.x[1] = RETURN_SENTINEL; // ra
+        for (i, &a) in args.iter().enumerate() {
+            cpu.x[10 + i] = a;
+        }
+        let mut sink = Vec::new();
+        match self.exec(&mut cpu, &mut sink)? {
+            Stop::Returned(instret) => Ok(CallResult {
+                a0: cpu.x[10],
+                a1: cpu.x[11],
+                instret,
+            }),
+            Stop::Exited { code, .. } => {
+                bail!("the function called exit({code}) instead of returning")
+            }
+        }
+    }
+
+    /// Runs the program from `e_entry` (with `sp` at the stack top) until it exits through
+    /// `ecall` with a7 = 93.
+    pub fn run_program(&mut self) -> Result<ProgramResult> {
+        let mut cpu = self.fresh_cpu(self.elf.entry);
+        cpu.x[1] = RETURN_SENTINEL;
+        let mut output = Vec::new();
+        match self.exec(&mut cpu, &mut output)? {
+            Stop::Exited { code, instret } => Ok(ProgramResult {
+                exit_code: code,
+                instret,
+                output,
+            }),
+            Stop::Returned(_) => bail!("the entry point returned instead of calling exit"),
+        }
+    }
+
+    /// Steps until the sentinel `pc`, an exit `ecall`, an error or the step budget.
+    fn exec(&mut self, cpu: &mut CpuState, output: &mut Vec<u8>) -> Result<Stop> {
+        let mut clock = SimpleClock::new();
+        let max = self.max_steps;
+        loop {
+            if cpu.pc == RETURN_SENTINEL {
+                return Ok(Stop::Returned(clock.instret));
+            }
+            if clock.instret >= max {
+                bail!(
+                    "no return or exit after {max} instructions (pc = {:#x})",
+                    cpu.pc
+                );
+            }
+            let pc = cpu.pc;
+            if let Some(c) = self.profile.as_mut() {
+                *c.0.entry(pc).or_insert(0) += 1;
+            }
+            let step = Interp::new(cpu, &mut self.mem, &mut clock).step();
+            match step {
+                Ok(_) => {}
+                Err((CpuError::Ecall, _)) => match cpu.x[17] {
+                    SYS_EXIT => {
+                        return Ok(Stop::Exited {
+                            code: cpu.x[10],
+                            instret: clock.instret,
+                        });
+                    }
+                    SYS_WRITE => {
+                        let (fd, buf, len) = (cpu.x[10], cpu.x[11], cpu.x[12]);
+                        let data = self.read_bytes(buf, len)?;
+                        if fd == 1 || fd == 2 {
+                            output.extend_from_slice(&data);
+                        }
+                        cpu.x[10] = len;
+                    }
+                    n => bail!("unsupported ecall a7 = {n} at pc {pc:#x}"),
+                },
+                Err((err, op)) => bail!(
+                    "{err:?} at pc {pc:#x} ({}) after {} instructions: {op:?}",
+                    self.function_at(pc).unwrap_or("?"),
+                    clock.instret
+                ),
+            }
+        }
+    }
+
+    /// The function containing `pc`, if the symbol table says.
+    pub fn function_at(&self, pc: u32) -> Option<&str> {
+        let i = self.funcs.partition_point(|f| f.0 <= pc);
+        let f = self.funcs.get(i.checked_sub(1)?)?;
+        (pc < f.1).then_some(f.2.as_str())
+    }
+
+    /// Attributes per-`pc` counts to functions, largest first.
+    pub fn profile_table(&self, counts: &PcCounts) -> Vec<ProfileRow> {
+        let mut by_fn: HashMap<String, u64> = HashMap::new();
+        for (&pc, &n) in &counts.0 {
+            let name = self
+                .function_at(pc)
+                .map_or_else(|| format!("<unknown {pc:#x}>"), str::to_owned);
+            *by_fn.entry(name).or_insert(0) += n;
+        }
+        let mut rows: Vec<ProfileRow> = by_fn
+            .into_iter()
+            .map(|(function, instret)| ProfileRow { function, instret })
+            .collect();
+        rows.sort_by(|a, b| b.instret.cmp(&a.instret).then(a.function.cmp(&b.function)));
+        rows
+    }
+}
+
+enum Stop {
+    Returned(u64),
+    Exited { code: u32, instret: u64 },
+}

@@ -1,0 +1,250 @@
+//! `fw-bench` command line. See `docs/performance.md` and `cargo run -p fw-bench -- --help`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use fw_bench::cases::Ctx;
+use fw_bench::machine::Machine;
+use fw_bench::report::{self, Images};
+use fw_bench::{qemu, size, table};
+
+const PROBE: &str = "target/riscv32imac-unknown-none-elf/release/fw-probe";
+const C_FIRMWARE: &str = "examples/c-firmware/build/firmware.elf";
+
+#[derive(Parser)]
+#[command(about = "Retired riscv32 instructions per call (rvsim ISS), profiles and code size")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+struct ImageArgs {
+    /// fw-probe ELF (release, riscv32imac).
+    #[arg(long, default_value = PROBE)]
+    probe: PathBuf,
+    /// fw-probe ELF built with opt-level "s" (size table only).
+    #[arg(long)]
+    probe_os: Option<PathBuf>,
+    /// C example firmware ELF linked with the cc-ffi staticlib (cases on it are skipped if absent).
+    #[arg(long, default_value = C_FIRMWARE)]
+    c_firmware: PathBuf,
+    /// Directory of fixtures the cases draw events from.
+    #[arg(long, default_value = "fixtures")]
+    fixtures: PathBuf,
+    /// Maximum calls per case (CI: a few).
+    #[arg(long, default_value_t = 4096)]
+    limit: usize,
+}
+
+impl ImageArgs {
+    fn split(&self) -> (Images, Ctx) {
+        let c = self.c_firmware.exists().then(|| self.c_firmware.clone());
+        (
+            Images {
+                probe: self.probe.clone(),
+                probe_os: self.probe_os.clone(),
+                c_firmware: c,
+            },
+            Ctx {
+                fixtures: self.fixtures.clone(),
+                limit: self.limit,
+            },
+        )
+    }
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run every benchmark case; print the per-call table (markdown).
+    Calls {
+        #[command(flatten)]
+        images: ImageArgs,
+        /// Only cases whose symbol contains this.
+        #[arg(long)]
+        only: Option<String>,
+        /// Also print a per-function profile of each case.
+        #[arg(long)]
+        profile: bool,
+    },
+    /// Call one exported function with integer arguments; print a0/a1, instructions, profile.
+    Call {
+        /// riscv32 ELF.
+        elf: PathBuf,
+        /// Symbol name (as in `nm`).
+        symbol: String,
+        /// Argument words for a0..a7 (decimal or 0x hex).
+        #[arg(value_parser = parse_word)]
+        args: Vec<u32>,
+        /// Print where the instructions went.
+        #[arg(long)]
+        profile: bool,
+    },
+    /// Run a whole program from its entry point to the exit ecall (a7 = 93).
+    Run {
+        /// riscv32 ELF.
+        elf: PathBuf,
+        /// Fail (exit 1) unless the program exits with this code.
+        #[arg(long)]
+        expect_exit: Option<u32>,
+        /// Print where the instructions went.
+        #[arg(long)]
+        profile: bool,
+        /// Also count under qemu-riscv32 and fail if the counts differ.
+        #[arg(long)]
+        qemu_check: bool,
+    },
+    /// `.text`/`.rodata`/`.data` bytes per crate of one or more linked ELF files.
+    Size {
+        /// riscv32 ELF files.
+        #[arg(required = true)]
+        elf: Vec<PathBuf>,
+    },
+    /// Regenerate the fw-bench block of docs/performance.md (or print it).
+    Report {
+        #[command(flatten)]
+        images: ImageArgs,
+        /// Markdown file whose marked block is replaced; without it, print the block.
+        #[arg(long)]
+        update: Option<PathBuf>,
+    },
+}
+
+fn parse_word(s: &str) -> Result<u32, String> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s
+            .parse::<u32>()
+            .or_else(|_| s.parse::<i32>().map(|v| v as u32)),
+    };
+    r.map_err(|e| format!("{s}: {e}"))
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("fw-bench: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<ExitCode> {
+    match Cli::parse().cmd {
+        Cmd::Calls {
+            images,
+            only,
+            profile,
+        } => {
+            let (images, ctx) = images.split();
+            let rep = report::run_cases(&images, &ctx, only.as_deref(), profile)?;
+            print!("{}", table::markdown(&rep.rows));
+            for s in &rep.skipped {
+                println!("\n*Not measured:* {s}");
+            }
+            for (sym, rows) in &rep.profiles {
+                println!("\n{}", report::profile_markdown(sym, rows, 12));
+            }
+        }
+        Cmd::Call {
+            elf,
+            symbol,
+            args,
+            profile,
+        } => {
+            let mut m = Machine::load(&elf)?;
+            if profile {
+                m.enable_profile();
+            }
+            let r = m.call(&symbol, &args)?;
+            println!(
+                "{symbol}: a0 = {:#x} ({}), a1 = {:#x}, a1:a0 = {}, {} instructions",
+                r.a0,
+                r.a0,
+                r.a1,
+                r.ret_u64(),
+                r.instret
+            );
+            if let Some(c) = m.profile() {
+                println!(
+                    "\n{}",
+                    report::profile_markdown(&symbol, &m.profile_table(c), 20)
+                );
+            }
+        }
+        Cmd::Run {
+            elf,
+            expect_exit,
+            profile,
+            qemu_check,
+        } => {
+            let mut m = Machine::load(&elf)?;
+            if profile {
+                m.enable_profile();
+            }
+            let r = m.run_program()?;
+            if !r.output.is_empty() {
+                print!("{}", String::from_utf8_lossy(&r.output));
+            }
+            println!(
+                "{}: exit code {}, {} instructions",
+                elf.display(),
+                r.exit_code,
+                r.instret
+            );
+            if let Some(c) = m.profile() {
+                println!(
+                    "\n{}",
+                    report::profile_markdown("the program", &m.profile_table(c), 20)
+                );
+            }
+            if qemu_check {
+                match qemu::count(&elf)? {
+                    Some(q) if q == r.instret => println!("qemu-riscv32 agrees: {q} instructions"),
+                    Some(q) => bail!("qemu-riscv32 counts {q} instructions, rvsim {}", r.instret),
+                    None => println!("qemu-riscv32 not installed: cross-check skipped"),
+                }
+            }
+            if let Some(want) = expect_exit
+                && r.exit_code != want
+            {
+                eprintln!("fw-bench: exit code {} (expected {want})", r.exit_code);
+                return Ok(ExitCode::from(1));
+            }
+        }
+        Cmd::Size { elf } => {
+            let reports = elf
+                .iter()
+                .map(|p| Ok(size::report(Machine::load(p)?.elf())))
+                .collect::<Result<Vec<_>>>()?;
+            let labels: Vec<String> = elf.iter().map(|p| p.display().to_string()).collect();
+            let builds: Vec<(&str, &size::SizeReport)> =
+                labels.iter().map(String::as_str).zip(&reports).collect();
+            print!("{}", size::markdown(&builds));
+            for (l, r) in labels.iter().zip(&reports) {
+                if let Some(n) = r.recip_table {
+                    println!("\n{l}: reciprocal table {n} bytes");
+                }
+            }
+        }
+        Cmd::Report { images, update } => {
+            let (images, ctx) = images.split();
+            let block = report::generate(&images, &ctx)?;
+            match update {
+                Some(path) => {
+                    let doc = std::fs::read_to_string(&path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    std::fs::write(&path, report::splice(&doc, &block)?)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("updated {}", path.display());
+                }
+                None => print!("{block}"),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

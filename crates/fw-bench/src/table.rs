@@ -1,0 +1,131 @@
+//! Per-call statistics and their markdown table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One measured call: the case label it belongs to (usually the branch the algorithm took, as
+/// reported by the callee) and its retired-instruction count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Row label inside the entry point, e.g. `"branch low"`, `"5 hops, md"`.
+    pub case: String,
+    /// Retired instructions of this call.
+    pub instret: u64,
+}
+
+impl Sample {
+    /// A sample labelled `case`.
+    pub fn new(case: impl Into<String>, instret: u64) -> Self {
+        Self {
+            case: case.into(),
+            instret,
+        }
+    }
+}
+
+/// A goal from issue 5, checked against the median of every row it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Goal {
+    /// Median instructions per call must not exceed this.
+    pub median_max: u64,
+}
+
+/// One table row: algorithm / entry point / case, with count statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// `TIMELY`, `HPCC`, `CATS`, `cc-math`.
+    pub algorithm: String,
+    /// The entry point (the called symbol, or a readable name for it).
+    pub entry: String,
+    /// Case label (branch, hop count…).
+    pub case: String,
+    /// Number of calls measured.
+    pub n: usize,
+    /// Fewest instructions.
+    pub min: u64,
+    /// Median (lower median for even `n`).
+    pub median: u64,
+    /// 99th percentile (nearest rank).
+    pub p99: u64,
+    /// Most instructions.
+    pub max: u64,
+    /// The goal, if the issue sets one.
+    pub goal: Option<Goal>,
+}
+
+/// Groups `samples` by case label (in first-seen order) and summarises each group.
+pub fn rows(algorithm: &str, entry: &str, goal: Option<Goal>, samples: &[Sample]) -> Vec<Row> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for s in samples {
+        let g = groups.entry(&s.case).or_insert_with(|| {
+            order.push(&s.case);
+            Vec::new()
+        });
+        g.push(s.instret);
+    }
+    order
+        .into_iter()
+        .map(|case| {
+            let mut v = groups.remove(case).unwrap_or_default();
+            v.sort_unstable();
+            let n = v.len();
+            let rank = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+            Row {
+                algorithm: algorithm.to_owned(),
+                entry: entry.to_owned(),
+                case: case.to_owned(),
+                n,
+                min: v[0],
+                median: v[(n - 1) / 2],
+                p99: rank(0.99),
+                max: v[n - 1],
+                goal,
+            }
+        })
+        .collect()
+}
+
+/// The markdown table of `rows`.
+pub fn markdown(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| algorithm | entry point | case / branch | n calls | min | median | p99 | max | goal (median) |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---|\n",
+    );
+    for r in rows {
+        let goal = match r.goal {
+            Some(g) if r.median <= g.median_max => format!("≤ {} ✔", g.median_max),
+            Some(g) => format!("≤ {} **missed**", g.median_max),
+            None => "—".to_owned(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            r.algorithm, r.entry, r.case, r.n, r.min, r.median, r.p99, r.max, goal
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_and_summarises_in_first_seen_order() {
+        let samples: Vec<Sample> = [("b", 5), ("a", 1), ("b", 7), ("b", 6), ("a", 3)]
+            .iter()
+            .map(|&(c, n)| Sample::new(c, n))
+            .collect();
+        let r = rows("X", "f", Some(Goal { median_max: 5 }), &samples);
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            (r[0].case.as_str(), r[0].n, r[0].min, r[0].median, r[0].max),
+            ("b", 3, 5, 6, 7)
+        );
+        assert_eq!((r[1].case.as_str(), r[1].median, r[1].p99), ("a", 1, 3));
+        let md = markdown(&r);
+        assert!(md.contains("≤ 5 **missed**"), "{md}");
+        assert!(md.contains("≤ 5 ✔"), "{md}");
+    }
+}
