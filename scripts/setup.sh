@@ -15,6 +15,8 @@ rustup target add --toolchain "$toolchain" riscv32imac-unknown-none-elf riscv32i
 need=()
 command -v riscv64-unknown-elf-objdump >/dev/null || need+=(binutils-riscv64-unknown-elf)
 command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
+command -v qemu-riscv32 >/dev/null || need+=(qemu-user)
+command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
 if ((${#need[@]})); then
   sudo=""
@@ -23,4 +25,4 @@ if ((${#need[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-echo "setup: toolchain $toolchain with riscv32imac/riscv32imc targets, riscv cross binutils and gcc ready"
+echo "setup: toolchain $toolchain with riscv32imac/riscv32imc targets, riscv cross binutils and gcc, qemu-riscv32 ready"
