@@ -332,19 +332,20 @@ impl<const N: usize> Conductor<N> {
         // Pick the highest-priority queue that is non-empty and Eligible (lowest set bit; P4's
         // bit is never In-Debt).
         let mut eligible = nonempty & !self.state.in_debt;
-        // The state after this decision; committed only if a chunk is sent, so a decision that
-        // sends nothing changes nothing (the deadlock rule then runs again when space frees up).
-        let mut next = self.state;
-        let mut deadlock_resolved = false;
+        // A deadlock resolution is computed on a copy and committed only if a chunk is sent, so
+        // a decision that sends nothing changes nothing (the rule runs again when space frees up).
+        let mut resolved: Option<State> = None;
         if eligible == 0 {
             // Deadlock: data queued, but every non-empty queue is In-Debt (so P4 is empty).
             // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
             //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
+            let mut next = self.state;
             resolve_deadlock(&mut next, cfg, nonempty);
-            deadlock_resolved = true;
             eligible = nonempty & !next.in_debt;
+            resolved = Some(next);
         }
-        let j = eligible.trailing_zeros() as usize; // ≤ 7; ≤ 4 whenever eligible ≠ 0
+        let deadlock_resolved = resolved.is_some();
+        let j = lowest_bit(eligible); // 8 if eligible == 0, else ≤ 4
         let mss = cfg.mss_bytes();
         let Some(q) = self.queues.get_mut(j) else {
             // Only if eligible is still 0, which Eq. 2's clamp (D_p ≤ L_p − 1 < L_p) rules out.
@@ -377,8 +378,10 @@ impl<const N: usize> Conductor<N> {
                 self.nonempty &= !(1u8 << j);
             }
         }
-        account(&mut next, cfg, j, n);
-        self.state = next;
+        if let Some(next) = resolved {
+            self.state = next;
+        }
+        account(&mut self.state, cfg, j, n);
         Decision::Send {
             chunk: Chunk {
                 prio,
@@ -390,7 +393,31 @@ impl<const N: usize> Conductor<N> {
             deadlock_resolved,
         }
     }
+}
 
+/// Index of the lowest set bit of a 5-bit mask (8 for 0), by table: rv32imac has no `ctz`
+/// instruction and the generic bit trick costs ~13 instructions; this is one load.
+const LOWEST_BIT: [u8; 32] = {
+    let mut t = [8u8; 32];
+    let mut m: usize = 1;
+    while m < 32 {
+        #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // m < 32; tz ≤ 4
+        {
+            t[m] = m.trailing_zeros() as u8;
+        }
+        m = m.wrapping_add(1);
+    }
+    t
+};
+
+#[inline(always)]
+fn lowest_bit(mask: u8) -> usize {
+    usize::from(
+        LOWEST_BIT
+            .get(usize::from(mask & 0x1F))
+            .copied()
+            .unwrap_or(8),
+    )
 }
 
 /// The state update after sending `n` bytes from queue `j`.
@@ -414,7 +441,7 @@ fn account(st: &mut State, cfg: &Config, j: usize, n: u32) {
     }
     let pay = cfg.payback(j, n);
     while owing_above != 0 {
-        let i = owing_above.trailing_zeros() as usize;
+        let i = lowest_bit(owing_above);
         owing_above &= owing_above.wrapping_sub(1); // clear lowest set bit
         if let Some(d) = st.debt_bytes.get_mut(i) {
             *d = d.saturating_sub(pay); // max(0, ·)
@@ -432,7 +459,7 @@ fn account(st: &mut State, cfg: &Config, j: usize, n: u32) {
 fn resolve_deadlock(st: &mut State, cfg: &Config, nonempty: u8) {
     let mut todo = nonempty & st.owing & 0x0F;
     while todo != 0 {
-        let p = todo.trailing_zeros() as usize;
+        let p = lowest_bit(todo);
         todo &= todo.wrapping_sub(1);
         let low = cfg.low(p);
         if let Some(d) = st.debt_bytes.get_mut(p) {

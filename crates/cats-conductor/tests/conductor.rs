@@ -1,5 +1,9 @@
 //! Worked examples and invariants of the conductor, through its public API only.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 use cats_conductor::{
     Chunk, Conductor, Config, ConfigError, Decision, Descriptor, EnqueueError, Multiplier, Prio,
@@ -78,7 +82,12 @@ fn config_rejects_bad_watermarks_and_reports_eq1() {
         Err(ConfigError::MultiplierSumZero)
     );
     assert_eq!(
-        Config::new(1460, h, [30_000, 15_000, 7_500, 3_000], m([0, 0, 0, 0, (1 << 22) + 1])),
+        Config::new(
+            1460,
+            h,
+            [30_000, 15_000, 7_500, 3_000],
+            m([0, 0, 0, 0, (1 << 22) + 1])
+        ),
         Err(ConfigError::MultiplierTooLarge(Prio::P4))
     );
     // L3 = 600: 1.5/5.25 = 0.2857 ≥ 600/(6000 + 1460) = 0.0804 → Eq. 1 fails for P3 only.
@@ -87,7 +96,12 @@ fn config_rejects_bad_watermarks_and_reports_eq1() {
     assert_eq!(c.eq1_violations(), 0b1000);
     // Boundary: Eq. 1 is strict. M0 = 1.0, others 0 except M4 = 1.0: M0/Mt = 0.5; with H0 = 100,
     // MSS = 100, L0 = 100: L/(H+MSS) = 0.5 → not strictly less → violated.
-    let c = Config::new(100, [200, 200, 200, 200], [100, 150, 150, 150], m([Q, 0, 0, 0, Q]));
+    let c = Config::new(
+        100,
+        [200, 200, 200, 200],
+        [100, 150, 150, 150],
+        m([Q, 0, 0, 0, Q]),
+    );
     let c = c.unwrap();
     assert_eq!(c.eq1_violations() & 1, 1);
 }
@@ -208,10 +222,17 @@ fn web_page_first_chunks_by_hand() {
     want.push(P4); // pays D2 back below L2
     want.push(P2);
     assert_eq!(&order[..want.len()], &want[..]);
-    assert_eq!(order.len(), 131, "131 072 bytes of buffer hold 131 chunks of 1 000");
+    assert_eq!(
+        order.len(),
+        131,
+        "131 072 bytes of buffer hold 131 chunks of 1 000"
+    );
     // Total bytes are unchanged: draining everything sends exactly 283 000 bytes.
     space = u32::MAX;
-    let rest: u32 = feed(&mut c, &cfg, &mut space).iter().map(|ch| ch.len_bytes).sum();
+    let rest: u32 = feed(&mut c, &cfg, &mut space)
+        .iter()
+        .map(|ch| ch.len_bytes)
+        .sum();
     assert_eq!(rest + 131 * 1000, 283_000);
 }
 
