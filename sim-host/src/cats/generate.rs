@@ -82,7 +82,8 @@ fn traffic(sp: &Spec) -> FixtureFile {
     for c in sp.classes {
         // Mean gap between messages so that mean size / gap = load·link.
         let mean_size = (c.min + c.max) / 2;
-        let mean_gap_ns = mean_size * 1_000_000_000 * 1000 / (c.load_permille * sp.link_bytes_per_s);
+        let mean_gap_ns =
+            mean_size * 1_000_000_000 * 1000 / (c.load_permille * sp.link_bytes_per_s);
         let mut t = c.start_ns + uniform(&mut rng, 0, mean_gap_ns);
         while t < c.stop_ns {
             seq += 1;
@@ -145,7 +146,13 @@ fn traffic(sp: &Spec) -> FixtureFile {
 fn web_page() -> FixtureFile {
     let mut evs = Vec::new();
     let mut seq = 0;
-    for (prio, bytes) in [(4, 150_000), (3, 60_000), (2, 40_000), (1, 25_000), (0, 8_000)] {
+    for (prio, bytes) in [
+        (4, 150_000),
+        (3, 60_000),
+        (2, 40_000),
+        (1, 25_000),
+        (0, 8_000),
+    ] {
         seq += 1;
         evs.push(Ev {
             t_ns: 0,
@@ -203,11 +210,46 @@ pub fn all() -> Vec<FixtureFile> {
             mss: 1460,
             link_bytes_per_s: link,
             classes: &[
-                Class { prio: 0, min: 500, max: 8_000, load_permille: 100, start_ns: 0, stop_ns: 20 * S },
-                Class { prio: 1, min: 2_000, max: 25_000, load_permille: 150, start_ns: 0, stop_ns: 20 * S },
-                Class { prio: 2, min: 5_000, max: 40_000, load_permille: 200, start_ns: 0, stop_ns: 20 * S },
-                Class { prio: 3, min: 10_000, max: 60_000, load_permille: 200, start_ns: 0, stop_ns: 20 * S },
-                Class { prio: 4, min: 20_000, max: 150_000, load_permille: 200, start_ns: 0, stop_ns: 20 * S },
+                Class {
+                    prio: 0,
+                    min: 500,
+                    max: 8_000,
+                    load_permille: 100,
+                    start_ns: 0,
+                    stop_ns: 20 * S,
+                },
+                Class {
+                    prio: 1,
+                    min: 2_000,
+                    max: 25_000,
+                    load_permille: 150,
+                    start_ns: 0,
+                    stop_ns: 20 * S,
+                },
+                Class {
+                    prio: 2,
+                    min: 5_000,
+                    max: 40_000,
+                    load_permille: 200,
+                    start_ns: 0,
+                    stop_ns: 20 * S,
+                },
+                Class {
+                    prio: 3,
+                    min: 10_000,
+                    max: 60_000,
+                    load_permille: 200,
+                    start_ns: 0,
+                    stop_ns: 20 * S,
+                },
+                Class {
+                    prio: 4,
+                    min: 20_000,
+                    max: 150_000,
+                    load_permille: 200,
+                    start_ns: 0,
+                    stop_ns: 20 * S,
+                },
             ],
             feed_every_ns: S / 4,
         }),
@@ -223,10 +265,38 @@ pub fn all() -> Vec<FixtureFile> {
             mss: 1460,
             link_bytes_per_s: link,
             classes: &[
-                Class { prio: 0, min: 1_000, max: 8_000, load_permille: 300, start_ns: 0, stop_ns: 8 * S },
-                Class { prio: 1, min: 2_000, max: 25_000, load_permille: 300, start_ns: 0, stop_ns: 8 * S },
-                Class { prio: 2, min: 5_000, max: 40_000, load_permille: 300, start_ns: 0, stop_ns: 8 * S },
-                Class { prio: 3, min: 10_000, max: 60_000, load_permille: 300, start_ns: 0, stop_ns: 8 * S },
+                Class {
+                    prio: 0,
+                    min: 1_000,
+                    max: 8_000,
+                    load_permille: 300,
+                    start_ns: 0,
+                    stop_ns: 8 * S,
+                },
+                Class {
+                    prio: 1,
+                    min: 2_000,
+                    max: 25_000,
+                    load_permille: 300,
+                    start_ns: 0,
+                    stop_ns: 8 * S,
+                },
+                Class {
+                    prio: 2,
+                    min: 5_000,
+                    max: 40_000,
+                    load_permille: 300,
+                    start_ns: 0,
+                    stop_ns: 8 * S,
+                },
+                Class {
+                    prio: 3,
+                    min: 10_000,
+                    max: 60_000,
+                    load_permille: 300,
+                    start_ns: 0,
+                    stop_ns: 8 * S,
+                },
             ],
             feed_every_ns: 0,
         }),
@@ -241,11 +311,46 @@ pub fn all() -> Vec<FixtureFile> {
             mss: 1460,
             link_bytes_per_s: link,
             classes: &[
-                Class { prio: 0, min: 1_000, max: 8_000, load_permille: 1100, start_ns: 0, stop_ns: 10 * S },
-                Class { prio: 1, min: 2_000, max: 25_000, load_permille: 50, start_ns: 0, stop_ns: 10 * S },
-                Class { prio: 2, min: 5_000, max: 40_000, load_permille: 50, start_ns: 0, stop_ns: 10 * S },
-                Class { prio: 3, min: 10_000, max: 60_000, load_permille: 50, start_ns: 0, stop_ns: 10 * S },
-                Class { prio: 4, min: 20_000, max: 150_000, load_permille: 50, start_ns: 0, stop_ns: 10 * S },
+                Class {
+                    prio: 0,
+                    min: 1_000,
+                    max: 8_000,
+                    load_permille: 1100,
+                    start_ns: 0,
+                    stop_ns: 10 * S,
+                },
+                Class {
+                    prio: 1,
+                    min: 2_000,
+                    max: 25_000,
+                    load_permille: 50,
+                    start_ns: 0,
+                    stop_ns: 10 * S,
+                },
+                Class {
+                    prio: 2,
+                    min: 5_000,
+                    max: 40_000,
+                    load_permille: 50,
+                    start_ns: 0,
+                    stop_ns: 10 * S,
+                },
+                Class {
+                    prio: 3,
+                    min: 10_000,
+                    max: 60_000,
+                    load_permille: 50,
+                    start_ns: 0,
+                    stop_ns: 10 * S,
+                },
+                Class {
+                    prio: 4,
+                    min: 20_000,
+                    max: 150_000,
+                    load_permille: 50,
+                    start_ns: 0,
+                    stop_ns: 10 * S,
+                },
             ],
             feed_every_ns: 0,
         }),

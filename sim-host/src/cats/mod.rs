@@ -18,7 +18,9 @@ use crate::plot::{self, Decimator, Panel, Series};
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, Summary};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
-use cats_conductor::{Conductor, Config, ConfigError, Decision, Descriptor, Multiplier, Prio, State};
+use cats_conductor::{
+    Conductor, Config, ConfigError, Decision, Descriptor, Multiplier, Prio, State,
+};
 use reference::{RefConductor, RefDecision, RefParams, starvation_bound_bytes};
 use serde::Deserialize;
 use std::io::Write as _;
@@ -86,8 +88,8 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     let mut snd_buf = DEFAULT_SND_BUF_BYTES;
     let mut high: [u32; 4] = [0, 1, 2, 3].map(|i| d.high_bytes(Prio::ALL[i]).unwrap_or(1));
     let mut low: [Option<u32>; 4] = [None; 4];
-    let mut mult: [f64; 5] = [0, 1, 2, 3, 4]
-        .map(|i| f64::from(d.multiplier(Prio::ALL[i]).to_q16_bits()) / 65_536.0);
+    let mut mult: [f64; 5] =
+        [0, 1, 2, 3, 4].map(|i| f64::from(d.multiplier(Prio::ALL[i]).to_q16_bits()) / 65_536.0);
     let mut last: std::collections::HashMap<&str, &Param> = Default::default();
     for p in params {
         let key = p.key.as_str();
@@ -282,9 +284,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         // How many feed attempts: one after an enqueue, unlimited after ack/feed.
         let attempts = match row.event.as_str() {
             "enqueue" => {
-                let p = row.prio.ok_or_else(|| {
-                    InputError::at(path, line, "enqueue needs a prio (0..=4)")
-                })?;
+                let p = row
+                    .prio
+                    .ok_or_else(|| InputError::at(path, line, "enqueue needs a prio (0..=4)"))?;
                 let prio = Prio::from_index(usize::from(p)).ok_or_else(|| {
                     InputError::at(path, line, format!("prio {p}: must be 0..=4"))
                 })?;
@@ -292,11 +294,21 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                     .bytes
                     .ok_or_else(|| InputError::at(path, line, "enqueue needs bytes"))?;
                 let len = u32::try_from(bytes).map_err(|_| {
-                    InputError::at(path, line, format!("bytes {bytes}: a message is < 2^32 bytes"))
+                    InputError::at(
+                        path,
+                        line,
+                        format!("bytes {bytes}: a message is < 2^32 bytes"),
+                    )
                 })?;
                 handle = handle.wrapping_add(1);
                 let ok_fx = fx
-                    .enqueue(prio, Descriptor { handle, len_bytes: len })
+                    .enqueue(
+                        prio,
+                        Descriptor {
+                            handle,
+                            len_bytes: len,
+                        },
+                    )
                     .is_ok();
                 let ok_rf = rf.enqueue(prio.index(), bytes);
                 if ok_rf {
@@ -341,7 +353,12 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                     let b = u64::from(chunk.len_bytes);
                     space_fx -= b;
                     t_fx.deadlocks += u64::from(deadlock_resolved);
-                    t_fx.chunk(chunk_no + fx_buf.len() as u64, chunk.prio.index(), b, waiting);
+                    t_fx.chunk(
+                        chunk_no + fx_buf.len() as u64,
+                        chunk.prio.index(),
+                        b,
+                        waiting,
+                    );
                     fx_buf.push((chunk.prio.index(), b));
                 }
                 Decision::NoSpace { .. } | Decision::Empty => break,
@@ -417,7 +434,11 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         s.detail("completion (ref)", order_rf);
         s.detail("completion (fixed)", order_fx);
     }
-    let min_msg_f = if min_msg == u64::MAX { 1.0 } else { min_msg as f64 };
+    let min_msg_f = if min_msg == u64::MAX {
+        1.0
+    } else {
+        min_msg as f64
+    };
     let bound = starvation_bound_bytes(&su.params, min_msg_f, t_fx.worst_wait_prio);
     let verdict = if (t_fx.worst_wait as f64) <= bound {
         "within"

@@ -122,7 +122,9 @@ impl RefConductor {
                     .expect("Eq. 2 clamps every non-empty queue below L")
             }
         };
-        let left = *self.queues[chosen].front().expect("chosen queue is non-empty");
+        let left = *self.queues[chosen]
+            .front()
+            .expect("chosen queue is non-empty");
         let n = left.min(self.p.mss as u64);
         if n > space {
             return RefDecision::NoSpace;
@@ -176,7 +178,10 @@ pub fn starvation_bound_bytes(p: &RefParams, min_msg_bytes: f64, prio: usize) ->
     let mss = p.mss;
     let per_byte_chunks = 1.0 / mss + 1.0 / min_msg_bytes.min(mss).max(1.0);
     let (x, m_hi, resolutions) = if prio < 4 {
-        let m_lo = p.mult[prio + 1..].iter().copied().fold(f64::INFINITY, f64::min);
+        let m_lo = p.mult[prio + 1..]
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
         let m_eff = m_lo - per_byte_chunks;
         if m_eff <= 0.0 {
             return f64::INFINITY;
@@ -220,7 +225,13 @@ mod tests {
     fn web_page_starts_p0_first_after_the_enqueue_feeds() {
         let mut c = RefConductor::new(paper(1000.0));
         let mut order = Vec::new();
-        for (p, b) in [(4, 150_000), (3, 60_000), (2, 40_000), (1, 25_000), (0, 8_000)] {
+        for (p, b) in [
+            (4, 150_000),
+            (3, 60_000),
+            (2, 40_000),
+            (1, 25_000),
+            (0, 8_000),
+        ] {
             assert!(c.enqueue(p, b));
             if let RefDecision::Send { prio, .. } = c.next(1 << 20) {
                 order.push(prio);
@@ -235,21 +246,20 @@ mod tests {
         assert_eq!(order, [4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     }
 
-    /// Why the reference evaluates `(D·M_p)/M_total` and not `D·(M_p/M_total)` as the paper's
-    /// Eq. 2 is typeset: 0.25/5.25 = 1/21 is not representable, and multiplying the rounded ratio
-    /// by a debt that is a multiple of 21 can land just below the integer, so trunc loses 1.
+    /// The reference evaluates Eq. 2 as `(D·M_p)/M_total` (one rounding, exact for trunc, see
+    /// docs/cats.md); check it against the exact integer floor `D·m_p/m_total` of the Q16 values
+    /// for the paper's multipliers over the whole debt range a default queue can reach.
     #[test]
-    fn ratio_first_misses_integer_quotients() {
-        let ratio = 0.25 / 5.25;
-        let misses = (1..100_000u32)
-            .filter(|d| d % 21 == 0)
-            .filter(|&d| (f64::from(d) * ratio).trunc() != f64::from(d / 21))
-            .count();
-        assert!(misses > 0, "ratio-first rounding should miss some quotients");
-        let exact_misses = (1..100_000u32)
-            .filter(|&d| (f64::from(d) * 0.25 / 5.25).trunc() != f64::from(d / 21))
-            .count();
-        assert_eq!(exact_misses, 0);
+    fn deadlock_scaling_matches_the_exact_floor() {
+        let q16 = [16_384u64, 32_768, 65_536, 98_304];
+        let total: u64 = 344_064; // 5.25 · 65 536
+        for (p, &m) in q16.iter().enumerate() {
+            let mp = m as f64 / 65_536.0;
+            for d in 1..=61_460u64 {
+                let exact = (d * m / total) as f64;
+                assert_eq!((d as f64 * mp / 5.25).trunc(), exact, "P{p} D={d}");
+            }
+        }
     }
 
     #[test]
