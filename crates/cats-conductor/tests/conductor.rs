@@ -464,3 +464,9 @@ proptest! {
         prop_assert_eq!(u64::from(c.state().debt_bytes()[p]), want);
     }
 }
+
+#[test]
+fn config_size() {
+    // docs/cats.md: shared by all connections; fields reordered, u64 ratios align it to 8.
+    assert_eq!(core::mem::size_of::<Config>(), 96);
+}

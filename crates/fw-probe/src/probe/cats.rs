@@ -9,6 +9,7 @@ type Conn = Conductor<16>;
 // The documented 32-bit size of a 16-deep conductor (docs/cats.md): checked where it is true.
 const _: () = assert!(core::mem::size_of::<Conn>() == 744);
 const _: () = assert!(core::mem::size_of::<cats_conductor::State>() == 20);
+const _: () = assert!(core::mem::size_of::<Config>() == 96);
 // A firmware build can refuse a configuration that relies on the L−1 clamp (Eq. 1) at compile time.
 const _: () = assert!(Config::DEFAULT.eq1_holds());
 
