@@ -1,21 +1,535 @@
-//! cats: f64 reference, trace format, lockstep replay and fixture generators.
-//! (Scaffold: filled in by the cats work.)
+//! cats: f64 reference, event-trace format, lockstep replay and fixture generators.
+//!
+//! Trace: CSV `t_ns,event,prio,bytes` with `# set KEY=VALUE` lines (keys `mss_bytes`,
+//! `snd_buf_bytes`, `h0`…`h3`, `l0`…`l3`, `m0`…`m4`). Events:
+//! * `enqueue`: queue a message of `bytes` at `prio` (0–4), then make exactly one feed attempt;
+//! * `ack`: `bytes` of send-buffer space become free, then feed until nothing is sent;
+//! * `feed`: feed until nothing is sent.
+//!
+//! The send buffer starts with `snd_buf_bytes` free (default 131 072); each chunk fed uses its
+//! length. Both sides (fixed-point crate, f64 reference) run the same events with their own
+//! queues, debts and free space; the chunks they feed are compared in order.
+
+pub mod generate;
+pub mod reference;
 
 use crate::fixtures::FixtureFile;
-use crate::replay::ReplayOpts;
-use crate::summary::Summary;
-use crate::trace::InputError;
+use crate::plot::{self, Decimator, Panel, Series};
+use crate::replay::{Mode, ReplayOpts};
+use crate::summary::{Agreement, At, Summary};
+use crate::trace::{InputError, Param, TraceReader, merged_params};
+use cats_conductor::{
+    Conductor, Config, ConfigError, Decision, Descriptor, Multiplier, Prio, State,
+};
+use reference::{RefConductor, RefDecision, RefParams, starvation_bound_bytes};
+use serde::Deserialize;
+use std::io::Write as _;
 use std::path::Path;
 
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_ns,event,prio,bytes";
 
-/// Replays one trace; one summary per trace (per flow for captures).
-pub fn replay(path: &Path, _opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    Err(InputError::file(path, "cats replay is not built yet"))
+/// Kind name, for tolerances.
+pub const KIND: &str = "cats";
+
+/// Messages per priority queue on both sides (the firmware's const-generic capacity).
+pub const QUEUE_CAPACITY: usize = 1024;
+
+/// Default free send-buffer space at the start, bytes.
+pub const DEFAULT_SND_BUF_BYTES: u64 = 131_072;
+
+/// Every parameter key.
+pub const KEYS: [&str; 15] = [
+    "mss_bytes",
+    "snd_buf_bytes",
+    "h0",
+    "h1",
+    "h2",
+    "h3",
+    "l0",
+    "l1",
+    "l2",
+    "l3",
+    "m0",
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+];
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    t_ns: u64,
+    event: String,
+    prio: Option<u8>,
+    bytes: Option<u64>,
+}
+
+/// The parameters of one replay, as given and as each side runs them.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The firmware configuration.
+    pub cfg: Config,
+    /// The reference's parameters (multipliers are the Q16 values the firmware runs).
+    pub params: RefParams,
+    /// Free send-buffer space at the start.
+    pub snd_buf_bytes: u64,
+    /// Multipliers that were not multiples of 2^-16: (key, given, used).
+    pub quantised: Vec<(String, f64, f64)>,
+}
+
+/// Builds both sides' parameters from `# set`/`--set` (later wins). `L_p` defaults to 50 % of
+/// the effective `H_p` (rounded down). Multipliers are rounded to the nearest Q16.16 step and the
+/// reference is given the same rounded value (so the comparison is of the algorithm, not of the
+/// parameter's representation); such roundings are listed in the summary.
+pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
+    let d = Config::default();
+    let mut mss: u32 = d.mss_bytes();
+    let mut snd_buf = DEFAULT_SND_BUF_BYTES;
+    let mut high: [u32; 4] = [0, 1, 2, 3].map(|i| d.high_bytes(Prio::ALL[i]).unwrap_or(1));
+    let mut low: [Option<u32>; 4] = [None; 4];
+    let mut mult: [f64; 5] =
+        [0, 1, 2, 3, 4].map(|i| f64::from(d.multiplier(Prio::ALL[i]).to_q16_bits()) / 65_536.0);
+    let mut last: std::collections::HashMap<&str, &Param> = Default::default();
+    for p in params {
+        let key = p.key.as_str();
+        let Some(&k) = KEYS.iter().find(|&&k| k == key) else {
+            return Err(p.error(format!(
+                "unknown parameter {key:?} (cats keys: {})",
+                KEYS.join(", ")
+            )));
+        };
+        last.insert(k, p);
+        match k {
+            "mss_bytes" => mss = p.parse()?,
+            "snd_buf_bytes" => snd_buf = p.parse()?,
+            _ => {
+                let i = usize::from(k.as_bytes()[1] - b'0');
+                match k.as_bytes()[0] {
+                    b'h' => high[i] = p.parse()?,
+                    b'l' => low[i] = Some(p.parse()?),
+                    _ => {
+                        let v: f64 = p.parse()?;
+                        if !(v.is_finite() && v >= 0.0) {
+                            return Err(p.error(format!("parameter {k}: must be ≥ 0, got {v}")));
+                        }
+                        mult[i] = v;
+                    }
+                }
+            }
+        }
+    }
+    let low: [u32; 4] = std::array::from_fn(|i| low[i].unwrap_or(high[i] / 2));
+    let mut quantised = Vec::new();
+    let mut mq = [Multiplier::from_q16_bits(0); 5];
+    let mut mult_used = [0.0; 5];
+    for i in 0..5 {
+        let bits = (mult[i] * 65_536.0).round();
+        let bits = if bits > f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            bits as u32
+        };
+        mq[i] = Multiplier::from_q16_bits(bits);
+        mult_used[i] = f64::from(bits) / 65_536.0;
+        if mult_used[i] != mult[i] {
+            quantised.push((format!("m{i}"), mult[i], mult_used[i]));
+        }
+    }
+    let cfg = Config::new(mss, high, low, mq).map_err(|e| {
+        let (key, what) = match e {
+            ConfigError::MssOutOfRange => ("mss_bytes".to_string(), "must be 1..=65535".into()),
+            ConfigError::HighTooLarge(p) => (
+                format!("h{}", p.index()),
+                format!("must be ≤ {}", Config::MAX_HIGH_BYTES),
+            ),
+            ConfigError::LowIsZero(p) => (format!("l{}", p.index()), "must be > 0".into()),
+            ConfigError::LowNotBelowHigh(p) => (
+                format!("l{}", p.index()),
+                format!("L{0} must be < H{0}", p.index()),
+            ),
+            ConfigError::MultiplierTooLarge(p) => {
+                (format!("m{}", p.index()), "must be ≤ 64".into())
+            }
+            ConfigError::MultiplierSumZero => ("m0".into(), "m0+…+m4 must be > 0".into()),
+        };
+        let msg = format!("invalid cats configuration: {key} {what} ({e:?})");
+        match last.get(key.as_str()) {
+            Some(p) => p.error(msg),
+            None => InputError::file(path, msg),
+        }
+    })?;
+    Ok(Setup {
+        params: RefParams {
+            mss: f64::from(mss),
+            high: high.map(f64::from),
+            low: low.map(f64::from),
+            mult: mult_used,
+            capacity: QUEUE_CAPACITY,
+        },
+        cfg,
+        snd_buf_bytes: snd_buf,
+        quantised,
+    })
+}
+
+/// Per-side bookkeeping of what was fed.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    bytes_out: [u64; 5],
+    /// Chunk number of the last chunk of each priority.
+    last_chunk: [Option<u64>; 5],
+    /// Bytes sent by others while each queue held data and waited.
+    wait: [u64; 5],
+    worst_wait: u64,
+    worst_wait_prio: usize,
+    worst_wait_at: u64,
+    deadlocks: u64,
+}
+
+impl Tally {
+    /// Records chunk `k` of `n` bytes from `prio`; `waiting` = queues that held data before it.
+    fn chunk(&mut self, k: u64, prio: usize, n: u64, waiting: u8) {
+        self.bytes_out[prio] += n;
+        self.last_chunk[prio] = Some(k);
+        for q in 0..5 {
+            if q == prio {
+                self.wait[q] = 0;
+            } else if waiting & (1 << q) != 0 {
+                self.wait[q] += n;
+                if self.wait[q] > self.worst_wait {
+                    self.worst_wait = self.wait[q];
+                    self.worst_wait_prio = q;
+                    self.worst_wait_at = k;
+                }
+            }
+        }
+    }
+
+    fn completion_order(&self) -> String {
+        let mut v: Vec<(u64, usize)> = (0..5)
+            .filter_map(|p| self.last_chunk[p].map(|k| (k, p)))
+            .collect();
+        v.sort();
+        v.iter()
+            .map(|(k, p)| format!("P{p} (chunk {k})"))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    }
+}
+
+fn per_prio(v: &[u64; 5]) -> String {
+    (0..5)
+        .map(|p| format!("P{p} {}", v[p]))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn ref_mask(r: &RefConductor) -> u8 {
+    (0..5).fold(0u8, |m, q| {
+        if r.queues[q].is_empty() {
+            m
+        } else {
+            m | 1 << q
+        }
+    })
+}
+
+/// Replays one trace; one summary.
+pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let mut rdr = TraceReader::open(path)?;
+    rdr.expect_header(HEADER)?;
+    let params = merged_params(rdr.params(), &opts.params);
+    let su = setup(path, &params)?;
+    let cfg = su.cfg;
+    let mut fx: Box<Conductor<QUEUE_CAPACITY>> = Box::default();
+    let mut rf = RefConductor::new(su.params.clone());
+    let (mut space_fx, mut space_rf) = (su.snd_buf_bytes, su.snd_buf_bytes);
+
+    let mut out = match &opts.out {
+        Some(p) => {
+            let f = std::fs::File::create(p)
+                .map_err(|e| InputError::file(p, format!("cannot create: {e}")))?;
+            let mut w = std::io::BufWriter::new(f);
+            writeln!(w, "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed")
+                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            Some((p.clone(), w))
+        }
+        None => None,
+    };
+    let mut deci: Decimator<([u64; 5], [u64; 5])> = Decimator::new(4000);
+
+    let mut agreement = Agreement::new("order");
+    let (mut t_fx, mut t_rf) = (Tally::default(), Tally::default());
+    let mut bytes_in = [0u64; 5];
+    let mut min_msg = u64::MAX;
+    let mut events = 0u64;
+    let mut skipped = 0u64;
+    let mut refused_mismatch = 0u64;
+    let mut chunk_no = 0u64;
+    let mut handle = 0u32;
+    let mut fx_buf: Vec<(usize, u64)> = Vec::new();
+    let mut rf_buf: Vec<(usize, u64)> = Vec::new();
+
+    while let Some(row) = rdr.next_row::<Row>() {
+        let (line, row) = row?;
+        let at = |e: u64| At {
+            event: e,
+            t_ns: row.t_ns,
+            line: Some(line),
+        };
+        events += 1;
+        fx_buf.clear();
+        rf_buf.clear();
+        // How many feed attempts: one after an enqueue, unlimited after ack/feed.
+        let attempts = match row.event.as_str() {
+            "enqueue" => {
+                let p = row
+                    .prio
+                    .ok_or_else(|| InputError::at(path, line, "enqueue needs a prio (0..=4)"))?;
+                let prio = Prio::from_index(usize::from(p)).ok_or_else(|| {
+                    InputError::at(path, line, format!("prio {p}: must be 0..=4"))
+                })?;
+                let bytes = row
+                    .bytes
+                    .ok_or_else(|| InputError::at(path, line, "enqueue needs bytes"))?;
+                let len = u32::try_from(bytes).map_err(|_| {
+                    InputError::at(
+                        path,
+                        line,
+                        format!("bytes {bytes}: a message is < 2^32 bytes"),
+                    )
+                })?;
+                handle = handle.wrapping_add(1);
+                let ok_fx = fx
+                    .enqueue(
+                        prio,
+                        Descriptor {
+                            handle,
+                            len_bytes: len,
+                        },
+                    )
+                    .is_ok();
+                let ok_rf = rf.enqueue(prio.index(), bytes);
+                if ok_rf {
+                    bytes_in[prio.index()] += bytes;
+                    min_msg = min_msg.min(bytes);
+                }
+                match (ok_fx, ok_rf) {
+                    (false, false) => skipped += 1,
+                    (true, true) => {}
+                    _ => refused_mismatch += 1,
+                }
+                1
+            }
+            "ack" => {
+                let b = row
+                    .bytes
+                    .ok_or_else(|| InputError::at(path, line, "ack needs bytes"))?;
+                space_fx = space_fx.saturating_add(b);
+                space_rf = space_rf.saturating_add(b);
+                u64::MAX
+            }
+            "feed" => u64::MAX,
+            other => {
+                return Err(InputError::at(
+                    path,
+                    line,
+                    format!("event {other:?}: expected enqueue, ack or feed"),
+                ));
+            }
+        };
+        // Fixed-point side.
+        let mut n = 0;
+        while n < attempts {
+            n += 1;
+            let waiting = fx.nonempty_mask();
+            let space = u32::try_from(space_fx).unwrap_or(u32::MAX);
+            match fx.next_chunk(&cfg, space) {
+                Decision::Send {
+                    chunk,
+                    deadlock_resolved,
+                } => {
+                    let b = u64::from(chunk.len_bytes);
+                    space_fx -= b;
+                    t_fx.deadlocks += u64::from(deadlock_resolved);
+                    t_fx.chunk(
+                        chunk_no + fx_buf.len() as u64,
+                        chunk.prio.index(),
+                        b,
+                        waiting,
+                    );
+                    fx_buf.push((chunk.prio.index(), b));
+                }
+                Decision::NoSpace { .. } | Decision::Empty => break,
+            }
+        }
+        // Reference side.
+        let mut n = 0;
+        while n < attempts {
+            n += 1;
+            let waiting = ref_mask(&rf);
+            match rf.next(space_rf) {
+                RefDecision::Send {
+                    prio,
+                    bytes,
+                    deadlock,
+                } => {
+                    space_rf -= bytes;
+                    t_rf.deadlocks += u64::from(deadlock);
+                    t_rf.chunk(chunk_no + rf_buf.len() as u64, prio, bytes, waiting);
+                    rf_buf.push((prio, bytes));
+                }
+                RefDecision::NoSpace | RefDecision::Empty => break,
+            }
+        }
+        if opts.mode == Mode::Forced {
+            // Re-seed the firmware's hysteresis state from the reference (its debts are integers
+            // by construction: sums of chunk lengths and truncated products).
+            let debts = rf.debt.map(|d| d.clamp(0.0, f64::from(u32::MAX)) as u32);
+            let mask = (0..4).fold(0u8, |m, q| if rf.in_debt[q] { m | 1 << q } else { m });
+            fx.set_state(State::from_raw(debts, mask));
+        }
+        for k in 0..fx_buf.len().max(rf_buf.len()) {
+            let (a, b) = (rf_buf.get(k), fx_buf.get(k));
+            agreement.add(a.is_some() && a == b, at(chunk_no));
+            if let Some((p, w)) = &mut out {
+                let cell = |c: Option<&(usize, u64)>| match c {
+                    Some((q, n)) => (q.to_string(), n.to_string()),
+                    None => (String::new(), String::new()),
+                };
+                let ((pr, br), (pf, bf)) = (cell(a), cell(b));
+                writeln!(w, "{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns)
+                    .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            }
+            let (cr, cf) = (t_rf.bytes_out, t_fx.bytes_out);
+            deci.offer(chunk_no, || (cr, cf));
+            chunk_no += 1;
+        }
+    }
+    if let Some((p, mut w)) = out {
+        w.flush()
+            .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+    }
+
+    let trace = path.display().to_string();
+    let mut s = Summary::new(KIND, trace.clone(), opts.mode, agreement);
+    s.events = events;
+    s.skipped = skipped;
+    // CATS makes decisions, not estimates: there is no relative error to report (rel_err stays
+    // None); fidelity is the chunk order (and the byte counts that follow from it).
+    s.detail("chunks", chunk_no);
+    s.detail("bytes in", per_prio(&bytes_in));
+    if t_fx.bytes_out == t_rf.bytes_out {
+        s.detail("bytes out", per_prio(&t_fx.bytes_out));
+    } else {
+        s.detail("bytes out (ref)", per_prio(&t_rf.bytes_out));
+        s.detail("bytes out (fixed)", per_prio(&t_fx.bytes_out));
+    }
+    let order_fx = t_fx.completion_order();
+    let order_rf = t_rf.completion_order();
+    if order_fx == order_rf {
+        s.detail("completion order", order_fx);
+    } else {
+        s.detail("completion (ref)", order_rf);
+        s.detail("completion (fixed)", order_fx);
+    }
+    let min_msg_f = if min_msg == u64::MAX {
+        1.0
+    } else {
+        min_msg as f64
+    };
+    let bound = starvation_bound_bytes(&su.params, min_msg_f, t_fx.worst_wait_prio);
+    let verdict = if (t_fx.worst_wait as f64) <= bound {
+        "within"
+    } else {
+        "EXCEEDS"
+    };
+    s.detail(
+        "worst starvation",
+        format!(
+            "{} bytes sent while P{} waited (up to chunk {}); bound {} ({verdict})",
+            t_fx.worst_wait,
+            t_fx.worst_wait_prio,
+            t_fx.worst_wait_at,
+            if bound.is_finite() {
+                format!("{bound:.0}")
+            } else {
+                "none (a lower multiplier is too small)".into()
+            }
+        ),
+    );
+    if t_rf.worst_wait != t_fx.worst_wait {
+        s.detail(
+            "worst starv. (ref)",
+            format!("{} bytes (P{})", t_rf.worst_wait, t_rf.worst_wait_prio),
+        );
+    }
+    s.detail(
+        "deadlocks",
+        format!(
+            "{} resolved (ref {}), {} debts clamped to L−1",
+            t_fx.deadlocks, t_rf.deadlocks, rf.clamps
+        ),
+    );
+    s.detail(
+        "eq. 1",
+        if cfg.eq1_holds() {
+            "holds".to_string()
+        } else {
+            let v: Vec<String> = (0..4)
+                .filter(|p| cfg.eq1_violations() & (1 << p) != 0)
+                .map(|p| format!("P{p}"))
+                .collect();
+            format!("fails for {} (the L−1 clamp keeps it live)", v.join(", "))
+        },
+    );
+    if !su.quantised.is_empty() {
+        s.detail(
+            "multipliers",
+            su.quantised
+                .iter()
+                .map(|(k, g, u)| format!("{k} {g} → {u} (Q16)"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+    }
+    if refused_mismatch > 0 {
+        s.detail("refusals differ", refused_mismatch);
+    }
+    let left_fx: u64 = (0..5)
+        .map(|p| bytes_in[p].saturating_sub(t_fx.bytes_out[p]))
+        .sum();
+    s.detail("left queued", left_fx);
+    s.judge(opts.tolerances(KIND));
+
+    if let Some(p) = &opts.plot {
+        let samples = deci.samples();
+        let panel = |name: &str, pick: fn(&([u64; 5], [u64; 5])) -> [u64; 5]| Panel {
+            y_label: format!("{name}: cumulative bytes"),
+            series: (0..5)
+                .map(|q| Series {
+                    name: format!("P{q}"),
+                    points: samples
+                        .iter()
+                        .map(|(k, v)| (*k as f64, pick(v)[q] as f64))
+                        .collect(),
+                    color: plot::PALETTE[q],
+                })
+                .collect(),
+        };
+        plot::draw(
+            p,
+            &format!("cats: {trace}"),
+            "chunk number",
+            &[panel("reference", |v| v.0), panel("fixed point", |v| v.1)],
+        )
+        .map_err(|e| InputError::file(p, e))?;
+    }
+    Ok(vec![s])
 }
 
 /// The shipped fixtures of this kind.
 pub fn fixtures() -> Vec<FixtureFile> {
-    Vec::new()
+    generate::all()
 }
