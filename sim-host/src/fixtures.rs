@@ -40,13 +40,13 @@ pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
             let p = kdir.join(&f.name);
             if check {
                 match std::fs::read(&p) {
-                    Ok(b) if b == f.bytes => println!("same      {}", p.display()),
+                    Ok(b) if b == f.bytes => crate::outln!("same      {}", p.display()),
                     Ok(_) => {
-                        println!("DIFFERENT {}", p.display());
+                        crate::outln!("DIFFERENT {}", p.display());
                         code = 1;
                     }
                     Err(e) => {
-                        println!("MISSING   {} ({e})", p.display());
+                        crate::outln!("MISSING   {} ({e})", p.display());
                         code = 1;
                     }
                 }
@@ -54,7 +54,7 @@ pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
                 eprintln!("error: {}: cannot write: {e}", p.display());
                 return 2;
             } else {
-                println!("wrote     {} ({} bytes)", p.display(), f.bytes.len());
+                crate::outln!("wrote     {} ({} bytes)", p.display(), f.bytes.len());
             }
         }
     }

@@ -6,6 +6,26 @@
 //! fixed-point crate (through its public API, exactly as firmware would) and to the f64
 //! reference → per-event pairs are compared → the report (text, JSON, CSV, SVG).
 
+/// `print!` that never panics: a closed pipe (`sim-host … | head`) or a full disk just ends the
+/// output instead of aborting the process with "Broken pipe".
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `println!` that never panics (see [`out!`]).
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::out!("\n") };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 pub mod cats;
 pub mod fixtures;
 pub mod hpcc;

@@ -135,7 +135,7 @@ fn main() -> ExitCode {
             cmd: IntCmd::Decode { hex },
         } => match sim_host::hpcc::int_decode(&hex) {
             Ok(text) => {
-                print!("{text}");
+                sim_host::out!("{text}");
                 0
             }
             Err(e) => {

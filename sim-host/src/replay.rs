@@ -214,13 +214,13 @@ fn run_file(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
                 } else {
                     serde_json::to_value(&sums)
                 };
-                println!(
+                crate::outln!(
                     "{}",
                     serde_json::to_string_pretty(&v.unwrap_or_default()).unwrap_or_default()
                 );
             } else {
                 for s in &sums {
-                    print!("{}", s.render());
+                    crate::out!("{}", s.render());
                 }
             }
             if sums.iter().all(|s| s.within_tolerance) {
@@ -352,15 +352,15 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
             "errors": errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "within_tolerance": code == EXIT_OK,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        print!("{}", table(&summaries));
+        crate::out!("{}", table(&summaries));
         for s in summaries.iter().filter(|s| !s.within_tolerance) {
-            println!();
-            print!("{}", s.render());
+            crate::outln!();
+            crate::out!("{}", s.render());
         }
         let fails = summaries.iter().filter(|s| !s.within_tolerance).count();
-        println!(
+        crate::outln!(
             "\n{} traces: {} within tolerance, {} outside, {} unreadable ({:.1} s)",
             summaries.len() + errors.len(),
             summaries.len() - fails,
