@@ -5,11 +5,7 @@
  *   a self-test, not the per-event path);
  * - the exit code is 0 on success, else the number of the first failed check.
  *
- * Per-algorithm blocks go here as they are exported, e.g.
- *     static CcTimelyConfig timely_cfg;
- *     static CcTimelyFlow   timely_flows[64];
- *     cc_timely_config_init(&timely_cfg, &params);  cc_timely_flow_init(&timely_flows[i], &timely_cfg);
- *     cc_timely_on_completion(&timely_cfg, &timely_flows[i], rtt_ns, &rate_bps);
+ * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS.
  */
 #include <stdint.h>
 #include "cc_ffi.h"
@@ -35,8 +31,123 @@ static int close_enough(uint64_t got, uint64_t want) {
     return d <= (want >> 14) + 1;
 }
 
+/* ---- CATS conductor ----------------------------------------------------------------------- */
+
+/* One shared configuration, a small table of connections: all static. */
+static CcCatsConfig cats_cfg;
+static CcCatsConn   cats_conns[2];
+
+/* The paper's worst-case web page (docs/cats.md): P4..P0 queued in reverse priority order with
+ * MSS 1000; fed with 4000 bytes of space per round. P0 must finish first, then P1; every byte
+ * comes out exactly once, in order within each message. Returns 0 or a failed check's number. */
+static int cats_web_page(void) {
+    CcCatsParams p;
+    cc_cats_params_default(&p);
+    if (p.mss_bytes != 1460 || p.mult_q16[0] != 16384 || p.low_bytes[3] != 3000) return 10;
+    p.mss_bytes = 1000;
+    if (cc_cats_config_init(&cats_cfg, &p) != CC_STATUS_OK) return 11;
+    if (cc_cats_config_eq1_violations(&cats_cfg) != 0) return 12;
+
+    CcCatsConn *c = &cats_conns[0];
+    cc_cats_conn_init(c);
+    static const uint32_t len[5] = {8000, 25000, 40000, 60000, 150000};
+    uint32_t sent[5] = {0}, last_chunk[5] = {0}, chunks = 0;
+    for (int q = 4; q >= 0; q--)
+        if (cc_cats_enqueue(c, (uint32_t)q, 100u + (uint32_t)q, len[q]) != CC_CATS_ENQUEUE_OK) return 13;
+    for (;;) {
+        uint32_t space = 4000;
+        CcCatsChunk ch;
+        CcCatsDecision d;
+        while ((d = cc_cats_next_chunk(c, &cats_cfg, space, &ch)) == CC_CATS_DECISION_SEND) {
+            if (ch.prio > 4 || ch.handle != 100u + ch.prio) return 14;
+            if (ch.offset_bytes != sent[ch.prio]) return 15;          /* contiguous, no gaps */
+            if (ch.len_bytes == 0 || ch.len_bytes > 1000) return 16;  /* ≤ MSS */
+            sent[ch.prio] += ch.len_bytes;
+            if (ch.last != (sent[ch.prio] == len[ch.prio])) return 17;
+            if (ch.last) last_chunk[ch.prio] = chunks;
+            space -= ch.len_bytes;
+            chunks++;
+        }
+        if (d == CC_CATS_DECISION_EMPTY) break;
+        if (d != CC_CATS_DECISION_NO_SPACE || ch.len_bytes <= space) return 18;
+    }
+    for (int q = 0; q < 5; q++) {
+        if (sent[q] != len[q]) return 19;
+        if (cc_cats_queued(c, (uint32_t)q) != 0) return 20;
+    }
+    /* The paper's result: HTML/CSS (P0) then CSS (P1) complete before everything else. */
+    if (!(last_chunk[0] < last_chunk[1] && last_chunk[1] < last_chunk[2] &&
+          last_chunk[1] < last_chunk[3] && last_chunk[1] < last_chunk[4])) return 21;
+    if (chunks != 283) return 22;
+    return 0;
+}
+
+/* Refusals, the deadlock rule, and state save/restore, on a second connection. */
+static int cats_edges(void) {
+    CcCatsParams p;
+    cc_cats_params_default(&p);
+    CcCatsConfig bad;
+    p.low_bytes[2] = p.high_bytes[2];                   /* L2 = H2: invalid */
+    if (cc_cats_config_init(&bad, &p) != CC_STATUS_INVALID_CONFIG) return 23;
+    cc_cats_params_default(&p);
+    if (cc_cats_config_init(&cats_cfg, &p) != CC_STATUS_OK) return 24;
+
+    CcCatsConn *c = &cats_conns[1];
+    cc_cats_conn_init(c);
+    if (cc_cats_enqueue(c, 5, 1, 100) != CC_CATS_ENQUEUE_INVALID_PRIO) return 25;
+    if (cc_cats_enqueue(c, 0, 1, 0) != CC_CATS_ENQUEUE_ZERO_LENGTH) return 26;
+    for (uint32_t i = 0; i < CC_CATS_QUEUE_CAPACITY; i++)
+        if (cc_cats_enqueue(c, 0, i, 10000) != CC_CATS_ENQUEUE_OK) return 27;
+    if (cc_cats_enqueue(c, 0, 99, 10000) != CC_CATS_ENQUEUE_QUEUE_FULL) return 28;
+
+    /* Only P0 has data: it sends until D0 >= H0 = 60 000 (In-Debt); with P4 empty the next
+     * decision is a deadlock, resolved by Eq. 2: D0 = min(trunc(D0 * 0.25 / 5.25), L0 - 1). */
+    CcCatsChunk ch;
+    uint32_t n = 0, resolved = 0;
+    CcCatsState st;
+    while (cc_cats_next_chunk(c, &cats_cfg, 1u << 20, &ch) == CC_CATS_DECISION_SEND) {
+        n++;
+        if (ch.deadlock_resolved) {
+            resolved++;
+            cc_cats_conn_get_state(c, &st);
+            /* Six 10 000-byte messages (42 chunks: 6 x 1460 + 1240 each) make D0 = 60 000 = H0;
+             * Eq. 2: trunc(60 000 * 0.25 / 5.25) = trunc(2 857.1) = 2 857, then + the 1 460 sent. */
+            if (st.debt_bytes[0] != 2857u + 1460u || (st.in_debt_mask & 1u)) return 29;
+            break;
+        }
+        if (n > 200) return 30;
+    }
+    if (resolved != 1 || n != 43) return 31;
+
+    /* Save, disturb, restore. */
+    CcCatsState saved = st, forced = {{59999u, 0, 0, 0}, 1u};
+    cc_cats_conn_set_state(c, &forced);
+    cc_cats_conn_get_state(c, &st);
+    if (st.debt_bytes[0] != 59999u || st.in_debt_mask != 1u) return 32;
+    cc_cats_conn_set_state(c, &saved);
+    cc_cats_conn_get_state(c, &st);
+    if (st.debt_bytes[0] != saved.debt_bytes[0] || st.in_debt_mask != saved.in_debt_mask) return 33;
+    return 0;
+}
+
+/* The header this file was compiled with must describe the library it is linked with. */
+static int layouts(void) {
+    CcLayout l;
+    if (cc_ffi_layout(0, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsState)) return 34;
+    if (cc_ffi_layout(1, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConn) ||
+        l.state_bytes > l.block_bytes || l.align != _Alignof(CcCatsConn)) return 35;
+    if (cc_ffi_layout(2, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConfig) ||
+        l.state_bytes > l.block_bytes) return 36;
+    if (cc_ffi_layout(1000, &l) != CC_STATUS_INVALID_INPUT) return 37;
+    return 0;
+}
+
 int main(void) {
     if (cc_ffi_abi_version() != CC_FFI_ABI_VERSION) return 1;
+    int r;
+    if ((r = layouts()) != 0) return r;
+    if ((r = cats_web_page()) != 0) return r;
+    if ((r = cats_edges()) != 0) return r;
 
     for (uint32_t i = 0; i < N_DIV; i++) {
         uint32_t x = divisors[i];

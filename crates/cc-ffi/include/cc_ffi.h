@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
+#define CC_FFI_ALIGNED(n) __attribute__((aligned(n)))
 
 #ifndef CC_FFI_H
 #define CC_FFI_H
@@ -10,6 +11,22 @@
 
 // Version of this C ABI; bumped on any incompatible change to a signature or a block size.
 #define CC_FFI_ABI_VERSION 1
+
+// Descriptors per priority queue of one connection (the conductor's const-generic `N`).
+#define CC_CATS_QUEUE_CAPACITY 16
+
+#if !defined(__LP64__)
+// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32) targets.
+#define CC_CATS_CONN_BYTES 744
+#endif
+
+#if defined(__LP64__)
+// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' indices are `usize`).
+#define CC_CATS_CONN_BYTES 808
+#endif
+
+// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
+#define CC_CATS_CONFIG_BYTES 96
 
 // Result of a fallible call. `CC_STATUS_OK` is 0; every error is non-zero.
 enum CcStatus
@@ -34,6 +51,110 @@ typedef int32_t CcStatus;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// Result of [`cc_cats_enqueue`].
+enum CcCatsEnqueue
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Queued. Make a scheduling decision next ([`cc_cats_next_chunk`]).
+  CC_CATS_ENQUEUE_OK = 0,
+  // Refused: a zero-length message would never produce a chunk. Nothing changed.
+  CC_CATS_ENQUEUE_ZERO_LENGTH = 1,
+  // Refused: this priority's queue holds [`CC_CATS_QUEUE_CAPACITY`] messages. Nothing changed.
+  CC_CATS_ENQUEUE_QUEUE_FULL = 2,
+  // Refused: `prio` is not 0..4. Nothing changed.
+  CC_CATS_ENQUEUE_INVALID_PRIO = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcCatsEnqueue CcCatsEnqueue;
+#else
+typedef uint32_t CcCatsEnqueue;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// The branch one decision took ([`cc_cats_next_chunk`]).
+enum CcCatsDecision
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // No queue holds data; `*out` untouched.
+  CC_CATS_DECISION_EMPTY = 0,
+  // `*out` is the chunk to feed the transport; the debts have been updated.
+  CC_CATS_DECISION_SEND = 1,
+  // The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
+  // sent and the state is unchanged (`out->handle`, `out->offset_bytes` and `out->last` are 0).
+  CC_CATS_DECISION_NO_SPACE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcCatsDecision CcCatsDecision;
+#else
+typedef uint32_t CcCatsDecision;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Sizes of one exported block as this library was compiled (i.e. for the target).
+typedef struct CcLayout {
+  // `size_of` the Rust value the block holds.
+  uint32_t state_bytes;
+  // `size_of` the opaque C block (what the header declares).
+  uint32_t block_bytes;
+  // `align_of` the opaque C block.
+  uint32_t align;
+} CcLayout;
+
+// Plain-integer CATS parameters. [`cc_cats_params_default`] fills in the paper's.
+typedef struct CcCatsParams {
+  // Largest chunk, bytes: `1 ..= 65 535`.
+  uint32_t mss_bytes;
+  // High watermarks `H_0..H_3`, bytes (`L_p < H_p ≤ 16 MiB`).
+  uint32_t high_bytes[4];
+  // Low watermarks `L_0..L_3`, bytes (`0 < L_p < H_p`).
+  uint32_t low_bytes[4];
+  // Payback multipliers `M_0..M_4` in unsigned Q16.16 (`M = bits / 65 536`, `≤ 64.0`; the
+  // paper's 0.25 is 16 384); their sum must be positive.
+  uint32_t mult_q16[5];
+} CcCatsParams;
+
+// Opaque validated configuration, written by [`cc_cats_config_init`]; read-only afterwards and
+// shared by every connection.
+typedef struct CC_FFI_ALIGNED(8) CcCatsConfig {
+  uint8_t _opaque[CC_CATS_CONFIG_BYTES];
+} CcCatsConfig;
+
+// Opaque per-connection conductor state. Allocate one per connection (any storage, aligned to
+// 8), initialise it with [`cc_cats_conn_init`]; never copy it while a call uses it.
+typedef struct CC_FFI_ALIGNED(8) CcCatsConn {
+  uint8_t _opaque[CC_CATS_CONN_BYTES];
+} CcCatsConn;
+
+// One chunk decision ([`cc_cats_next_chunk`]).
+typedef struct CcCatsChunk {
+  // The queue chosen, 0 (highest) ..= 4.
+  uint32_t prio;
+  // The message's handle, as given to [`cc_cats_enqueue`].
+  uint32_t handle;
+  // Offset of the chunk within its message, bytes.
+  uint32_t offset_bytes;
+  // Chunk length, bytes: `min(mss, bytes left in the message)`.
+  uint32_t len_bytes;
+  // 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
+  uint8_t last;
+  // 1 when the deadlock rule (CATS Eq. 2) ran for this decision (committed only on `SEND`).
+  uint8_t deadlock_resolved;
+} CcCatsChunk;
+
+// The hysteresis state of one connection as raw integers (for saving, restoring, or forcing it).
+typedef struct CcCatsState {
+  // Debts `D_0..D_3`, bytes.
+  uint32_t debt_bytes[4];
+  // Bit `p` set when queue `p` (0..3) is In-Debt; bits 4..31 are ignored on input, 0 on output.
+  uint32_t in_debt_mask;
+} CcCatsState;
+
 // `1/x = mant_q31 · 2^-shift` (see `cc_math::Recip`): `mant_q31 ∈ (2^30, 2^31]` is `1/m` in
 // Q1.31 for the normalised mantissa `m ∈ [1, 2)`; `shift ∈ [31, 62]`.
 typedef struct CcRecip {
@@ -50,6 +171,82 @@ extern "C" {
 // The ABI version this library was built with (compare with [`CC_FFI_ABI_VERSION`] from the
 // header at start-up to catch a stale header or library).
 uint32_t cc_ffi_abi_version(void);
+
+// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table; 0 is the
+// CATS debt state, 1 the CATS connection, 2 the CATS config). Lets firmware check at start-up
+// that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
+// fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
+//
+// # Safety
+// `out` is non-null, aligned and valid for writes.
+CcStatus cc_ffi_layout(uint32_t index, struct CcLayout *out);
+
+// Fills `*out` with the paper's parameters (MSS 1 460; `H` = 60/30/15/6 kB; `L` = `H`/2;
+// `M` = 0.25/0.5/1.0/1.5/2.0).
+//
+// # Safety
+// `out` is non-null, aligned and valid for writes.
+void cc_cats_params_default(struct CcCatsParams *out);
+
+// Validates `*params` and writes the configuration into `*cfg` (precomputing every ratio; this
+// is the only CATS call that divides). Returns `CC_STATUS_INVALID_CONFIG` (block untouched) if a
+// parameter is out of range.
+//
+// # Safety
+// `cfg` is a [`CcCatsConfig`] block, `params` a readable [`CcCatsParams`] (module contract).
+CcStatus cc_cats_config_init(struct CcCatsConfig *cfg, const struct CcCatsParams *params);
+
+// Bit `p` set when CATS Eq. 1 (`M_p/M_total < L_p/(H_p + MSS)`) fails for queue `p`: such a
+// configuration relies on Eq. 2's `L−1` clamp for liveness (it still works; see docs/cats.md).
+//
+// # Safety
+// `cfg` was initialised by [`cc_cats_config_init`].
+uint32_t cc_cats_config_eq1_violations(const struct CcCatsConfig *cfg);
+
+// Initialises a connection: empty queues, zero debts, every queue Eligible.
+//
+// # Safety
+// `conn` is a writable [`CcCatsConn`] block (need not be initialised).
+void cc_cats_conn_init(struct CcCatsConn *conn);
+
+// Appends a message (opaque `handle`, `len_bytes > 0`) to queue `prio` (0 = highest ..= 4).
+// Makes no scheduling decision: call [`cc_cats_next_chunk`] afterwards.
+//
+// # Safety
+// `conn` was initialised by [`cc_cats_conn_init`].
+CcCatsEnqueue cc_cats_enqueue(struct CcCatsConn *conn,
+                              uint32_t prio,
+                              uint32_t handle,
+                              uint32_t len_bytes);
+
+// One scheduling decision with `space_bytes` of free send-buffer space: picks the
+// highest-priority non-empty Eligible queue (resolving a deadlock by Eq. 2 if none is), and
+// names one chunk of its head message in `*out`. See [`CcCatsDecision`] for what is written.
+//
+// # Safety
+// `conn` and `cfg` were initialised; `out` is writable.
+CcCatsDecision cc_cats_next_chunk(struct CcCatsConn *conn,
+                                  const struct CcCatsConfig *cfg,
+                                  uint32_t space_bytes,
+                                  struct CcCatsChunk *out);
+
+// Reads the connection's debt state (debts and In-Debt flags) into `*out`.
+//
+// # Safety
+// `conn` was initialised; `out` is writable.
+void cc_cats_conn_get_state(const struct CcCatsConn *conn, struct CcCatsState *out);
+
+// Replaces the connection's debt state (restoring a saved connection); queues are untouched.
+//
+// # Safety
+// `conn` was initialised; `state` is readable.
+void cc_cats_conn_set_state(struct CcCatsConn *conn, const struct CcCatsState *state);
+
+// Messages waiting in queue `prio` (including a partly sent head); 0 for `prio > 4`.
+//
+// # Safety
+// `conn` was initialised.
+uint32_t cc_cats_queued(const struct CcCatsConn *conn, uint32_t prio);
 
 // `round(a · 2^16 / x)` without dividing (table reciprocal; relative error < 2^-14 plus
 // rounding). `x = 0` returns `UINT64_MAX` ("infinite"): check `x` first if that matters.

@@ -82,7 +82,10 @@
 #[cfg(not(target_os = "none"))]
 extern crate std;
 
+use core::mem::{align_of, size_of};
+
 pub mod block;
+pub mod cats;
 mod math;
 
 pub use math::{CcRecip, cc_recip, cc_recip_mul_scaled, cc_recip_q16};
@@ -124,10 +127,71 @@ pub struct FlowLayout {
     pub align: usize,
 }
 
-/// One entry per exported per-flow block (empty until the algorithm crates are wired in).
-/// Example entry: `FlowLayout { name: "TIMELY", state_bytes: size_of::<timely_cc::State>(),
-/// opaque_bytes: size_of::<CcTimelyFlow>(), align: align_of::<CcTimelyFlow>() }`.
-pub const FLOW_LAYOUTS: &[FlowLayout] = &[];
+/// One entry per exported per-flow block, in the order [`cc_ffi_layout`] numbers them.
+/// On a 64-bit host a few Rust types are larger than on riscv32 (`usize` fields); fw-bench
+/// therefore reads the target's numbers by calling `cc_ffi_layout` in the simulator.
+pub const FLOW_LAYOUTS: &[FlowLayout] = &[
+    FlowLayout {
+        name: "CATS debt state (`State`)",
+        state_bytes: size_of::<cats_conductor::State>(),
+        opaque_bytes: size_of::<cats::CcCatsState>(),
+        align: align_of::<cats::CcCatsState>(),
+    },
+    FlowLayout {
+        name: "CATS connection (`Conductor<16>`)",
+        state_bytes: size_of::<cats_conductor::Conductor<{ cats::CC_CATS_QUEUE_CAPACITY }>>(),
+        opaque_bytes: size_of::<cats::CcCatsConn>(),
+        align: align_of::<cats::CcCatsConn>(),
+    },
+    FlowLayout {
+        name: "CATS config (shared)",
+        state_bytes: size_of::<cats_conductor::Config>(),
+        opaque_bytes: size_of::<cats::CcCatsConfig>(),
+        align: align_of::<cats::CcCatsConfig>(),
+    },
+];
+
+/// Sizes of one exported block as this library was compiled (i.e. for the target).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcLayout {
+    /// `size_of` the Rust value the block holds.
+    pub state_bytes: u32,
+    /// `size_of` the opaque C block (what the header declares).
+    pub block_bytes: u32,
+    /// `align_of` the opaque C block.
+    pub align: u32,
+}
+
+/// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table; 0 is the
+/// CATS debt state, 1 the CATS connection, 2 the CATS config). Lets firmware check at start-up
+/// that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
+/// fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
+///
+/// # Safety
+/// `out` is non-null, aligned and valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_ffi_layout(index: u32, out: *mut CcLayout) -> CcStatus {
+    let Some(l) = usize::try_from(index)
+        .ok()
+        .and_then(|i| FLOW_LAYOUTS.get(i))
+    else {
+        return CcStatus::InvalidInput;
+    };
+    let w = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    // SAFETY: caller contract on `out`.
+    unsafe {
+        block::out(
+            out,
+            CcLayout {
+                state_bytes: w(l.state_bytes),
+                block_bytes: w(l.opaque_bytes),
+                align: w(l.align),
+            },
+        );
+    }
+    CcStatus::Ok
+}
 
 #[cfg(all(target_os = "none", feature = "panic-handler"))]
 #[panic_handler]
