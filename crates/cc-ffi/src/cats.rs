@@ -301,7 +301,12 @@ pub unsafe extern "C" fn cc_cats_queued(conn: *const CcCatsConn, prio: u32) -> u
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use core::mem::MaybeUninit;
