@@ -21,6 +21,7 @@ use anyhow::Result;
 use crate::machine::Machine;
 use crate::table::{Goal, Sample};
 
+mod cats;
 mod recip;
 
 /// Which ELF a case runs on.
@@ -77,9 +78,20 @@ pub const CASES: &[Case] = &[
     //        goal: Some(Goal { median_max: 50 }), run: timely::run_on_completion },
     // HPCC per ACK (goals 1 hop ≤ 100, 5 hops ≤ 250; label samples "1 hop, md" … "5 hops, ai"):
     // Case { algorithm: "HPCC", symbol: "cc_hpcc_on_ack", … run: hpcc::run_on_ack },
-    // CATS (next_chunk ≤ 50; enqueue labelled "no deadlock" / "deadlock resolved"):
-    // Case { algorithm: "CATS", symbol: "cc_cats_next_chunk", … },
-    // Case { algorithm: "CATS", symbol: "cc_cats_enqueue", … },
+    Case {
+        algorithm: "CATS",
+        symbol: "cc_cats_next_chunk",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 50 }),
+        run: cats::run_next_chunk,
+    },
+    Case {
+        algorithm: "CATS",
+        symbol: "cc_cats_enqueue",
+        image: Image::CFirmware,
+        goal: None,
+        run: cats::run_enqueue,
+    },
 ];
 
 /// A deterministic 32-bit generator (PCG-style LCG + xorshift output) for synthetic inputs
