@@ -324,6 +324,7 @@ impl<const N: usize> Conductor<N> {
     /// no queue holds data, [`Decision::NoSpace`] when the chosen chunk is longer than
     /// `space_bytes` (nothing sent, no debt changed), else [`Decision::Send`] after updating the
     /// debts.
+    #[inline(always)] // small once the deadlock path is out of line; callers branch on the result
     pub fn next_chunk(&mut self, cfg: &Config, space_bytes: u32) -> Decision {
         let nonempty = self.nonempty & 0x1F;
         if nonempty == 0 {
@@ -331,32 +332,57 @@ impl<const N: usize> Conductor<N> {
         }
         // Pick the highest-priority queue that is non-empty and Eligible (lowest set bit; P4's
         // bit is never In-Debt).
-        let mut eligible = nonempty & !self.state.in_debt;
-        // A deadlock resolution is computed on a copy and committed only if a chunk is sent, so
-        // a decision that sends nothing changes nothing (the rule runs again when space frees up).
-        let mut resolved: Option<State> = None;
+        let eligible = nonempty & !self.state.in_debt;
         if eligible == 0 {
             // Deadlock: data queued, but every non-empty queue is In-Debt (so P4 is empty).
-            // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
-            //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
-            let mut next = self.state;
-            resolve_deadlock(&mut next, cfg, nonempty);
-            eligible = nonempty & !next.in_debt;
-            resolved = Some(next);
+            // Rare, so out of line: the common path then needs no callee-saved registers.
+            return self.next_chunk_deadlock(cfg, space_bytes, nonempty);
         }
+        self.feed(cfg, space_bytes, lowest_bit(eligible), None)
+    }
+
+    /// [`next_chunk`](Self::next_chunk) when no non-empty queue is Eligible.
+    #[cold]
+    #[inline(never)]
+    fn next_chunk_deadlock(&mut self, cfg: &Config, space_bytes: u32, nonempty: u8) -> Decision {
+        // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
+        //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
+        // Computed on a copy and committed only if a chunk is sent, so a decision that sends
+        // nothing changes nothing (the rule runs again when space frees up).
+        let mut next = self.state;
+        resolve_deadlock(&mut next, cfg, nonempty);
+        let eligible = nonempty & !next.in_debt;
+        if eligible == 0 {
+            // Only a state seeded with an In-Debt queue whose debt is 0 gets here; Eq. 2's clamp
+            // (D_p ≤ L_p − 1 < L_p) rules it out otherwise.
+            return Decision::Empty;
+        }
+        self.feed(cfg, space_bytes, lowest_bit(eligible), Some(next))
+    }
+
+    /// Feeds one chunk of queue `j` (non-empty, Eligible once `resolved` is committed).
+    #[inline(always)]
+    fn feed(
+        &mut self,
+        cfg: &Config,
+        space_bytes: u32,
+        j: usize,
+        resolved: Option<State>,
+    ) -> Decision {
         let deadlock_resolved = resolved.is_some();
-        let j = lowest_bit(eligible); // 8 if eligible == 0, else ≤ 4
         let mss = cfg.mss_bytes();
         let Some(q) = self.queues.get_mut(j) else {
-            // Only if eligible is still 0, which Eq. 2's clamp (D_p ≤ L_p − 1 < L_p) rules out.
-            return Decision::Empty;
+            return Decision::Empty; // j ≤ 4: eligible ≠ 0
         };
         let Some(head) = q.front().copied() else {
             return Decision::Empty; // the non-empty mask and the queue never disagree
         };
         let sent = self.head_sent_bytes.get(j).copied().unwrap_or(0);
         // Chunk = min(mss, bytes left in the head message): a chunk never spans two messages.
-        let left = head.len_bytes.saturating_sub(sent);
+        // Wrapping is exact: `sent < len` always (a finished message leaves the queue and
+        // resets its offset to 0; `head_sent_bytes` is private). Saves the saturation's 3
+        // instructions per decision.
+        let left = head.len_bytes.wrapping_sub(sent);
         let n = if left < mss { left } else { mss };
         let prio = Prio::from_index(j).unwrap_or(Prio::P4);
         if n > space_bytes {
@@ -366,8 +392,9 @@ impl<const N: usize> Conductor<N> {
                 deadlock_resolved,
             };
         }
-        // Advance within the message; pop it when finished. `sent + n ≤ len` (n ≤ left).
-        let new_sent = sent.saturating_add(n);
+        // Advance within the message; pop it when finished. Wrapping is exact: `sent + n ≤ len`
+        // (n ≤ left = len − sent).
+        let new_sent = sent.wrapping_add(n);
         let last = new_sent >= head.len_bytes;
         if let Some(s) = self.head_sent_bytes.get_mut(j) {
             *s = if last { 0 } else { new_sent };
@@ -435,14 +462,22 @@ fn account(st: &mut State, cfg: &Config, j: usize, n: u32) {
     }
     // Payback: for all i < j with D_i > 0: D_i(t+1) = max(0, D_i(t) − trunc(N × M_j)); an
     // In-Debt queue becomes Eligible when D_i < L_i (strict). Empty queues are paid too.
-    let mut owing_above = st.owing & (1u8 << j).wrapping_sub(1) & 0x0F;
-    if owing_above == 0 {
-        return;
+    let owing_above = st.owing & (1u8 << j).wrapping_sub(1) & 0x0F;
+    if owing_above != 0 {
+        payback(st, cfg, j, n, owing_above);
     }
+}
+
+/// Payback of the queues in `owing_above` (all `i < j` with `D_i > 0`) after `n` bytes from `j`.
+#[inline(always)]
+fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u8) {
     let pay = cfg.payback(j, n);
-    while owing_above != 0 {
-        let i = lowest_bit(owing_above);
-        owing_above &= owing_above.wrapping_sub(1); // clear lowest set bit
+    // A fixed 4-step loop the compiler unrolls: constant indices and offsets, no bit scan, and
+    // few live registers (a data-dependent loop needed callee-saved registers in every call).
+    for i in 0..4 {
+        if owing_above & (1u8 << i) == 0 {
+            continue;
+        }
         if let Some(d) = st.debt_bytes.get_mut(i) {
             *d = d.saturating_sub(pay); // max(0, ·)
             if *d == 0 {

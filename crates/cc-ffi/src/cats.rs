@@ -218,7 +218,46 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     out: *mut CcCatsChunk,
 ) -> CcCatsDecision {
     // SAFETY: caller contract.
-    let (c, cfg): (&mut Conn, &Config) = unsafe { (block::get_mut(conn), block::get(cfg)) };
+    let c: &mut Conn = unsafe { block::get_mut(conn) };
+    // The deadlock rule (data queued, no non-empty queue Eligible) is rare and needs many
+    // registers: route it to an out-of-line tail call so the common path saves none. The same
+    // test inside `next_chunk` is then provably false and folds away.
+    let nonempty = c.nonempty_mask() & 0x1F;
+    if nonempty != 0 && nonempty & !c.state().in_debt_mask() == 0 {
+        // SAFETY: caller contract (forwarded unchanged).
+        return unsafe { next_chunk_deadlock(conn, cfg, space_bytes, out) };
+    }
+    // SAFETY: caller contract.
+    unsafe { decide(c, block::get(cfg), space_bytes, out) }
+}
+
+/// [`cc_cats_next_chunk`] when the deadlock rule runs (cold, out of line).
+///
+/// # Safety
+/// As [`cc_cats_next_chunk`].
+#[cold]
+#[inline(never)]
+unsafe fn next_chunk_deadlock(
+    conn: *mut CcCatsConn,
+    cfg: *const CcCatsConfig,
+    space_bytes: u32,
+    out: *mut CcCatsChunk,
+) -> CcCatsDecision {
+    // SAFETY: caller contract.
+    unsafe { decide(block::get_mut(conn), block::get(cfg), space_bytes, out) }
+}
+
+/// One decision, written to `*out` in the C layout.
+///
+/// # Safety
+/// `out` is writable.
+#[inline(always)]
+unsafe fn decide(
+    c: &mut Conn,
+    cfg: &Config,
+    space_bytes: u32,
+    out: *mut CcCatsChunk,
+) -> CcCatsDecision {
     let (code, chunk) = match c.next_chunk(cfg, space_bytes) {
         Decision::Empty => return CcCatsDecision::Empty,
         Decision::Send {

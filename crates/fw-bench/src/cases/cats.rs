@@ -60,7 +60,11 @@ fn parse(path: &Path) -> Result<Trace> {
         let at = || format!("{}:{}", path.display(), no + 1);
         let line = line.trim();
         if let Some(c) = line.strip_prefix('#') {
-            if let Some((k, v)) = c.trim().strip_prefix("set ").and_then(|s| s.split_once('=')) {
+            if let Some((k, v)) = c
+                .trim()
+                .strip_prefix("set ")
+                .and_then(|s| s.split_once('='))
+            {
                 let (k, v) = (k.trim(), v.trim());
                 let int = || v.parse::<u32>().with_context(at);
                 match k {
@@ -172,22 +176,30 @@ impl Sim<'_> {
     }
 
     fn enqueue_c(&mut self, prio: u32, d: Descriptor) -> Result<()> {
-        let r = self.m.call("cc_cats_enqueue", &[self.conn, prio, d.handle, d.len_bytes])?;
+        let r = self
+            .m
+            .call("cc_cats_enqueue", &[self.conn, prio, d.handle, d.len_bytes])?;
         match r.a0 {
             0 => self.record(Entry::Enqueue, "accepted", r.instret),
             1 | 2 => self.record(Entry::Enqueue, "refused", r.instret),
             c => bail!("cc_cats_enqueue returned {c}"),
         }
-        ensure!(r.a0 == 0, "{}: C enqueue refused (code {})", self.trace, r.a0);
+        ensure!(
+            r.a0 == 0,
+            "{}: C enqueue refused (code {})",
+            self.trace,
+            r.a0
+        );
         Ok(())
     }
 
     /// One decision on both sides; returns whether a chunk was sent.
     fn decide(&mut self) -> Result<bool> {
         let space = u32::try_from(self.space).unwrap_or(u32::MAX);
-        let r = self
-            .m
-            .call("cc_cats_next_chunk", &[self.conn, self.cfg, space, self.out])?;
+        let r = self.m.call(
+            "cc_cats_next_chunk",
+            &[self.conn, self.cfg, space, self.out],
+        )?;
         let want = self.host.next_chunk(&self.host_cfg, space);
         let b = self.m.read_bytes(self.out, 20)?;
         let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
@@ -195,13 +207,31 @@ impl Sim<'_> {
         let dl = dl != 0;
         let ok = match (r.a0, want) {
             (0, Decision::Empty) => true,
-            (1, Decision::Send { chunk: c, deadlock_resolved }) => {
+            (
+                1,
+                Decision::Send {
+                    chunk: c,
+                    deadlock_resolved,
+                },
+            ) => {
                 (prio, handle, offset, len, last != 0, dl)
-                    == (c.prio as u32, c.handle, c.offset_bytes, c.len_bytes, c.last, deadlock_resolved)
+                    == (
+                        c.prio as u32,
+                        c.handle,
+                        c.offset_bytes,
+                        c.len_bytes,
+                        c.last,
+                        deadlock_resolved,
+                    )
             }
-            (2, Decision::NoSpace { prio: p, len_bytes, deadlock_resolved }) => {
-                (prio, len, dl) == (p as u32, len_bytes, deadlock_resolved)
-            }
+            (
+                2,
+                Decision::NoSpace {
+                    prio: p,
+                    len_bytes,
+                    deadlock_resolved,
+                },
+            ) => (prio, len, dl) == (p as u32, len_bytes, deadlock_resolved),
             _ => false,
         };
         ensure!(
@@ -223,10 +253,10 @@ impl Sim<'_> {
         }
         self.space -= u64::from(len);
         // Hand the next waiting message over once the head of a full queue has left.
-        if last != 0 {
-            if let Some(d) = self.pending[prio as usize].pop_front() {
-                self.enqueue_c(prio, d)?;
-            }
+        if last != 0
+            && let Some(d) = self.pending[prio as usize].pop_front()
+        {
+            self.enqueue_c(prio, d)?;
         }
         Ok(true)
     }
@@ -274,15 +304,7 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
     for t in traces {
         m.reset_scratch();
         let params = m.push_bytes(
-            &words(
-                &[
-                    &[t.mss][..],
-                    &t.high[..],
-                    &t.low[..],
-                    &t.mult_q16[..],
-                ]
-                .concat(),
-            ),
+            &words(&[&[t.mss][..], &t.high[..], &t.low[..], &t.mult_q16[..]].concat()),
             4,
         )?;
         let cfg = m.alloc(cc_ffi::cats::CC_CATS_CONFIG_BYTES as u32, 8)?;
@@ -290,7 +312,12 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
         let conn = m.alloc(cc_ffi::cats::CC_CATS_CONN_BYTES as u32, 8)?;
         let out = m.alloc(20, 4)?;
         let r = m.call("cc_cats_config_init", &[cfg, params])?;
-        ensure!(r.a0 == 0, "{}: cc_cats_config_init returned {}", t.name, r.a0);
+        ensure!(
+            r.a0 == 0,
+            "{}: cc_cats_config_init returned {}",
+            t.name,
+            r.a0
+        );
         m.call("cc_cats_conn_init", &[conn])?;
         let host_cfg = Config::new(
             t.mss,
