@@ -552,14 +552,15 @@ fn sat_u32(x: u64) -> u32 {
 ///
 /// `x = Δtx_units · (128·2^25/B)` is `(Δtx/B)` ns in Q.25 (< 2^52). With `1/Δts = m·2^-(31+e)`
 /// (`e = shift − 31 ≤ 23` for a 24-bit Δts), `x/Δts = (x >> (e+3)) · m / 2^31` in Q.22; the
-/// truncation of `x` costs at most one Q.22 ulp.
+/// rounding of `x` costs at most half a Q.22 ulp.
 #[inline]
 fn tx_term_q22(dtx_units: u32, tx_coef: u32, dts: NonZeroU32) -> u32 {
     // u32 × u32: cannot overflow u64.
     let x = u64::from(dtx_units).wrapping_mul(u64::from(tx_coef));
     let r = recip_refined(dts);
-    let e = r.shift.saturating_sub(31).saturating_add(TX_EXTRA_BITS); // ≤ 34 for any u32 Δts
-    let y = x.checked_shr(e).unwrap_or(0);
+    let e = r.shift.saturating_sub(31).saturating_add(TX_EXTRA_BITS); // 3 ..= 34
+    // Round to nearest: x + 2^(e−1) < 2^52 + 2^33, no overflow.
+    let y = x.wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1))).checked_shr(e).unwrap_or(0);
     let Ok(y) = u32::try_from(y) else {
         return u32::MAX; // rate above 512·B: saturate
     };
