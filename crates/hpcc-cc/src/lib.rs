@@ -560,7 +560,10 @@ fn tx_term_q22(dtx_units: u32, tx_coef: u32, dts: NonZeroU32) -> u32 {
     let r = recip_refined(dts);
     let e = r.shift.saturating_sub(31).saturating_add(TX_EXTRA_BITS); // 3 ..= 34
     // Round to nearest: x + 2^(e−1) < 2^52 + 2^33, no overflow.
-    let y = x.wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1))).checked_shr(e).unwrap_or(0);
+    let y = x
+        .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
+        .checked_shr(e)
+        .unwrap_or(0);
     let Ok(y) = u32::try_from(y) else {
         return u32::MAX; // rate above 512·B: saturate
     };

@@ -72,16 +72,18 @@ pub struct Ignored {
 }
 
 /// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when truncated.
+#[allow(clippy::result_unit_err)] // the only failure is "truncated", counted by the caller
 pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket>, ()> {
-    let Ok(pkt) = etherparse::SlicedPacket::from_ethernet(data) else {
+    // Lax: frames cut by the capture's snap length still yield their headers.
+    let Ok(pkt) = etherparse::LaxSlicedPacket::from_ethernet(data) else {
         return Ok(None);
     };
     let (src, dst) = match &pkt.net {
-        Some(etherparse::NetSlice::Ipv4(v4)) => (
+        Some(etherparse::LaxNetSlice::Ipv4(v4)) => (
             IpAddr::V4(v4.header().source_addr()),
             IpAddr::V4(v4.header().destination_addr()),
         ),
-        Some(etherparse::NetSlice::Ipv6(v6)) => (
+        Some(etherparse::LaxNetSlice::Ipv6(v6)) => (
             IpAddr::V6(v6.header().source_addr()),
             IpAddr::V6(v6.header().destination_addr()),
         ),
@@ -110,7 +112,10 @@ pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket>, ()> {
 }
 
 /// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
-pub fn read_capture(path: &Path, mut f: impl FnMut(RocePacket) -> Result<(), InputError>) -> Result<Ignored, InputError> {
+pub fn read_capture(
+    path: &Path,
+    mut f: impl FnMut(RocePacket) -> Result<(), InputError>,
+) -> Result<Ignored, InputError> {
     let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
     let mut rdr = create_reader(1 << 16, file)
         .map_err(|e| InputError::file(path, format!("not a pcap or pcapng capture ({e:?})")))?;
@@ -130,7 +135,11 @@ pub fn read_capture(path: &Path, mut f: impl FnMut(RocePacket) -> Result<(), Inp
                         legacy_link_eth = h.network == pcap_parser::Linktype::ETHERNET;
                     }
                     PcapBlockOwned::Legacy(b) => {
-                        let sub = if legacy_ns { u64::from(b.ts_usec) } else { u64::from(b.ts_usec) * 1000 };
+                        let sub = if legacy_ns {
+                            u64::from(b.ts_usec)
+                        } else {
+                            u64::from(b.ts_usec) * 1000
+                        };
                         let t = u64::from(b.ts_sec) * 1_000_000_000 + sub;
                         if legacy_link_eth {
                             frame = Some((t, b.data.to_vec()));
@@ -140,10 +149,16 @@ pub fn read_capture(path: &Path, mut f: impl FnMut(RocePacket) -> Result<(), Inp
                     }
                     PcapBlockOwned::NG(Block::SectionHeader(_)) => ifaces.clear(),
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                        ifaces.push((idb.linktype == pcap_parser::Linktype::ETHERNET, idb.ts_resolution().unwrap_or(1_000_000)));
+                        ifaces.push((
+                            idb.linktype == pcap_parser::Linktype::ETHERNET,
+                            idb.ts_resolution().unwrap_or(1_000_000),
+                        ));
                     }
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let (eth, res) = ifaces.get(epb.if_id as usize).copied().unwrap_or((false, 1_000_000));
+                        let (eth, res) = ifaces
+                            .get(epb.if_id as usize)
+                            .copied()
+                            .unwrap_or((false, 1_000_000));
                         let ticks = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
                         let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as u64;
                         let data = epb.data.get(..epb.caplen as usize).unwrap_or(epb.data);
@@ -167,10 +182,16 @@ pub fn read_capture(path: &Path, mut f: impl FnMut(RocePacket) -> Result<(), Inp
             }
             Err(PcapError::Eof) => break,
             Err(PcapError::Incomplete(_)) => {
-                rdr.refill()
-                    .map_err(|e| InputError::file(path, format!("cannot read after packet {n}: {e:?}")))?;
+                rdr.refill().map_err(|e| {
+                    InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
+                })?;
             }
-            Err(e) => return Err(InputError::file(path, format!("malformed capture after packet {n}: {e:?}"))),
+            Err(e) => {
+                return Err(InputError::file(
+                    path,
+                    format!("malformed capture after packet {n}: {e:?}"),
+                ));
+            }
         }
     }
     Ok(ignored)
@@ -199,13 +220,26 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture",
         ));
     }
-    let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("capture").to_string();
+    let file = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("capture")
+        .to_string();
     let single = order.len() == 1;
     let mut flows: HashMap<FlowKey, (Flow, Option<u32>)> = HashMap::new();
     for k in &order {
-        let name_out = |o: &Option<PathBuf>| o.as_ref().map(|p| if single { p.clone() } else { suffixed(p, k.qp) });
+        let name_out = |o: &Option<PathBuf>| {
+            o.as_ref()
+                .map(|p| if single { p.clone() } else { suffixed(p, k.qp) })
+        };
         let name = format!("{file}#qp{}({}-{})", k.qp, k.a, k.b);
-        let flow = Flow::new(name, setup, opts.mode, name_out(&opts.out), name_out(&opts.plot))?;
+        let flow = Flow::new(
+            name,
+            setup,
+            opts.mode,
+            name_out(&opts.out),
+            name_out(&opts.plot),
+        )?;
         flows.insert(*k, (flow, None));
     }
     let ignored = read_capture(path, |p| {
@@ -223,7 +257,13 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
     for k in &order {
         if let Some((flow, _)) = flows.remove(k) {
             let mut s = flow.finish(opts)?;
-            s.detail("ignored packets", format!("{} not RoCEv2, {} truncated", ignored.not_roce, ignored.truncated));
+            s.detail(
+                "ignored packets",
+                format!(
+                    "{} not RoCEv2, {} truncated",
+                    ignored.not_roce, ignored.truncated
+                ),
+            );
             s.judge(opts.tolerances("hpcc"));
             out.push(s);
         }
@@ -235,11 +275,21 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
 
 /// Builds an Ethernet/IPv4/UDP(4791)/INT/BTH frame. `payload_len` bytes of zeros follow the BTH,
 /// then a 4-byte ICRC (zero).
-pub fn roce_frame(src: [u8; 4], dst: [u8; 4], int: &[u8], opcode: u8, qp: u32, psn: u32, payload_len: usize) -> Vec<u8> {
+pub fn roce_frame(
+    src: [u8; 4],
+    dst: [u8; 4],
+    int: &[u8],
+    opcode: u8,
+    qp: u32,
+    psn: u32,
+    payload_len: usize,
+) -> Vec<u8> {
     let udp_len = 8 + int.len() + BTH_BYTES + payload_len + 4;
     let ip_len = 20 + udp_len;
     let mut f = Vec::with_capacity(14 + ip_len);
-    f.extend_from_slice(&[0x02, 0, 0, 0, 0, dst[3], 0x02, 0, 0, 0, 0, src[3], 0x08, 0x00]);
+    f.extend_from_slice(&[
+        0x02, 0, 0, 0, 0, dst[3], 0x02, 0, 0, 0, 0, src[3], 0x08, 0x00,
+    ]);
     let mut ip = [0u8; 20];
     ip[0] = 0x45;
     ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
@@ -248,7 +298,10 @@ pub fn roce_frame(src: [u8; 4], dst: [u8; 4], int: &[u8], opcode: u8, qp: u32, p
     ip[9] = 17; // UDP
     ip[12..16].copy_from_slice(&src);
     ip[16..20].copy_from_slice(&dst);
-    let mut sum: u32 = ip.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
+    let mut sum: u32 = ip
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+        .sum();
     while sum > 0xFFFF {
         sum = (sum & 0xFFFF) + (sum >> 16);
     }
@@ -348,18 +401,47 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
         bad_every: 0,
     };
     let burst = Load {
-        points: vec![(0.0, 0.2), (10_000.0, 0.2), (10_001.0, 3.0), (15_000.0, 3.0), (15_001.0, 0.2)],
+        points: vec![
+            (0.0, 0.2),
+            (10_000.0, 0.2),
+            (10_001.0, 3.0),
+            (15_000.0, 3.0),
+            (15_001.0, 0.2),
+        ],
         period_ns: 25_000.0,
     };
     let flows = [
-        ([10, 0, 0, 1], 17u32, simulate(&mk(11, 0x0B1, vec![HopSpec { code: 5, load: burst.clone(), copies: 2.0 }]))),
+        (
+            [10, 0, 0, 1],
+            17u32,
+            simulate(&mk(
+                11,
+                0x0B1,
+                vec![HopSpec {
+                    code: 5,
+                    load: burst.clone(),
+                    copies: 2.0,
+                }],
+            )),
+        ),
         (
             [10, 0, 0, 3],
             34u32,
             simulate(&mk(
                 12,
                 0x0B2,
-                vec![HopSpec { code: 7, load: Load::constant(0.3), copies: 1.0 }, HopSpec { code: 5, load: burst, copies: 2.0 }],
+                vec![
+                    HopSpec {
+                        code: 7,
+                        load: Load::constant(0.3),
+                        copies: 1.0,
+                    },
+                    HopSpec {
+                        code: 5,
+                        load: burst,
+                        copies: 2.0,
+                    },
+                ],
             )),
         ),
     ];
@@ -374,15 +456,30 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
             let n = want.saturating_sub(sent_psn);
             for i in 0..n {
                 let t = prev_t + (r.t_ns - prev_t) * i / n.max(1);
-                let f = roce_frame(*src, dst, &[0x00, 0x00], OPCODE_RC_WRITE_ONLY, *qp, sent_psn as u32, 1024);
+                let f = roce_frame(
+                    *src,
+                    dst,
+                    &[0x00, 0x00],
+                    OPCODE_RC_WRITE_ONLY,
+                    *qp,
+                    sent_psn as u32,
+                    1024,
+                );
                 frames.push((t, *qp, f));
                 sent_psn += 1;
             }
             let psn = (r.ack_seq / 1000) as u32;
-            frames.push((r.t_ns, *qp + 1000, roce_frame(dst, *src, &r.int, OPCODE_RC_ACK, *qp, psn, 0)));
+            frames.push((
+                r.t_ns,
+                *qp + 1000,
+                roce_frame(dst, *src, &r.int, OPCODE_RC_ACK, *qp, psn, 0),
+            ));
             prev_t = r.t_ns;
         }
     }
     frames.sort_by_key(|(t, tie, _)| (*t, *tie));
-    frames.into_iter().map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f)).collect()
+    frames
+        .into_iter()
+        .map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f))
+        .collect()
 }

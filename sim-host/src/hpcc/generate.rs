@@ -181,7 +181,7 @@ pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
             int = last_int.clone();
         } else if sc.bad_every > 0 && k % sc.bad_every == sc.bad_every / 2 {
             // Alternate the malformations: reserved speed code, truncated block.
-            if (k / sc.bad_every) % 2 == 0 {
+            if (k / sc.bad_every).is_multiple_of(2) {
                 int[2] = (int[2] & 0x0F) | 0xC0;
             } else {
                 int.pop();
@@ -235,7 +235,13 @@ fn hop(code: u8, load: Load, copies: f64) -> HopSpec {
 /// senders every 500 µs (7× the port rate for 20 µs): the queue builds to MBs (U ≫ 1) and drains.
 pub fn incast_1hop() -> Scenario {
     let burst = Load {
-        points: vec![(0.0, 0.0), (300_000.0, 0.0), (300_001.0, 7.0), (320_000.0, 7.0), (320_001.0, 0.0)],
+        points: vec![
+            (0.0, 0.0),
+            (300_000.0, 0.0),
+            (300_001.0, 7.0),
+            (320_000.0, 7.0),
+            (320_001.0, 0.0),
+        ],
         period_ns: 500_000.0,
     };
     Scenario {
@@ -243,7 +249,13 @@ pub fn incast_1hop() -> Scenario {
         acks: 20_000,
         params: RefParams::default(),
         pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id: 0x0A1, hops: vec![hop(5, burst, 4.0)] })],
+        paths: vec![(
+            0,
+            PathSpec {
+                id: 0x0A1,
+                hops: vec![hop(5, burst, 4.0)],
+            },
+        )],
         ts0: 123_456,
         tx0: 5_000_000.0,
         dup_every: 0,
@@ -267,7 +279,14 @@ pub fn multihop_moving() -> Scenario {
             pts.push((start + 100_000.0, heavy));
             pts.push((start + 500_000.0, heavy));
             pts.push((start + 600_000.0, 0.1));
-            hop(c, Load { points: pts, period_ns: period }, 1.0)
+            hop(
+                c,
+                Load {
+                    points: pts,
+                    period_ns: period,
+                },
+                1.0,
+            )
         })
         .collect();
     Scenario {
@@ -288,7 +307,13 @@ pub fn multihop_moving() -> Scenario {
 /// Testbed base RTT (paper §5: T = 9 µs), set through `# set`.
 pub fn near_eta() -> Scenario {
     let load = Load {
-        points: vec![(0.0, 0.4), (1_000_000.0, 0.6), (2_000_000.0, 0.45), (3_000_000.0, 0.55), (4_000_000.0, 0.4)],
+        points: vec![
+            (0.0, 0.4),
+            (1_000_000.0, 0.6),
+            (2_000_000.0, 0.45),
+            (3_000_000.0, 0.55),
+            (4_000_000.0, 0.4),
+        ],
         period_ns: 4_000_000.0,
     };
     Scenario {
@@ -299,7 +324,13 @@ pub fn near_eta() -> Scenario {
             ..RefParams::default()
         },
         pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id: 0x0E7, hops: vec![hop(5, load, 1.0)] })],
+        paths: vec![(
+            0,
+            PathSpec {
+                id: 0x0E7,
+                hops: vec![hop(5, load, 1.0)],
+            },
+        )],
         ts0: 42,
         tx0: 0.0,
         dup_every: 0,
@@ -313,7 +344,10 @@ pub fn near_eta() -> Scenario {
 pub fn wrap_pathchange() -> Scenario {
     let a = PathSpec {
         id: 0x111,
-        hops: vec![hop(5, Load::constant(0.5), 1.0), hop(6, Load::constant(0.2), 1.0)],
+        hops: vec![
+            hop(5, Load::constant(0.5), 1.0),
+            hop(6, Load::constant(0.2), 1.0),
+        ],
     };
     let wave = Load {
         points: vec![(0.0, 0.2), (500_000.0, 0.9), (1_000_000.0, 0.2)],
@@ -321,11 +355,19 @@ pub fn wrap_pathchange() -> Scenario {
     };
     let b = PathSpec {
         id: 0x222,
-        hops: vec![hop(5, Load::constant(0.3), 1.0), hop(1, Load::constant(0.0), 1.0), hop(4, wave.clone(), 1.0)],
+        hops: vec![
+            hop(5, Load::constant(0.3), 1.0),
+            hop(1, Load::constant(0.0), 1.0),
+            hop(4, wave.clone(), 1.0),
+        ],
     };
     let c = PathSpec {
         id: 0x333,
-        hops: vec![hop(2, Load::constant(0.1), 1.0), hop(8, wave, 1.0), hop(9, Load::constant(0.9), 1.0)],
+        hops: vec![
+            hop(2, Load::constant(0.1), 1.0),
+            hop(8, wave, 1.0),
+            hop(9, Load::constant(0.9), 1.0),
+        ],
     };
     Scenario {
         seed: 4,

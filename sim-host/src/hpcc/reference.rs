@@ -3,7 +3,9 @@
 //! It also has its own INT decoder (Figure 7), so the firmware parser is checked too.
 
 /// Link rate per speed code, bit/s (issue §1: 1 = 10G … 9 = 1.6T; 0 and 10–15 reserved).
-pub const SPEED_GBPS: [f64; 10] = [0.0, 10.0, 25.0, 40.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0];
+pub const SPEED_GBPS: [f64; 10] = [
+    0.0, 10.0, 25.0, 40.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0,
+];
 
 /// Maximum hops the reference accepts (the firmware default).
 pub const MAX_HOPS: usize = 5;
@@ -101,12 +103,19 @@ pub fn decode_int(b: &[u8]) -> Result<RefInt, String> {
         if !(1..=9).contains(&code) {
             return Err(format!("hop {i}: reserved speed code {code}"));
         }
-        let ts = (u32::from(h[0] & 0x0F) << 20) | (u32::from(h[1]) << 12) | (u32::from(h[2]) << 4) | u32::from(h[3] >> 4);
+        let ts = (u32::from(h[0] & 0x0F) << 20)
+            | (u32::from(h[1]) << 12)
+            | (u32::from(h[2]) << 4)
+            | u32::from(h[3] >> 4);
         let tx = (u32::from(h[3] & 0x0F) << 16) | (u32::from(h[4]) << 8) | u32::from(h[5]);
         let qlen = (u32::from(h[6]) << 8) | u32::from(h[7]);
         hops.push(RefHop { code, ts, tx, qlen });
     }
-    Ok(RefInt { nhop, path_id, hops })
+    Ok(RefInt {
+        nhop,
+        path_id,
+        hops,
+    })
 }
 
 /// Encodes an INT block (for generators and tests).
@@ -243,7 +252,15 @@ mod tests {
         let b = [0x1A, 0xBC, 0x5A, 0xBC, 0xDE, 0xF1, 0x23, 0x45, 0x67, 0x89];
         let i = decode_int(&b).unwrap();
         assert_eq!((i.nhop, i.path_id), (1, 0xABC));
-        assert_eq!(i.hops[0], RefHop { code: 5, ts: 0xABCDEF, tx: 0x12345, qlen: 0x6789 });
+        assert_eq!(
+            i.hops[0],
+            RefHop {
+                code: 5,
+                ts: 0xABCDEF,
+                tx: 0x12345,
+                qlen: 0x6789
+            }
+        );
         assert_eq!(encode_int(0xABC, &i.hops), b.to_vec());
     }
 
@@ -251,7 +268,17 @@ mod tests {
     #[test]
     fn worked_example() {
         let mut r = Reference::new(RefParams::default());
-        let h = |ts, tx, q| encode_int(0x123, &[RefHop { code: 5, ts, tx, qlen: q }]);
+        let h = |ts, tx, q| {
+            encode_int(
+                0x123,
+                &[RefHop {
+                    code: 5,
+                    ts,
+                    tx,
+                    qlen: q,
+                }],
+            )
+        };
         assert_eq!(r.on_ack(0, 1000, &h(1000, 0, 100)), "init");
         assert_eq!(r.on_ack(1001, 2000, &h(2000, 100, 200)), "md");
         assert!((r.u - 1.005_633).abs() < 1e-6);

@@ -45,7 +45,11 @@ pub fn decimal_ratio(s: &str) -> Option<Ratio> {
     }
     let den = 10u64.pow(frac.len() as u32);
     let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let f: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     let num = i.checked_mul(den)?.checked_add(f)?;
     Some(Ratio {
         num: u32::try_from(num).ok()?,
@@ -62,7 +66,10 @@ fn int_param(p: &Param) -> Result<u64, InputError> {
     if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 {
         Ok(f as u64)
     } else {
-        Err(p.error(format!("parameter {}: {:?} is not a whole number ≥ 0", p.key, p.value)))
+        Err(p.error(format!(
+            "parameter {}: {:?} is not a whole number ≥ 0",
+            p.key, p.value
+        )))
     }
 }
 
@@ -74,14 +81,18 @@ impl Setup {
         let mut last: Option<&Param> = None;
         for prm in params {
             let narrow = |v: u64| {
-                u32::try_from(v).map_err(|_| prm.error(format!("parameter {}: {v} is too large", prm.key)))
+                u32::try_from(v)
+                    .map_err(|_| prm.error(format!("parameter {}: {v} is too large", prm.key)))
             };
             match prm.key.as_str() {
                 "nic_rate_bps" => p.nic_rate_bps = int_param(prm)?,
                 "base_rtt_ns" => p.base_rtt_ns = narrow(int_param(prm)?)?,
                 "eta" => {
                     p.eta = decimal_ratio(&prm.value).ok_or_else(|| {
-                        prm.error(format!("parameter eta: {:?} is not a decimal like 0.95", prm.value))
+                        prm.error(format!(
+                            "parameter eta: {:?} is not a decimal like 0.95",
+                            prm.value
+                        ))
                     })?
                 }
                 "max_stage" => {
@@ -100,7 +111,10 @@ impl Setup {
         }
         let cfg = Config::new(p).map_err(|e| match last {
             Some(prm) => prm.error(format!("invalid hpcc configuration: {e}")),
-            None => InputError::file(Path::new("--set"), format!("invalid hpcc configuration: {e}")),
+            None => InputError::file(
+                Path::new("--set"),
+                format!("invalid hpcc configuration: {e}"),
+            ),
         })?;
         let refp = RefParams {
             nic_rate_bps: p.nic_rate_bps as f64,
@@ -120,7 +134,10 @@ pub fn quantise(r: &Reference) -> RawParts {
     let mut hops = [0u64; 5];
     let header = r.prev.as_ref().map(|i| {
         for (d, h) in hops.iter_mut().zip(&i.hops) {
-            *d = (u64::from(h.code) << 60) | (u64::from(h.ts) << 36) | (u64::from(h.tx) << 16) | u64::from(h.qlen);
+            *d = (u64::from(h.code) << 60)
+                | (u64::from(h.ts) << 36)
+                | (u64::from(h.tx) << 16)
+                | u64::from(h.qlen);
         }
         (u16::from(i.nhop) << 12) | i.path_id
     });
@@ -173,9 +190,11 @@ impl Flow {
     ) -> Result<Flow, InputError> {
         let out = match out {
             Some(p) => {
-                let f = File::create(&p).map_err(|e| InputError::file(&p, format!("cannot create: {e}")))?;
+                let f = File::create(&p)
+                    .map_err(|e| InputError::file(&p, format!("cannot create: {e}")))?;
                 let mut w = BufWriter::new(f);
-                writeln!(w, "{OUT_HEADER}").map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+                writeln!(w, "{OUT_HEADER}")
+                    .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
                 Some((p, w))
             }
             None => None,
@@ -199,7 +218,14 @@ impl Flow {
     }
 
     /// Replays one ACK through both sides.
-    pub fn event(&mut self, line: Option<u64>, t_ns: u64, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Result<(), InputError> {
+    pub fn event(
+        &mut self,
+        line: Option<u64>,
+        t_ns: u64,
+        ack_seq: u32,
+        snd_nxt: u32,
+        int: &[u8],
+    ) -> Result<(), InputError> {
         let at = At {
             event: self.events,
             t_ns,
@@ -209,7 +235,9 @@ impl Flow {
             self.fixed = State::from_raw_parts(quantise(&self.reference));
         }
         let up = self.fixed.on_ack(&self.setup.cfg, ack_seq, snd_nxt, int);
-        let br = self.reference.on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
+        let br = self
+            .reference
+            .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
         let bf = up.branch.name();
         self.agreement.add(br == bf, at);
         if br == "bad" && bf == "bad" {
@@ -261,7 +289,8 @@ impl Flow {
     /// Finishes: flushes `--out`, draws `--plot`, and judges the summary.
     pub fn finish(mut self, opts: &ReplayOpts) -> Result<Summary, InputError> {
         if let Some((p, w)) = &mut self.out {
-            w.flush().map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            w.flush()
+                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
         }
         if let Some((p, d)) = &self.plot {
             let pts = d.samples();
@@ -286,14 +315,23 @@ impl Flow {
                     ],
                 },
             ];
-            plot::draw(p, &format!("HPCC replay of {}", self.name), "time (µs)", &panels)
-                .map_err(|e| InputError::file(p, e))?;
+            plot::draw(
+                p,
+                &format!("HPCC replay of {}", self.name),
+                "time (µs)",
+                &panels,
+            )
+            .map_err(|e| InputError::file(p, e))?;
         }
         let mut s = Summary::new("hpcc", self.name.clone(), self.mode, self.agreement.clone());
         s.events = self.events;
         s.skipped = self.skipped;
         s.rel_err = Some(self.err.summary("window"));
-        let counts: Vec<String> = self.branches.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let counts: Vec<String> = self
+            .branches
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         s.detail("branches (ref)", counts.join(" · "));
         s.detail("U max abs. error", format!("{:.3e}", self.u_err_max));
         s.detail("U max (ref)", format!("{:.3}", self.u_ref_max));
@@ -314,14 +352,19 @@ struct Row {
 /// Decodes lowercase/uppercase hex (no separators) into bytes.
 pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", s.len()));
     }
     (0..s.len())
         .step_by(2)
         .map(|i| {
-            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16)
-                .map_err(|_| format!("not hex at character {}: {:?}", i + 1, s.get(i..i + 2).unwrap_or("")))
+            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
+                format!(
+                    "not hex at character {}: {:?}",
+                    i + 1,
+                    s.get(i..i + 2).unwrap_or("")
+                )
+            })
         })
         .collect()
 }
@@ -332,11 +375,16 @@ pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputE
     rdr.expect_header(super::HEADER)?;
     let params = crate::trace::merged_params(rdr.params(), &opts.params);
     let setup = Setup::from_params(&params)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace").to_string();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("trace")
+        .to_string();
     let mut flow = Flow::new(name, setup, opts.mode, opts.out.clone(), opts.plot.clone())?;
     while let Some(row) = rdr.next_row::<Row>() {
         let (line, r) = row?;
-        let int = hex_bytes(&r.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))?;
+        let int =
+            hex_bytes(&r.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))?;
         flow.event(Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)?;
     }
     if flow.events() == 0 {
