@@ -220,11 +220,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture",
         ));
     }
-    let file = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("capture")
-        .to_string();
+    let file = path.display().to_string();
     let single = order.len() == 1;
     let mut flows: HashMap<FlowKey, (Flow, Option<u32>)> = HashMap::new();
     for k in &order {

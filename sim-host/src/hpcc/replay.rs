@@ -375,11 +375,8 @@ pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputE
     rdr.expect_header(super::HEADER)?;
     let params = crate::trace::merged_params(rdr.params(), &opts.params);
     let setup = Setup::from_params(&params)?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("trace")
-        .to_string();
+    // The path as given, like the other kinds, so a directory table says where each trace is.
+    let name = path.display().to_string();
     let mut flow = Flow::new(name, setup, opts.mode, opts.out.clone(), opts.plot.clone())?;
     while let Some(row) = rdr.next_row::<Row>() {
         let (line, r) = row?;
