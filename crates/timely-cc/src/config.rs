@@ -221,8 +221,7 @@ impl Config {
         if p.line_rate_bps < 1_000_000 {
             return Err(ConfigError::LineRateTooLow);
         }
-        if p.min_rate_bps == 0 || p.max_rate_bps == 0 || p.init_rate_bps == 0 || p.delta_bps == 0
-        {
+        if p.min_rate_bps == 0 || p.max_rate_bps == 0 || p.init_rate_bps == 0 || p.delta_bps == 0 {
             return Err(ConfigError::ZeroRate);
         }
         if p.min_rate_bps > p.max_rate_bps {

@@ -290,7 +290,8 @@ impl State {
             // Alg. 1: normalized_gradient = rtt_diff/minRTT ≤ 0 ⇔ rtt_diff ≤ 0 (minRTT > 0)
             // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
             self.hai_count = self.hai_count.saturating_add(1);
-            if self.hai_count >= cfg.hai_after {
+            // N = hai_n if counter ≥ hai_after else 1; the branch is `hai` when N > 1.
+            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
                 (Branch::Hai, true)
             } else {
                 (Branch::Inc, true)
@@ -315,21 +316,24 @@ impl State {
         if grow {
             limited = self.app_limited(cfg, ev.sending_rate_bps);
             if !limited {
-                // N = hai_n in HAI mode, else 1 (Alg. 1: rate ← rate + N·δ). Saturating: rates.
+                // Alg. 1: rate ← rate + N·δ (N = hai_n in HAI mode, else 1). Saturating: rates.
                 let n = if branch == Branch::Hai { cfg.hai_n } else { 1 };
                 let step = u64::from(cfg.delta_u).saturating_mul(u64::from(n));
                 // step < 2^64 / 2^30 is not guaranteed: saturate the product.
                 let step = match scale_q30 {
                     None => step,
-                    Some(s) => u64::try_from((u128::from(step) * u128::from(s)) >> 30)
-                        .unwrap_or(u64::MAX),
+                    Some(s) => {
+                        u64::try_from((u128::from(step) * u128::from(s)) >> 30).unwrap_or(u64::MAX)
+                    }
                 };
                 let step = u32::try_from(step).unwrap_or(u32::MAX);
                 self.rate_u = self.rate_u.saturating_add(step);
             }
         }
         // Finally clamp rate to [min_rate, max_rate].
-        self.rate_u = self.rate_u.clamp(cfg.min_rate_u, cfg.max_rate_u.max(cfg.min_rate_u));
+        self.rate_u = self
+            .rate_u
+            .clamp(cfg.min_rate_u, cfg.max_rate_u.max(cfg.min_rate_u));
         self.update(branch, rtt_q4, limited)
     }
 
@@ -399,7 +403,9 @@ impl State {
 #[allow(clippy::arithmetic_side_effects)] // |num| < 2^53: adding 2^15 cannot overflow
 fn sign_preserving_round_q16(num: i64) -> i32 {
     let mag = (num.unsigned_abs() + (1 << 15)) >> 16;
-    let mag = i32::try_from(mag).unwrap_or(i32::MAX).max(i32::from(num != 0));
+    let mag = i32::try_from(mag)
+        .unwrap_or(i32::MAX)
+        .max(i32::from(num != 0));
     if num < 0 { -mag } else { mag }
 }
 

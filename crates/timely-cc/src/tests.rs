@@ -35,7 +35,10 @@ fn state_is_16_bytes() {
 fn default_config_is_the_papers() {
     let p = CFG.params();
     assert_eq!(p.line_rate_bps, 10_000_000_000);
-    assert_eq!((p.t_low_ns, p.t_high_ns, p.min_rtt_ns), (50_000, 500_000, 20_000));
+    assert_eq!(
+        (p.t_low_ns, p.t_high_ns, p.min_rtt_ns),
+        (50_000, 500_000, 20_000)
+    );
     assert_eq!((p.alpha, p.beta), (Ratio::new(7, 8), Ratio::new(4, 5)));
     assert_eq!(CFG.alpha_q16, 57_344); // 0.875 exactly
     assert_eq!(State::new(&CFG).rate_bps(), 10_000_000_000);
@@ -48,7 +51,10 @@ fn serialisation_delay_is_removed() {
     let q4 = State::rtt_q4(&CFG, &e).unwrap();
     assert_eq!(q4, 113_107 * 16 - 209_715); // 99 999.8125 ns
     // Faster than its own serialisation: clamped at 0.
-    assert_eq!(State::rtt_q4(&CFG, &Completion::new(0, 10, 16_384)), Some(0));
+    assert_eq!(
+        State::rtt_q4(&CFG, &Completion::new(0, 10, 16_384)),
+        Some(0)
+    );
 }
 
 #[test]
@@ -59,7 +65,10 @@ fn completion_before_send_is_skipped_without_state_change() {
     assert_eq!(u.branch, Branch::Skip);
     assert_eq!(st, before);
     let mut fresh = State::new(&CFG);
-    assert_eq!(fresh.on_completion(&CFG, &Completion::new(5, 4, 0)).branch, Branch::Skip);
+    assert_eq!(
+        fresh.on_completion(&CFG, &Completion::new(5, 4, 0)).branch,
+        Branch::Skip
+    );
     assert!(!fresh.started());
 }
 
@@ -79,10 +88,18 @@ fn decrease_above_t_high_worked_number() {
     let u = st.on_completion(&CFG, &ev(10, 600_000));
     assert_eq!(u.branch, Branch::High);
     let want = 10e9 * (1.0 - 0.8 * (1.0 - 500.0 / 600.0));
-    assert!((u.rate_bps as f64 - want).abs() <= 128.0, "{} vs {want}", u.rate_bps);
+    assert!(
+        (u.rate_bps as f64 - want).abs() <= 128.0,
+        "{} vs {want}",
+        u.rate_bps
+    );
     // rtt 1 ms: 1 − 0.8·0.5 = 0.6 → 6 Gb/s of the 8.667.
     let u = st.on_completion(&CFG, &ev(20, 1_000_000));
-    assert!((u.rate_bps as f64 - want * 0.6).abs() <= 256.0, "{}", u.rate_bps);
+    assert!(
+        (u.rate_bps as f64 - want * 0.6).abs() <= 256.0,
+        "{}",
+        u.rate_bps
+    );
     assert_eq!(st.hai_count(), 0);
 }
 
@@ -128,7 +145,10 @@ fn hai_after_five_non_positive_gradients() {
 fn rate_is_clamped_to_min_and_max() {
     // At max: increases stay at max.
     let mut st = started(30_000);
-    assert_eq!(st.on_completion(&CFG, &ev(1, 30_000)).rate_bps, 10_000_000_000);
+    assert_eq!(
+        st.on_completion(&CFG, &ev(1, 30_000)).rate_bps,
+        10_000_000_000
+    );
     // Huge gradient: factor negative → min rate.
     let mut st = started(60_000);
     let u = st.on_completion(&CFG, &ev(1, 400_000)); // g = 0.875·340000/20000 ≫ 1
@@ -190,24 +210,94 @@ fn ratio_error_bound() {
 fn invalid_configs_are_rejected() {
     let d = Params::DEFAULT;
     let bad = [
-        (Params { t_low_ns: 600_000, ..d }, ConfigError::TLowAboveTHigh),
-        (Params { min_rate_bps: 0, ..d }, ConfigError::ZeroRate),
+        (
+            Params {
+                t_low_ns: 600_000,
+                ..d
+            },
+            ConfigError::TLowAboveTHigh,
+        ),
+        (
+            Params {
+                min_rate_bps: 0,
+                ..d
+            },
+            ConfigError::ZeroRate,
+        ),
         (Params { delta_bps: 0, ..d }, ConfigError::ZeroRate),
-        (Params { min_rate_bps: 20_000_000_000, ..d }, ConfigError::MinAboveMax),
-        (Params { init_rate_bps: 1_000, ..d }, ConfigError::InitOutOfRange),
-        (Params { beta: Ratio::new(0, 1), ..d }, ConfigError::BetaOutOfRange),
-        (Params { beta: Ratio::new(3, 2), ..d }, ConfigError::BetaOutOfRange),
-        (Params { alpha: Ratio::new(1, 0), ..d }, ConfigError::AlphaOutOfRange),
+        (
+            Params {
+                min_rate_bps: 20_000_000_000,
+                ..d
+            },
+            ConfigError::MinAboveMax,
+        ),
+        (
+            Params {
+                init_rate_bps: 1_000,
+                ..d
+            },
+            ConfigError::InitOutOfRange,
+        ),
+        (
+            Params {
+                beta: Ratio::new(0, 1),
+                ..d
+            },
+            ConfigError::BetaOutOfRange,
+        ),
+        (
+            Params {
+                beta: Ratio::new(3, 2),
+                ..d
+            },
+            ConfigError::BetaOutOfRange,
+        ),
+        (
+            Params {
+                alpha: Ratio::new(1, 0),
+                ..d
+            },
+            ConfigError::AlphaOutOfRange,
+        ),
         (Params { min_rtt_ns: 0, ..d }, ConfigError::ZeroMinRtt),
         (Params { hai_n: 0, ..d }, ConfigError::ZeroHaiN),
-        (Params { hai_after: 256, ..d }, ConfigError::HaiAfterTooLarge),
-        (Params { line_rate_bps: 999_999, ..d }, ConfigError::LineRateTooLow),
-        (Params { t_high_ns: MAX_RTT_NS + 1, ..d }, ConfigError::THighOutOfRange),
         (
-            Params { max_rate_bps: MAX_RATE_BPS + 1, line_rate_bps: MAX_RATE_BPS + 1, ..d },
+            Params {
+                hai_after: 256,
+                ..d
+            },
+            ConfigError::HaiAfterTooLarge,
+        ),
+        (
+            Params {
+                line_rate_bps: 999_999,
+                ..d
+            },
+            ConfigError::LineRateTooLow,
+        ),
+        (
+            Params {
+                t_high_ns: MAX_RTT_NS + 1,
+                ..d
+            },
+            ConfigError::THighOutOfRange,
+        ),
+        (
+            Params {
+                max_rate_bps: MAX_RATE_BPS + 1,
+                line_rate_bps: MAX_RATE_BPS + 1,
+                ..d
+            },
             ConfigError::RateTooHigh,
         ),
-        (Params { app_limited: Some(Ratio::new(0, 5)), ..d }, ConfigError::AppLimitedOutOfRange),
+        (
+            Params {
+                app_limited: Some(Ratio::new(0, 5)),
+                ..d
+            },
+            ConfigError::AppLimitedOutOfRange,
+        ),
     ];
     for (p, e) in bad {
         assert_eq!(Config::new(p), Err(e), "{p:?}");
@@ -219,7 +309,11 @@ fn invalid_configs_are_rejected() {
 
 #[test]
 fn app_limited_rule_suppresses_increases() {
-    let cfg = Config::new(Params { app_limited: Some(Ratio::new(4, 5)), ..Params::DEFAULT }).unwrap();
+    let cfg = Config::new(Params {
+        app_limited: Some(Ratio::new(4, 5)),
+        ..Params::DEFAULT
+    })
+    .unwrap();
     let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
     // Sending at 700 Mb/s < 80 % of 1 Gb/s: no increase.
     let mut e = ev(0, 40_000);
@@ -234,13 +328,20 @@ fn app_limited_rule_suppresses_increases() {
 
 #[test]
 fn per_completion_scaling_divides_changes() {
-    let cfg =
-        Config::new(Params { per_completion_scaling: true, ..Params::DEFAULT }).unwrap();
+    let cfg = Config::new(Params {
+        per_completion_scaling: true,
+        ..Params::DEFAULT
+    })
+    .unwrap();
     // 1 Gb/s, 1500 B: 12 µs per segment, minRTT 20 µs → 1.667 completions per minRTT,
     // s = 12/20 = 0.6: the increase is 0.6·10 Mb/s = 6 Mb/s.
     let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
     let u = st.on_completion(&cfg, &ev(0, 40_000));
-    assert!((u.rate_bps as f64 - 1.006e9).abs() < 1_000.0, "{}", u.rate_bps);
+    assert!(
+        (u.rate_bps as f64 - 1.006e9).abs() < 1_000.0,
+        "{}",
+        u.rate_bps
+    );
     // A large segment (s = 1): unscaled.
     let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
     let u = st.on_completion(&cfg, &Completion::new(0, 40_000 + 52_429, 65_536));
