@@ -91,6 +91,17 @@ enum Ev {
     Burst,
 }
 
+/// Incast bursts: each range is inclusive `(lo, hi)`, drawn uniformly.
+#[derive(Debug, Clone, Copy)]
+pub struct Bursts {
+    /// Time between burst starts, ns.
+    pub gap_ns: (u64, u64),
+    /// Extra flows per burst.
+    pub flows: (u64, u64),
+    /// How long the burst's flows send, ns.
+    pub duration_ns: (u64, u64),
+}
+
 struct Flow {
     st: RefState,
     active_until: u64,
@@ -112,8 +123,8 @@ pub struct NetSim {
     rng: Pcg64Mcg,
     /// Uniform measurement noise added to completion times, up to this many ns.
     pub noise_ns: f64,
-    /// Incast bursts: (gap range ns, flows range, duration range ns); `None`: no bursts.
-    pub bursts: Option<((u64, u64), (u64, u64), (u64, u64))>,
+    /// Incast bursts; `None`: no bursts.
+    pub bursts: Option<Bursts>,
     long_lived: usize,
     /// Switch buffer; a sender pauses (PFC) while it is full.
     pub buffer_bytes: f64,
@@ -161,8 +172,8 @@ impl NetSim {
     /// Runs until flow 0 completed `n` segments; calls `sink(t_send, t_complete, bytes, i)`
     /// for each, where `i` is the flow-0 completion index (for phase changes).
     pub fn run(&mut self, n: usize, mut sink: impl FnMut(&mut Self, u64, u64, u32, usize)) {
-        if let Some((gap, _, _)) = self.bursts {
-            let t = range_u64(&mut self.rng, gap.0, gap.1);
+        if let Some(b) = self.bursts {
+            let t = range_u64(&mut self.rng, b.gap_ns.0, b.gap_ns.1);
             self.push(t, Ev::Burst);
         }
         let mut done = 0;
@@ -172,7 +183,12 @@ impl NetSim {
             };
             match ev {
                 Ev::Burst => {
-                    let Some((gap, k, dur)) = self.bursts else {
+                    let Some(Bursts {
+                        gap_ns: gap,
+                        flows: k,
+                        duration_ns: dur,
+                    }) = self.bursts
+                    else {
                         continue;
                     };
                     let k = range_u64(&mut self.rng, k.0, k.1) as usize;
@@ -248,7 +264,11 @@ fn incast() -> FixtureFile {
         ],
     );
     let mut sim = NetSim::new(0x71AE1, 3, 40, 10_000.0);
-    sim.bursts = Some(((8_000_000, 20_000_000), (8, 32), (300_000, 2_000_000)));
+    sim.bursts = Some(Bursts {
+        gap_ns: (8_000_000, 20_000_000),
+        flows: (8, 32),
+        duration_ns: (300_000, 2_000_000),
+    });
     sim.run(EVENTS, |_, s, c, b, _| t.row(s, c, b));
     t.file("incast.csv")
 }

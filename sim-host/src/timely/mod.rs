@@ -134,7 +134,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     }
     if let Some(p) = &opts.plot {
         let s = plot_pts.samples();
-        let pts = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
+        type Sample = (f64, f64, f64, f64);
+        let pts = |f: &dyn Fn(&Sample) -> f64| -> Vec<(f64, f64)> {
             s.iter()
                 .map(|(_, v)| (v.0 / 1e6, f(v)))
                 .filter(|(_, y)| y.is_finite())
