@@ -41,3 +41,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Nothing panics on any event, with any of the optional rules, in either mode.
+    #[test]
+    fn arbitrary_events_never_panic(
+        evs in proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u32>()), 1..100),
+        app in any::<bool>(), scale in any::<bool>(),
+    ) {
+        let mut set = Vec::new();
+        if app {
+            set.push(sim_host::trace::parse_cli_set("app_limited=0.8").unwrap());
+        }
+        if scale {
+            set.push(sim_host::trace::parse_cli_set("per_completion_scaling=true").unwrap());
+        }
+        let both = params::build(Path::new("prop"), &set).unwrap();
+        for mode in [Mode::Free, Mode::Forced] {
+            let mut ls = Lockstep::new(&both, mode);
+            for &(s, c, b) in &evs {
+                let o = ls.step(s, c, b);
+                prop_assert!((10e6..=10e9).contains(&o.rate_ref_bps));
+                prop_assert!((10_000_000..=10_000_000_000).contains(&o.rate_fixed_bps));
+            }
+        }
+    }
+}
