@@ -42,8 +42,9 @@
 //! (and f64) value keeps its sign. The EWMA here rounds to nearest but never rounds a non-zero
 //! exact result to zero: it keeps one ulp (1/128 ns) of the exact result's sign, so the sign of
 //! `rtt_diff` (the branch decision) is that of the exact EWMA of the quantised RTTs. The f64
-//! reference keeps the sign too until its subnormal range runs out (about 360 equal samples after
-//! a ~1 µs difference), where it flushes to 0 and the two differ; docs/timely.md measures it.
+//! reference keeps the sign too until its gradient underflows the subnormal range (357 equal
+//! samples after a 1 µs step at the defaults), where it flushes to 0 and the two differ;
+//! docs/timely.md measures it.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(

@@ -424,7 +424,7 @@ fn identical_rtts() -> FixtureFile {
             "Scripted: 1 us NIC clock (send and completion times truncated to whole us) and a queue",
             "that holds still: plateaus of 20-300 events at 30-700 us joined by 3-30-event ramps.",
             "Sub-us jitter (0-300 ns, or 0-900 ns on a third of the plateaus) rarely flips a sample",
-            "by 1 us. Holds stay below ~360 events, where the f64 reference's EWMA underflows",
+            "by 1 us. Holds stay below ~357 events, where the f64 reference's gradient underflows",
             "(docs/timely.md). 16 KB segments. Seed 0x1DE27.",
         ],
         0x1DE27,
