@@ -30,11 +30,9 @@ pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
     let mut code = 0;
     for &k in kinds {
         let kdir = dir.join(k.name());
-        if !check {
-            if let Err(e) = std::fs::create_dir_all(&kdir) {
-                eprintln!("error: {}: cannot create: {e}", kdir.display());
-                return 2;
-            }
+        if !check && let Err(e) = std::fs::create_dir_all(&kdir) {
+            eprintln!("error: {}: cannot create: {e}", kdir.display());
+            return 2;
         }
         for f in generate(k) {
             let p = kdir.join(&f.name);

@@ -111,11 +111,11 @@ fn main() -> ExitCode {
                 ("--max-p99-rel-err", max_p99_rel_err),
                 ("--max-rel-err", max_rel_err),
             ] {
-                if let Some(v) = v {
-                    if !(v.is_finite() && v >= 0.0) {
-                        eprintln!("error: {name} {v}: must be a finite number ≥ 0");
-                        return ExitCode::from(replay::EXIT_INPUT as u8);
-                    }
+                if let Some(v) = v
+                    && !(v.is_finite() && v >= 0.0)
+                {
+                    eprintln!("error: {name} {v}: must be a finite number ≥ 0");
+                    return ExitCode::from(replay::EXIT_INPUT as u8);
                 }
             }
             let opts = ReplayOpts {

@@ -26,14 +26,14 @@ impl<T> Decimator<T> {
 
     /// Offers sample number `i` (0-based, increasing); `make` is only called if it is kept.
     pub fn offer(&mut self, i: u64, make: impl FnOnce() -> T) {
-        if i % self.stride != 0 {
+        if !i.is_multiple_of(self.stride) {
             return;
         }
         self.kept.push((i, make()));
         if self.kept.len() > self.cap {
             self.stride *= 2;
             let stride = self.stride;
-            self.kept.retain(|(j, _)| j % stride == 0);
+            self.kept.retain(|(j, _)| j.is_multiple_of(stride));
         }
     }
 

@@ -1,4 +1,21 @@
-//! HPCC (SIGCOMM 2019) INT-driven window control in fixed point, no_std, division-free
+//! HPCC (Li et al., SIGCOMM 2019) INT-driven window control in fixed point: `no_std`, no
+//! allocation, no floats, no panics and no run-time division on the per-ACK path.
+//!
+//! * [`int`]: the INT block on the wire (paper §4.1, Figure 7): a zero-copy [`IntView`] and an
+//!   [`encode`](int::encode)r, with typed [`IntError`]s.
+//! * [`Config`]: the paper's parameters, validated, with every reciprocal precomputed
+//!   (`1/T`, `80/(B·T)` and `128/B` per speed code, the rate scale `8/T`).
+//! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
+//!
+//! # Number formats
+//! | quantity | type | format | range | resolution | at the ends |
+//! |---|---|---|---|---|---|
+//! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
+//! | utilisation `U`, `u'` | `u32` | Q10.22 | `[0, 1024)` | 2^-22 ≈ 2.4e-7 | saturates at `1024 − 2^-22` (then the fixed side differs from f64) |
+//! | EWMA weight `τ/T` | `u32` | Q0.32 | `[0, 1)` | 2^-32 | `τ ≥ T` takes `U = u` exactly |
+//! | `η` | `u32` | Q1.31 and Q10.22 | `(0, 1]` | 2^-31 | |
+//! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
+//! | `1/Δts`, `1/U` | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -9,3 +26,599 @@
     clippy::unwrap_used,
     clippy::cast_possible_truncation
 )]
+
+pub mod fixed;
+pub mod int;
+
+use cc_math::wrap::wrapping_delta;
+use core::num::NonZeroU32;
+use fixed::{Scale, recip_refined};
+pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
+
+/// Fractional bits of the window (Q24.8 bytes).
+pub const W_FRAC_BITS: u32 = 8;
+/// Fractional bits of the utilisation (Q10.22).
+pub const U_FRAC_BITS: u32 = 22;
+/// `U = 1.0` in Q10.22.
+pub const U_ONE: u32 = 1 << U_FRAC_BITS;
+
+/// An exact ratio `num / den` (used for `η`), so configs carry no floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Ratio {
+    /// Numerator.
+    pub num: u32,
+    /// Denominator (non-zero).
+    pub den: u32,
+}
+
+/// The configuration as a user writes it. Field names are the trace `# set` keys.
+///
+/// `Default` is the paper's simulation setup (§5, "Parameters"): 100 Gb/s NIC, base RTT
+/// `T = 13 µs`, `η = 95 %`, `maxStage = 5`, `W_AI = 80` bytes; `min_rate_bps` = 100 Mb/s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Params {
+    /// NIC line rate, bit/s (`W_max = nic_rate · T`). 1 Mb/s ..= 10 Tb/s.
+    pub nic_rate_bps: u64,
+    /// Base RTT `T`, ns. 1 000 ..= 16 777 215 (the 24-bit INT timestamp range).
+    pub base_rtt_ns: u32,
+    /// Target utilisation `η`, in `(0, 1]`.
+    pub eta: Ratio,
+    /// AI steps before a multiplicative step (`maxStage`).
+    pub max_stage: u8,
+    /// Additive increase `W_AI`, bytes (`≤ W_max`).
+    pub w_ai_bytes: u32,
+    /// Lowest pacing rate, bit/s (`W_min = min_rate · T`), `0 < min_rate ≤ nic_rate`.
+    pub min_rate_bps: u64,
+}
+
+impl Params {
+    /// The paper's parameters (see the type's documentation).
+    pub const PAPER: Params = Params {
+        nic_rate_bps: 100_000_000_000,
+        base_rtt_ns: 13_000,
+        eta: Ratio { num: 95, den: 100 },
+        max_stage: 5,
+        w_ai_bytes: 80,
+        min_rate_bps: 100_000_000,
+    };
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// Why a configuration was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConfigError {
+    /// `nic_rate_bps` outside 1 Mb/s ..= 10 Tb/s.
+    NicRate,
+    /// `base_rtt_ns` outside 1 000 ..= 16 777 215.
+    BaseRtt,
+    /// `η` not in `(0, 1]` (or a zero denominator).
+    Eta,
+    /// `min_rate_bps` is 0 or above `nic_rate_bps`, or `W_min` is below 1/256 byte.
+    MinRate,
+    /// `W_max = nic_rate · T` is 16 MiB or more (the Q24.8 window range).
+    WindowTooLarge,
+    /// `w_ai_bytes` is above `W_max`.
+    WAi,
+}
+
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            ConfigError::NicRate => "nic_rate_bps must be in 1e6 ..= 1e13",
+            ConfigError::BaseRtt => "base_rtt_ns must be in 1000 ..= 16777215",
+            ConfigError::Eta => "eta must be in (0, 1]",
+            ConfigError::MinRate => {
+                "min_rate_bps must be > 0 and ≤ nic_rate_bps, and W_min = min_rate·T ≥ 1/256 byte"
+            }
+            ConfigError::WindowTooLarge => {
+                "W_max = nic_rate_bps·base_rtt_ns must stay below 16 MiB (Q24.8 window)"
+            }
+            ConfigError::WAi => "w_ai_bytes must not exceed W_max = nic_rate·T",
+        })
+    }
+}
+
+/// A validated configuration with every constant the per-ACK path needs precomputed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Config {
+    params: Params,
+    w_max_q8: u32,
+    w_min_q8: u32,
+    w_ai_q8: u32,
+    /// `η` in Q1.31 (multiplies `Wc`).
+    eta_q31: u32,
+    /// `η` in Q10.22 (compared with `U`).
+    eta_q22: u32,
+    /// `τ ↦ τ·2^32/T` (the EWMA weight in Q0.32).
+    inv_t: Scale,
+    /// `W_q8 ↦ W·8/T` in bit/s.
+    rate: Scale,
+    /// Per speed code: `qlen_units ↦ qlen·80/(B·T)` in Q10.22.
+    q_coef: [Scale; 10],
+    /// Per speed code: `128·2^25/B` (B in bytes/ns): `Δtx_units·tx_coef = (Δtx/B)` in Q.25 ns.
+    tx_coef: [u32; 10],
+}
+
+/// Extra fractional bits of `tx_coef` beyond Q.22.
+const TX_EXTRA_BITS: u32 = 3;
+
+/// `round(n / d)` for const evaluation (`d > 0`).
+#[allow(clippy::arithmetic_side_effects)] // const: d > 0 checked by callers, n + d/2 < 2^128
+const fn div_round(n: u128, d: u128) -> u128 {
+    (n + d / 2) / d
+}
+
+impl Config {
+    /// Validates `p` and precomputes every reciprocal (this is the only place that divides).
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first invalid parameter.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        clippy::indexing_slicing
+    )] // bounded by the checks right above each step
+    pub const fn new(p: Params) -> Result<Config, ConfigError> {
+        if p.nic_rate_bps < 1_000_000 || p.nic_rate_bps > 10_000_000_000_000 {
+            return Err(ConfigError::NicRate);
+        }
+        if p.base_rtt_ns < 1_000 || p.base_rtt_ns > 0xFF_FFFF {
+            return Err(ConfigError::BaseRtt);
+        }
+        if p.eta.den == 0 || p.eta.num == 0 || p.eta.num > p.eta.den {
+            return Err(ConfigError::Eta);
+        }
+        if p.min_rate_bps == 0 || p.min_rate_bps > p.nic_rate_bps {
+            return Err(ConfigError::MinRate);
+        }
+        let t = p.base_rtt_ns as u128;
+        // W = rate·T/8e9 bytes; in Q24.8: rate·T·256/8e9 = rate·T·32/1e9.
+        let w_max = div_round(p.nic_rate_bps as u128 * t * 32, 1_000_000_000);
+        if w_max >= 1 << 32 {
+            return Err(ConfigError::WindowTooLarge);
+        }
+        let w_min = div_round(p.min_rate_bps as u128 * t * 32, 1_000_000_000);
+        if w_min == 0 {
+            return Err(ConfigError::MinRate);
+        }
+        let w_ai = p.w_ai_bytes as u128 * 256;
+        if w_ai > w_max {
+            return Err(ConfigError::WAi);
+        }
+        let eta_q31 = div_round((p.eta.num as u128) << 31, p.eta.den as u128) as u32;
+        let eta_q22 = div_round((p.eta.num as u128) << 22, p.eta.den as u128) as u32;
+        let Some(inv_t) = Scale::from_ratio(1 << 32, t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        // rate_bps = W_q8/256 bytes · 8 bits / (T ns · 1e-9) = W_q8 · 8e9 / (256·T)
+        let Some(rate) = Scale::from_ratio(8_000_000_000, 256 * t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        let mut q_coef = [Scale { mant: 0, shift: 0 }; 10];
+        let mut tx_coef = [0u32; 10];
+        let mut code = 1;
+        while code < 10 {
+            let bps = int::SPEED_BPS[code] as u128;
+            // B in bytes/ns = bps/8e9. qlen·80/(B·T)·2^22 = qlen · 80·2^22·8e9/(bps·T)
+            match Scale::from_ratio((80u128 << 22) * 8_000_000_000, bps * t) {
+                Some(s) => q_coef[code] = s,
+                None => return Err(ConfigError::BaseRtt),
+            }
+            // 128/B · 2^25 = 128·2^25·8e9/bps  (≤ 3.44e9 at 10G: fits u32)
+            tx_coef[code] =
+                div_round((128u128 << (22 + TX_EXTRA_BITS)) * 8_000_000_000, bps) as u32;
+            code += 1;
+        }
+        Ok(Config {
+            params: p,
+            w_max_q8: w_max as u32,
+            w_min_q8: w_min as u32,
+            w_ai_q8: w_ai as u32,
+            eta_q31,
+            eta_q22,
+            inv_t,
+            rate,
+            q_coef,
+            tx_coef,
+        })
+    }
+
+    /// The paper's configuration ([`Params::PAPER`]), validated at compile time.
+    pub const PAPER: Config = match Config::new(Params::PAPER) {
+        Ok(c) => c,
+        #[allow(clippy::panic)] // compile-time only: a const evaluation failure is a build error
+        Err(_) => panic!("the paper's parameters are valid"),
+    };
+
+    /// The parameters this config was built from.
+    #[must_use]
+    pub const fn params(&self) -> &Params {
+        &self.params
+    }
+    /// `W_max = nic_rate · T`, Q24.8 bytes.
+    #[must_use]
+    pub const fn w_max_q8(&self) -> u32 {
+        self.w_max_q8
+    }
+    /// `W_min = min_rate · T`, Q24.8 bytes.
+    #[must_use]
+    pub const fn w_min_q8(&self) -> u32 {
+        self.w_min_q8
+    }
+    /// `η` in Q10.22.
+    #[must_use]
+    pub const fn eta_q22(&self) -> u32 {
+        self.eta_q22
+    }
+
+    /// Pacing rate `R = W/T` for a Q24.8 window, bit/s.
+    #[inline]
+    #[must_use]
+    pub fn rate_bps(&self, w_q8: u32) -> u64 {
+        self.rate.apply(w_q8)
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::PAPER
+    }
+}
+
+/// Which part of Algorithm 1 an ACK took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Branch {
+    /// First INT of the flow: stored, `last_update_seq = snd_nxt`, window unchanged.
+    Init,
+    /// `path_id` or `nhop` changed: INT re-stored, `last_update_seq = snd_nxt`, window unchanged.
+    Resync,
+    /// Every hop had `Δts = 0`: INT stored, nothing else changed.
+    Skip,
+    /// Malformed INT: rejected, state unchanged.
+    Bad,
+    /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
+    Md,
+    /// Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
+    Ai,
+}
+
+impl Branch {
+    /// Lower-case name (`init`, `resync`, `skip`, `bad`, `md`, `ai`), as in the replay output.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Branch::Init => "init",
+            Branch::Resync => "resync",
+            Branch::Skip => "skip",
+            Branch::Bad => "bad",
+            Branch::Md => "md",
+            Branch::Ai => "ai",
+        }
+    }
+}
+
+/// What one ACK produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Update {
+    /// The window `W` after the ACK, Q24.8 bytes.
+    pub window_q8_bytes: u32,
+    /// Pacing rate `R = W/T`, bit/s.
+    pub rate_bps: u64,
+    /// The branch taken.
+    pub branch: Branch,
+}
+
+/// A flow's state from its raw integer parts (for re-seeding it, e.g. the host's forced mode).
+/// Any values are accepted; the update stays panic-free and saturating on all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RawParts<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
+    /// `W`, Q24.8 bytes.
+    pub w_q8: u32,
+    /// `Wc`, Q24.8 bytes.
+    pub wc_q8: u32,
+    /// `U`, Q10.22.
+    pub u_q22: u32,
+    /// `lastUpdateSeq`.
+    pub last_update_seq: u32,
+    /// `incStage`.
+    pub inc_stage: u8,
+    /// The stored INT's header (`nhop << 12 | path_id`), `None` before the first INT.
+    pub int_header: Option<u16>,
+    /// The stored INT's hop words as on the wire (big-endian decoded); unused ones are 0.
+    pub hops: [u64; MAX_HOPS],
+}
+
+/// One flow's HPCC state.
+///
+/// Size: `8·MAX_HOPS + 24` bytes: **64 bytes** at the default 5 hops (asserted in a test), one
+/// cache line. The previous INT is kept packed as on the wire (one `u64` per hop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct State<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
+    hops: [u64; MAX_HOPS],
+    w_q8: u32,
+    wc_q8: u32,
+    u_q22: u32,
+    last_update_seq: u32,
+    int_header: u16,
+    inc_stage: u8,
+    has_int: bool,
+}
+
+impl<const MAX_HOPS: usize> State<MAX_HOPS> {
+    /// Initial state (issue convention): `W = Wc = W_max`, `U = 1`, `incStage = 0`,
+    /// `lastUpdateSeq = 0`, no stored INT.
+    #[must_use]
+    pub const fn new(cfg: &Config) -> Self {
+        Self {
+            hops: [0; MAX_HOPS],
+            w_q8: cfg.w_max_q8,
+            wc_q8: cfg.w_max_q8,
+            u_q22: U_ONE,
+            last_update_seq: 0,
+            int_header: 0,
+            inc_stage: 0,
+            has_int: false,
+        }
+    }
+
+    /// Rebuilds a state from its raw parts.
+    #[must_use]
+    pub const fn from_raw_parts(p: RawParts<MAX_HOPS>) -> Self {
+        let (has_int, int_header) = match p.int_header {
+            Some(h) => (true, h),
+            None => (false, 0),
+        };
+        Self {
+            hops: p.hops,
+            w_q8: p.w_q8,
+            wc_q8: p.wc_q8,
+            u_q22: p.u_q22,
+            last_update_seq: p.last_update_seq,
+            int_header,
+            inc_stage: p.inc_stage,
+            has_int,
+        }
+    }
+
+    /// The raw parts (inverse of [`from_raw_parts`](Self::from_raw_parts)).
+    #[must_use]
+    pub const fn raw_parts(&self) -> RawParts<MAX_HOPS> {
+        RawParts {
+            w_q8: self.w_q8,
+            wc_q8: self.wc_q8,
+            u_q22: self.u_q22,
+            last_update_seq: self.last_update_seq,
+            inc_stage: self.inc_stage,
+            int_header: if self.has_int {
+                Some(self.int_header)
+            } else {
+                None
+            },
+            hops: self.hops,
+        }
+    }
+
+    /// `W`, Q24.8 bytes.
+    #[must_use]
+    pub const fn window_q8_bytes(&self) -> u32 {
+        self.w_q8
+    }
+    /// `U`, Q10.22.
+    #[must_use]
+    pub const fn u_q22(&self) -> u32 {
+        self.u_q22
+    }
+
+    /// Per-ACK update (paper Algorithm 1, `NewAck`) from the raw INT bytes.
+    /// A malformed block is rejected with branch [`Branch::Bad`] and the state unchanged.
+    #[inline]
+    pub fn on_ack(&mut self, cfg: &Config, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Update {
+        match IntView::<MAX_HOPS>::parse(int) {
+            Ok(view) => self.on_int(cfg, ack_seq, snd_nxt, &view),
+            Err(_) => self.unchanged(cfg, Branch::Bad),
+        }
+    }
+
+    fn unchanged(&self, cfg: &Config, branch: Branch) -> Update {
+        Update {
+            window_q8_bytes: self.w_q8,
+            rate_bps: cfg.rate_bps(self.w_q8),
+            branch,
+        }
+    }
+
+    fn store(&mut self, view: &IntView<'_, MAX_HOPS>) {
+        for (dst, w) in self.hops.iter_mut().zip(view.hop_words()) {
+            *dst = w;
+        }
+    }
+
+    /// Per-ACK update (paper Algorithm 1) from an already validated INT block.
+    pub fn on_int(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        view: &IntView<'_, MAX_HOPS>,
+    ) -> Update {
+        let header = view.header();
+        if !self.has_int || header != self.int_header {
+            // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
+            let branch = if self.has_int {
+                Branch::Resync
+            } else {
+                Branch::Init
+            };
+            self.has_int = true;
+            self.int_header = header;
+            self.hops = [0; MAX_HOPS];
+            self.store(view);
+            self.last_update_seq = snd_nxt;
+            return self.unchanged(cfg, branch);
+        }
+
+        // ---- MeasureInflight (Alg. 1 l.1–10) ----
+        // (u, τ) of the most utilised hop; the first one wins ties (strict `>` below).
+        let mut best: Option<(u32, u32)> = None;
+        for (prev, w) in self.hops.iter_mut().zip(view.hop_words()) {
+            let old = *prev;
+            *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
+            // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units.
+            let dts = wrapping_delta::<{ int::TS_BITS }>(int::word_ts(w), int::word_ts(old));
+            let Some(dts_nz) = NonZeroU32::new(dts) else {
+                continue; // Δts = 0: no rate can be measured on this hop
+            };
+            let dtx = wrapping_delta::<{ int::TX_BITS }>(int::word_tx(w), int::word_tx(old));
+            let qmin = int::word_qlen(w).min(int::word_qlen(old));
+            let code = usize::from(int::word_code(w));
+            let (Some(qc), Some(&tc)) = (cfg.q_coef.get(code), cfg.tx_coef.get(code)) else {
+                continue; // unreachable for a parsed view (codes 1..=9); raw parts may hold anything
+            };
+            // Alg. 1 l.5 / Eqn 2: u' = min(qlen, qlen_prev)·80/(B·T) + txRate/B   (Q10.22)
+            let q_term = sat_u32(qc.apply(u32::from(qmin)));
+            let tx_term = tx_term_q22(dtx, tc, dts_nz);
+            // Saturating: U above 1024 is outside the Q10.22 range (documented).
+            let u1 = q_term.saturating_add(tx_term);
+            match best {
+                Some((u, _)) if u1 <= u => {}
+                _ => best = Some((u1, dts)), // Alg. 1 l.6–7: u = u'; τ = Δts
+            }
+        }
+        let Some((u, tau)) = best else {
+            return self.unchanged(cfg, Branch::Skip);
+        };
+        // Alg. 1 l.8: τ = min(τ, T)
+        let t = cfg.params.base_rtt_ns;
+        // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
+        self.u_q22 = if tau >= t {
+            u // weight 1
+        } else {
+            // w = τ/T in Q0.32; τ < T ≤ 2^24 so w ≤ 2^32 − 256: fits u32.
+            let w = sat_u32(cfg.inv_t.apply(tau));
+            ewma_q22(self.u_q22, u, w)
+        };
+
+        // ---- ComputeWind (Alg. 1 l.11–20) ----
+        let update_wc = ack_seq > self.last_update_seq; // Alg. 1 l.22
+        let (w_q8, branch) = if self.u_q22 >= cfg.eta_q22
+            || u32::from(self.inc_stage) >= u32::from(cfg.params.max_stage)
+        {
+            // Eqn 4 / Alg. 1 l.12: W = Wc/(U/η) + W_AI
+            let w = md_q8(self.wc_q8, self.u_q22, cfg).saturating_add(cfg.w_ai_q8);
+            if update_wc {
+                self.inc_stage = 0; // l.13
+            }
+            (w, Branch::Md)
+        } else {
+            // Alg. 1 l.16: W = Wc + W_AI (saturating: a window)
+            let w = self.wc_q8.saturating_add(cfg.w_ai_q8);
+            if update_wc {
+                self.inc_stage = self.inc_stage.saturating_add(1); // l.17
+            }
+            (w, Branch::Ai)
+        };
+        // Issue §2: clamp W to [W_min, W_max]
+        self.w_q8 = w_q8.clamp(cfg.w_min_q8, cfg.w_max_q8.max(cfg.w_min_q8));
+        if update_wc {
+            // l.13/17: Wc = W ; l.23: lastUpdateSeq = snd_nxt
+            self.wc_q8 = self.w_q8;
+            self.last_update_seq = snd_nxt;
+        }
+        // l.25: R = W/T
+        self.unchanged(cfg, branch)
+    }
+}
+
+/// Saturating `u64 → u32`.
+#[inline]
+fn sat_u32(x: u64) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+/// `txRate/B = Δtx·128/(Δts·B)` in Q10.22, saturating.
+///
+/// `x = Δtx_units · (128·2^25/B)` is `(Δtx/B)` ns in Q.25 (< 2^52). With `1/Δts = m·2^-(31+e)`
+/// (`e = shift − 31 ≤ 23` for a 24-bit Δts), `x/Δts = (x >> (e+3)) · m / 2^31` in Q.22; the
+/// rounding of `x` costs at most half a Q.22 ulp.
+#[inline]
+fn tx_term_q22(dtx_units: u32, tx_coef: u32, dts: NonZeroU32) -> u32 {
+    // u32 × u32: cannot overflow u64.
+    let x = u64::from(dtx_units).wrapping_mul(u64::from(tx_coef));
+    let r = recip_refined(dts);
+    let e = r.shift.saturating_sub(31).saturating_add(TX_EXTRA_BITS); // 3 ..= 34
+    // Round to nearest: x + 2^(e−1) < 2^52 + 2^33, no overflow.
+    let y = x
+        .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
+        .checked_shr(e)
+        .unwrap_or(0);
+    let Ok(y) = u32::try_from(y) else {
+        return u32::MAX; // rate above 512·B: saturate
+    };
+    // y·m < 2^63; +2^30 rounds.
+    let q = u64::from(y)
+        .wrapping_mul(u64::from(r.mant_q31))
+        .wrapping_add(1 << 30)
+        >> 31;
+    sat_u32(q)
+}
+
+/// `(1 − w)·U + w·u` with `w` in Q0.32, written as `U ± w·|u − U|` so everything stays unsigned.
+#[inline]
+fn ewma_q22(big_u: u32, u: u32, w: u32) -> u32 {
+    if u >= big_u {
+        let d = u.wrapping_sub(big_u); // u ≥ U
+        // d·w < 2^64; +2^31 rounds; the result is ≤ d, so U + it ≤ u: no overflow.
+        let step = u64::from(d)
+            .wrapping_mul(u64::from(w))
+            .wrapping_add(1 << 31)
+            >> 32;
+        big_u.saturating_add(sat_u32(step))
+    } else {
+        let d = big_u.wrapping_sub(u);
+        let step = u64::from(d)
+            .wrapping_mul(u64::from(w))
+            .wrapping_add(1 << 31)
+            >> 32;
+        big_u.saturating_sub(sat_u32(step))
+    }
+}
+
+/// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
+///
+/// `a = Wc·η` (Q24.8, rounded); `1/U = 2^22 · m · 2^-s`, so `a/U = a·m >> (s − 22)` with
+/// `s ≥ 31`: a plain right shift, and `a·m < 2^63`.
+#[inline]
+fn md_q8(wc_q8: u32, u_q22: u32, cfg: &Config) -> u32 {
+    let Some(u) = NonZeroU32::new(u_q22) else {
+        return u32::MAX; // U = 0: Wc/(0/η) = ∞
+    };
+    // Wc·η: u32 × (≤ 2^31) < 2^63; η ≤ 1 so the result fits u32.
+    let a = u64::from(wc_q8)
+        .wrapping_mul(u64::from(cfg.eta_q31))
+        .wrapping_add(1 << 30)
+        >> 31;
+    let r = recip_refined(u);
+    let sh = r.shift.saturating_sub(U_FRAC_BITS); // 9 ..= 40
+    let p = a.wrapping_mul(u64::from(r.mant_q31)); // a < 2^32, m ≤ 2^31 + 1: < 2^64
+    let w = match sh.checked_sub(1) {
+        Some(s1) => (p >> s1).wrapping_add(1) >> 1,
+        None => p,
+    };
+    sat_u32(w)
+}
+
+#[cfg(test)]
+mod tests;

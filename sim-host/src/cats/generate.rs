@@ -145,15 +145,13 @@ fn traffic(sp: &Spec) -> FixtureFile {
 /// The paper's worst-case web page.
 fn web_page() -> FixtureFile {
     let mut evs = Vec::new();
-    let mut seq = 0;
-    for (prio, bytes) in [
+    for (seq, (prio, bytes)) in (1..).zip([
         (4, 150_000),
         (3, 60_000),
         (2, 40_000),
         (1, 25_000),
         (0, 8_000),
-    ] {
-        seq += 1;
+    ]) {
         evs.push(Ev {
             t_ns: 0,
             kind: 0,

@@ -505,7 +505,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 
     if let Some(p) = &opts.plot {
         let samples = deci.samples();
-        let panel = |name: &str, pick: fn(&([u64; 5], [u64; 5])) -> [u64; 5]| Panel {
+        let panel = |name: &str, pick: PickSide| Panel {
             y_label: format!("{name}: cumulative bytes"),
             series: (0..5)
                 .map(|q| Series {
@@ -528,6 +528,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     }
     Ok(vec![s])
 }
+
+/// Chooses the reference or the fixed side of a plot sample (cumulative bytes per priority).
+type PickSide = fn(&([u64; 5], [u64; 5])) -> [u64; 5];
 
 /// The shipped fixtures of this kind.
 pub fn fixtures() -> Vec<FixtureFile> {

@@ -1,5 +1,14 @@
-//! hpcc: f64 reference, trace format, lockstep replay and fixture generators.
-//! (Scaffold: filled in by the hpcc work.)
+//! hpcc: f64 reference, INT trace and capture formats, lockstep replay and fixture generators.
+//!
+//! * [`reference`]: the f64 reference of Algorithm 1 (from the paper and the conventions).
+//! * [`replay`]: the lockstep driver ([`replay::Flow`]) and the CSV INT trace reader.
+//! * [`capture`]: pcap/pcapng RoCEv2 captures (reader, and the writer of the shipped capture).
+//! * [`generate`]: deterministic fixture generators.
+
+pub mod capture;
+pub mod generate;
+pub mod reference;
+pub mod replay;
 
 use crate::fixtures::FixtureFile;
 use crate::replay::ReplayOpts;
@@ -10,20 +19,46 @@ use std::path::Path;
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_ns,ack_seq,snd_nxt,int";
 
-/// Replays one trace; one summary per trace (per flow for captures).
-pub fn replay(path: &Path, _opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    Err(InputError::file(path, "hpcc replay is not built yet"))
+/// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
+/// captures.
+pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    if crate::replay::is_capture(path) {
+        capture::replay_capture(path, opts)
+    } else {
+        replay::replay_csv(path, opts)
+    }
 }
 
-/// The shipped fixtures of this kind.
+/// The shipped fixtures of this kind: four INT traces and one capture (pcap and pcapng).
 pub fn fixtures() -> Vec<FixtureFile> {
-    Vec::new()
+    let mut v: Vec<FixtureFile> = generate::scenarios()
+        .into_iter()
+        .map(|(name, desc, sc)| FixtureFile {
+            name: name.to_string(),
+            bytes: generate::to_csv(desc, &sc.params, &generate::simulate(&sc)),
+        })
+        .collect();
+    let frames = capture::capture_frames();
+    v.push(FixtureFile {
+        name: "capture.pcap".into(),
+        bytes: capture::write_pcap(&frames, 128),
+    });
+    v.push(FixtureFile {
+        name: "capture.pcapng".into(),
+        bytes: capture::write_pcapng(&frames, 128),
+    });
+    v
 }
 
-/// `sim-host int decode HEX`: a readable dump of one INT block.
+/// `sim-host int decode HEX`: a readable dump of one INT block. Spaces, colons and a `0x` prefix
+/// are ignored.
 pub fn int_decode(hex: &str) -> Result<String, String> {
-    Err(format!(
-        "INT decoding is not built yet ({} hex chars given)",
-        hex.len()
-    ))
+    let cleaned: String = hex
+        .trim()
+        .trim_start_matches("0x")
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != ':')
+        .collect();
+    let bytes = replay::hex_bytes(&cleaned)?;
+    replay::pretty(&bytes)
 }

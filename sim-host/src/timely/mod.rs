@@ -1,21 +1,221 @@
 //! timely: f64 reference, trace format, lockstep replay and fixture generators.
-//! (Scaffold: filled in by the timely work.)
+//!
+//! Trace format: CSV with the header row `t_send_ns,t_complete_ns,bytes`, one completion per
+//! row; `#` lines are comments; `# set KEY=VALUE` lines (before the header) set parameters, with
+//! keys exactly the `timely_cc::Params` field names (see [`params::KEYS`]).
+
+pub mod generate;
+pub mod lockstep;
+pub mod params;
+pub mod reference;
 
 use crate::fixtures::FixtureFile;
+use crate::plot::{self, Decimator, Panel, Series};
 use crate::replay::ReplayOpts;
-use crate::summary::Summary;
-use crate::trace::InputError;
+use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
+use crate::trace::{InputError, TraceReader, merged_params};
+use lockstep::Lockstep;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_send_ns,t_complete_ns,bytes";
+/// The columns of `--out`, exactly.
+pub const OUT_HEADER: &str =
+    "event,t_ns,rtt_ns,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
+/// Branch names in report order.
+pub const BRANCHES: [&str; 7] = ["init", "low", "high", "hai", "inc", "dec", "skip"];
 
-/// Replays one trace; one summary per trace (per flow for captures).
-pub fn replay(path: &Path, _opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    Err(InputError::file(path, "timely replay is not built yet"))
+/// One trace row.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct Row {
+    /// Send time, ns.
+    pub t_send_ns: u64,
+    /// Completion time, ns.
+    pub t_complete_ns: u64,
+    /// Segment size.
+    pub bytes: u32,
+}
+
+fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for b in BRANCHES {
+        if let Some(n) = c.get(b) {
+            m.insert(b.to_string(), (*n).into());
+        }
+    }
+    serde_json::Value::Object(m)
+}
+
+/// Replays one trace; one summary per trace.
+pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let mut rdr = TraceReader::open(path)?;
+    rdr.expect_header(HEADER)?;
+    let params = merged_params(rdr.params(), &opts.params);
+    let both = params::build(path, &params)?;
+    let mut ls = Lockstep::new(&both, opts.mode);
+
+    let mut out = match &opts.out {
+        Some(p) => {
+            let f = std::fs::File::create(p)
+                .map_err(|e| InputError::file(p, format!("cannot create: {e}")))?;
+            let mut w = std::io::BufWriter::new(f);
+            writeln!(w, "{OUT_HEADER}")
+                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            Some((p.clone(), w))
+        }
+        None => None,
+    };
+    let mut plot_pts: Decimator<(f64, f64, f64, f64)> = Decimator::new(4000);
+
+    let mut agreement = Agreement::new("branch");
+    let mut err = ErrStats::default();
+    let mut forced_agree = Agreement::new("branch");
+    let mut forced_err = ErrStats::default();
+    let mut br_ref: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut br_fixed: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut events = 0u64;
+    let mut skipped = 0u64;
+    let mut worst: Option<(f64, At, lockstep::StepOut)> = None;
+
+    while let Some(row) = rdr.next_row::<Row>() {
+        let (line, r) = row?;
+        let o = ls.step(r.t_send_ns, r.t_complete_ns, r.bytes);
+        let at = At {
+            event: events,
+            t_ns: r.t_complete_ns,
+            line: Some(line),
+        };
+        events += 1;
+        if o.branch_ref == "skip" {
+            skipped += 1;
+        }
+        *br_ref.entry(o.branch_ref).or_default() += 1;
+        *br_fixed.entry(o.branch_fixed).or_default() += 1;
+        agreement.add(o.branch_ref == o.branch_fixed, at);
+        let e = rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps);
+        err.add(e, at);
+        if worst.as_ref().is_none_or(|w| e > w.0) {
+            worst = Some((e, at, o));
+        }
+        forced_agree.add(o.branch_ref == o.forced_branch, at);
+        forced_err.add(rel_err(o.forced_rate_bps as f64, o.rate_ref_bps), at);
+        if let Some((p, w)) = out.as_mut() {
+            let rtt = o.rtt_ns.map(|x| x.to_string()).unwrap_or_default();
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{}",
+                at.event,
+                at.t_ns,
+                rtt,
+                o.rate_ref_bps,
+                o.rate_fixed_bps,
+                o.branch_ref,
+                o.branch_fixed
+            )
+            .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+        }
+        if opts.plot.is_some() {
+            plot_pts.offer(at.event, || {
+                (
+                    r.t_complete_ns as f64,
+                    o.rate_ref_bps,
+                    o.rate_fixed_bps as f64,
+                    o.rtt_ns.unwrap_or(f64::NAN),
+                )
+            });
+        }
+    }
+    if let Some((p, mut w)) = out {
+        w.flush()
+            .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+    }
+    if let Some(p) = &opts.plot {
+        let s = plot_pts.samples();
+        type Sample = (f64, f64, f64, f64);
+        let pts = |f: &dyn Fn(&Sample) -> f64| -> Vec<(f64, f64)> {
+            s.iter()
+                .map(|(_, v)| (v.0 / 1e6, f(v)))
+                .filter(|(_, y)| y.is_finite())
+                .collect()
+        };
+        let panels = vec![
+            Panel {
+                y_label: "rate (b/s)".into(),
+                series: vec![
+                    Series {
+                        name: "reference (f64)".into(),
+                        points: pts(&|v| v.1),
+                        color: plot::REF,
+                    },
+                    Series {
+                        name: "fixed point".into(),
+                        points: pts(&|v| v.2),
+                        color: plot::FIXED,
+                    },
+                ],
+            },
+            Panel {
+                y_label: "RTT (ns)".into(),
+                series: vec![Series {
+                    name: "RTT (serialisation removed)".into(),
+                    points: pts(&|v| v.3),
+                    color: plot::OTHER,
+                }],
+            },
+        ];
+        let title = format!(
+            "TIMELY {} ({} mode)",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("trace"),
+            opts.mode.name()
+        );
+        plot::draw(p, &title, "time (ms)", &panels).map_err(|e| InputError::file(p, e))?;
+    }
+
+    let mut s = Summary::new("timely", path.display().to_string(), opts.mode, agreement);
+    s.events = events;
+    s.skipped = skipped;
+    s.rel_err = Some(err.summary("rate"));
+    s.detail("branches ref", counts_json(&br_ref));
+    s.detail("branches fixed", counts_json(&br_fixed));
+    if let Some((e, at, o)) = worst.filter(|w| w.0 > 0.0) {
+        s.detail(
+            "worst event",
+            format!(
+                "event {} (t = {} ns, line {}): rtt {} ns, rate ref {:.0} vs fixed {} b/s \
+                 (rel. {:.2e}), branch {} / {}",
+                at.event,
+                at.t_ns,
+                at.line.unwrap_or(0),
+                o.rtt_ns.map_or("-".to_string(), |r| format!("{r:.1}")),
+                o.rate_ref_bps,
+                o.rate_fixed_bps,
+                e,
+                o.branch_ref,
+                o.branch_fixed
+            ),
+        );
+    }
+    if opts.mode == crate::replay::Mode::Free {
+        let f = forced_err.summary("rate");
+        s.detail(
+            "per-step (forced)",
+            format!(
+                "branch {:.3} % · rate max {:.2e} · p99 {:.2e} · mean {:.2e}",
+                forced_agree.ratio * 100.0,
+                f.max,
+                f.p99,
+                f.mean
+            ),
+        );
+    }
+    s.judge(opts.tolerances("timely"));
+    Ok(vec![s])
 }
 
 /// The shipped fixtures of this kind.
 pub fn fixtures() -> Vec<FixtureFile> {
-    Vec::new()
+    generate::all()
 }

@@ -1,6 +1,89 @@
 //! Probe calls for the timely crate: one `probe_timely_*` function per per-event entry point.
+//!
+//! The configurations are built in [`run`] (at run time from opaque parameters, so the
+//! precomputing divisions happen here, outside the probes); the per-event probes take them by
+//! reference.
+
+use core::hint::black_box;
+use timely_cc::{Completion, Config, Params, Ratio, State};
+
+/// `State::on_completion`: the whole per-event path (RTT engine, Algorithm 1, optional rules).
+#[unsafe(no_mangle)]
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // called from Rust only; extern "C" just pins the symbol
+pub extern "C" fn probe_timely_on_completion(
+    cfg: &Config,
+    st: &mut State,
+    t_send_ns: u64,
+    t_complete_ns: u64,
+    bytes: u32,
+    sending_rate_bps: u64,
+) -> u64 {
+    let ev = Completion {
+        t_send_ns,
+        t_complete_ns,
+        bytes,
+        sending_rate_bps: if sending_rate_bps == 0 {
+            None
+        } else {
+            Some(sending_rate_bps)
+        },
+    };
+    let u = st.on_completion(cfg, &ev);
+    u.rate_bps ^ (u.branch as u64) ^ u.rtt_q4
+}
+
+/// `State::rtt_q4`: the RTT engine alone.
+#[unsafe(no_mangle)]
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // called from Rust only
+pub extern "C" fn probe_timely_rtt_q4(
+    cfg: &Config,
+    t_send_ns: u64,
+    t_complete_ns: u64,
+    bytes: u32,
+) -> u64 {
+    State::rtt_q4(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes)).unwrap_or(u64::MAX)
+}
+
+/// `State::from_raw` and the raw accessors (the re-seeding path).
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn probe_timely_from_raw(rate: u32, prev: u32, diff: i32, cnt: u8) -> u32 {
+    let st = State::from_raw(rate, prev, diff, cnt, true);
+    st.rate_u128bps() ^ st.prev_rtt_q4() ^ (st.rtt_diff_q7() as u32) ^ u32::from(st.hai_count())
+}
 
 /// Builds the configuration (may divide) and then calls every per-event entry point.
 pub fn run(seed: u32) -> u32 {
-    seed
+    let mut acc = seed;
+    let plain = Params {
+        line_rate_bps: black_box(10_000_000_000),
+        min_rtt_ns: black_box(20_000),
+        ..Params::DEFAULT
+    };
+    let optional = Params {
+        app_limited: Some(Ratio::new(black_box(4), 5)),
+        per_completion_scaling: black_box(true),
+        ..plain
+    };
+    for p in [plain, optional] {
+        let Ok(cfg) = Config::new(black_box(p)) else {
+            continue;
+        };
+        let mut st = State::new(&cfg);
+        for i in 0..4u64 {
+            let r = probe_timely_on_completion(
+                black_box(&cfg),
+                black_box(&mut st),
+                black_box(i * 20_000),
+                black_box(i * 20_000 + 100_000 + i * 150_000),
+                black_box(16_384),
+                black_box(5_000_000_000),
+            );
+            acc = acc.wrapping_add(r as u32);
+        }
+        acc ^= probe_timely_rtt_q4(&cfg, black_box(0), black_box(50_000), black_box(1_500)) as u32;
+    }
+    acc ^ probe_timely_from_raw(black_box(1), black_box(2), black_box(-3), black_box(4))
 }

@@ -1,0 +1,158 @@
+//! Fixed-point helpers: precomputed constant scales and a refined reciprocal.
+
+use cc_math::{RECIP, Recip};
+use core::num::NonZeroU32;
+
+/// A constant multiplier `c ≈ mant / 2^shift`, precomputed when the [`Config`](crate::Config)
+/// is built (where division is allowed), applied per event with one `u32 × u32 → u64` multiply
+/// and a shift.
+///
+/// `mant` is normalised into `[2^31, 2^32)` whenever `c ≥ 2^-32`, so the constant itself carries
+/// 32 significant bits (relative error ≤ 2^-32); `apply` rounds to nearest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Scale {
+    /// Mantissa.
+    pub mant: u32,
+    /// Right shift, `0 ..= 63`.
+    pub shift: u32,
+}
+
+impl Scale {
+    /// `num / den` as a scale; `None` if `den = 0`, the value is `≥ 2^32`, or the operands are so
+    /// large that normalising would overflow `u128`.
+    #[must_use]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // const evaluation at config time; each step is range-checked below
+    pub const fn from_ratio(num: u128, den: u128) -> Option<Scale> {
+        if den == 0 || num == 0 {
+            return if den == 0 {
+                None
+            } else {
+                Some(Scale { mant: 0, shift: 0 })
+            };
+        }
+        let mut shift = 0u32;
+        loop {
+            if num.leading_zeros() <= shift + 1 {
+                return None;
+            }
+            // round(num · 2^shift / den)
+            let m = ((num << shift) + den / 2) / den;
+            if m >= 1 << 32 {
+                return None; // only possible at shift 0: the value is ≥ 2^32
+            }
+            if m >= 1 << 31 || shift == 63 {
+                return Some(Scale {
+                    mant: m as u32,
+                    shift,
+                });
+            }
+            shift += 1;
+        }
+    }
+
+    /// `round(x · mant / 2^shift)`. Never overflows: the product is below `2^64` and the rounding
+    /// is done as `((p >> (shift − 1)) + 1) >> 1`.
+    #[inline]
+    #[must_use]
+    pub fn apply(self, x: u32) -> u64 {
+        // u32 × u32 < 2^64: cannot overflow.
+        let p = u64::from(x).wrapping_mul(u64::from(self.mant));
+        match self.shift.checked_sub(1) {
+            None => p,
+            // p >> (shift−1) < 2^64 − 1 for shift ≥ 1... (p < 2^64 − 2^33), so +1 cannot wrap.
+            Some(s1) => (p.wrapping_shr(s1).wrapping_add(1)) >> 1,
+        }
+    }
+}
+
+/// `1/x` from cc-math's table refined by one Newton–Raphson step, `r' = r·(2 − x·r)`, which
+/// squares the relative error: from the table's ≤ 1.51e-5 (one-sided, always above the true value)
+/// to ≤ 2^-30 (the `Q1.31` rounding). Same format as [`Recip`]: `1/x = mant_q31 · 2^-shift`.
+///
+/// Why refine: the table's error is one-sided, so in free mode it would compound through the
+/// reference window `Wc` (one multiplicative step per RTT); the refined value has no useful bias.
+/// Cost: two `u32 × u32 → u64` multiplies, a subtraction and two shifts.
+#[inline]
+#[must_use]
+pub fn recip_refined(x: NonZeroU32) -> Recip {
+    let r = RECIP.recip(x);
+    // Normalised mantissa m = x·2^s in Q1.31: [2^31, 2^32).
+    let m = x.get().wrapping_shl(x.leading_zeros());
+    // p = m·r in Q2.62 ≈ 2^62·(1 + δ), |δ| ≤ 1.6e-5; m < 2^32, r ≤ 2^31 so p < 2^63.
+    let p = u64::from(m).wrapping_mul(u64::from(r.mant_q31));
+    // d = p − 2^62 (as i64: |d| ≤ 2^62·2^-15 = 2^47).
+    #[allow(clippy::cast_possible_wrap)] // p < 2^63
+    let d = (p as i64).wrapping_sub(1i64 << 62);
+    // r' = r − r·d/2^62 = r − (r·(d >> 16)) >> 46 ; |d >> 16| ≤ 2^31, |r·(d>>16)| < 2^62.
+    let corr = i64::from(r.mant_q31).wrapping_mul(d >> 16) >> 46;
+    // The refined mantissa stays in (2^30, 2^31 + 1]: a u32.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let mant_q31 = i64::from(r.mant_q31).wrapping_sub(corr) as u32;
+    Recip {
+        mant_q31,
+        shift: r.shift,
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::float_arithmetic,
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    clippy::arithmetic_side_effects
+)]
+mod tests {
+    extern crate std;
+    use super::*;
+
+    fn val(r: Recip) -> f64 {
+        f64::from(r.mant_q31) * (-f64::from(r.shift)).exp2()
+    }
+
+    #[test]
+    fn scale_is_accurate() {
+        // 80 · 2^22 / (12.5 · 13000): the 100G queue coefficient at T = 13 µs.
+        let s = Scale::from_ratio(80 << 22, 162_500).unwrap();
+        assert!(s.mant >= 1 << 31);
+        let want = 1000.0 * 80.0 * 4_194_304.0 / 162_500.0;
+        assert!((s.apply(1000) as f64 - want).abs() <= 0.5 + want * 1e-9);
+        assert_eq!(Scale::from_ratio(1, 0), None);
+        assert_eq!(Scale::from_ratio(1 << 32, 1), None);
+        assert_eq!(Scale::from_ratio(0, 5).unwrap().apply(77), 0);
+        // x = u32::MAX with the largest mantissa: no overflow.
+        let big = Scale::from_ratio((1 << 32) - 1, 1).unwrap();
+        assert_eq!(
+            big.apply(u32::MAX),
+            u64::from(u32::MAX) * u64::from(u32::MAX)
+        );
+    }
+
+    /// Every 24-bit Δts (the input range HPCC uses it for): refined error ≤ 2^-29.
+    #[test]
+    fn refined_recip_exhaustive_24_bit() {
+        let mut worst = 0.0f64;
+        for x in 1u32..(1 << 24) {
+            let got = val(recip_refined(NonZeroU32::new(x).unwrap()));
+            let want = 1.0 / f64::from(x);
+            worst = worst.max(((got - want) / want).abs());
+        }
+        std::println!("refined reciprocal: max relative error {worst:.3e} over 1..2^24");
+        assert!(worst <= 2f64.powi(-29), "{worst:e}");
+    }
+
+    #[test]
+    fn refined_recip_top_of_range() {
+        for x in [
+            u32::MAX,
+            u32::MAX - 1,
+            1 << 31,
+            (1 << 31) + 12345,
+            3_000_000_000,
+        ] {
+            let got = val(recip_refined(NonZeroU32::new(x).unwrap()));
+            let want = 1.0 / f64::from(x);
+            assert!(((got - want) / want).abs() <= 2f64.powi(-29));
+        }
+    }
+}

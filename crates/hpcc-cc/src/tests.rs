@@ -1,0 +1,370 @@
+#![allow(
+    clippy::float_arithmetic,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)]
+extern crate std;
+use super::*;
+use proptest::prelude::*;
+use std::vec::Vec;
+
+fn int1(ts: u32, tx: u32, q: u16) -> [u8; 10] {
+    let mut b = [0u8; 10];
+    let h = Hop {
+        speed: Speed::G100,
+        ts_ns: ts,
+        tx_units: tx,
+        qlen_units: q,
+    };
+    int::encode::<5>(0x123, &[h], &mut b).unwrap();
+    b
+}
+
+fn w_bytes(q8: u32) -> f64 {
+    f64::from(q8) / 256.0
+}
+fn u_f(q22: u32) -> f64 {
+    f64::from(q22) / f64::from(U_ONE)
+}
+
+#[test]
+fn state_is_one_cache_line_at_5_hops() {
+    assert_eq!(core::mem::size_of::<State>(), 64);
+    assert_eq!(core::mem::size_of::<State<1>>(), 32);
+}
+
+#[test]
+fn paper_config_constants() {
+    let c = Config::PAPER;
+    // W_max = 100 Gb/s · 13 µs = 162 500 B ; W_min = 100 Mb/s · 13 µs = 162.5 B
+    assert_eq!(c.w_max_q8(), 162_500 * 256);
+    assert_eq!(c.w_min_q8(), 162 * 256 + 128);
+    assert_eq!(c.eta_q22(), (0.95f64 * 4_194_304.0).round() as u32);
+    // R = W/T: 162 500 B / 13 µs = 100 Gb/s (the 32-bit scale is exact to 2^-31 relative)
+    assert!(c.rate_bps(c.w_max_q8()).abs_diff(100_000_000_000) <= 100);
+    assert_eq!(Config::default(), c);
+}
+
+#[test]
+fn config_rejects_invalid_values() {
+    let p = Params::PAPER;
+    let bad = |q: Params| Config::new(q).unwrap_err();
+    assert_eq!(
+        bad(Params {
+            nic_rate_bps: 0,
+            ..p
+        }),
+        ConfigError::NicRate
+    );
+    assert_eq!(
+        bad(Params {
+            base_rtt_ns: 999,
+            ..p
+        }),
+        ConfigError::BaseRtt
+    );
+    assert_eq!(
+        bad(Params {
+            base_rtt_ns: 1 << 24,
+            ..p
+        }),
+        ConfigError::BaseRtt
+    );
+    assert_eq!(
+        bad(Params {
+            eta: Ratio { num: 0, den: 1 },
+            ..p
+        }),
+        ConfigError::Eta
+    );
+    assert_eq!(
+        bad(Params {
+            eta: Ratio { num: 101, den: 100 },
+            ..p
+        }),
+        ConfigError::Eta
+    );
+    assert_eq!(
+        bad(Params {
+            eta: Ratio { num: 1, den: 0 },
+            ..p
+        }),
+        ConfigError::Eta
+    );
+    assert_eq!(
+        bad(Params {
+            min_rate_bps: 0,
+            ..p
+        }),
+        ConfigError::MinRate
+    );
+    assert_eq!(
+        bad(Params {
+            min_rate_bps: p.nic_rate_bps + 1,
+            ..p
+        }),
+        ConfigError::MinRate
+    );
+    // 10 Tb/s · 16 ms is far beyond 16 MiB.
+    assert_eq!(
+        bad(Params {
+            nic_rate_bps: 10_000_000_000_000,
+            base_rtt_ns: 0xFF_FFFF,
+            ..p
+        }),
+        ConfigError::WindowTooLarge
+    );
+    assert_eq!(
+        bad(Params {
+            w_ai_bytes: 162_501,
+            ..p
+        }),
+        ConfigError::WAi
+    );
+    assert!(
+        Config::new(Params {
+            eta: Ratio { num: 1, den: 1 },
+            ..p
+        })
+        .is_ok()
+    );
+}
+
+/// MeasureInflight by hand (paper Eqn 2, Alg. 1 l.4–9), T = 13 µs, 100G hop (B = 12.5 B/ns,
+/// B·T = 162 500 B):
+///   previous hop: ts = 1 000, tx = 0, qlen = 100 (8 000 B)
+///   this hop:     ts = 2 000, tx = 100 (12 800 B), qlen = 200
+///   Δts = 1 000 ns, txRate = 12 800/1 000 = 12.8 B/ns, txRate/B = 1.024
+///   min(qlen) = 100·80 = 8 000 B, 8 000/162 500 = 0.049 231
+///   u' = 1.073 231 ; τ = 1 000 < T, τ/T = 0.076 923
+///   U = (1 − 0.076 923)·1 + 0.076 923·1.073 231 = 1.005 633
+/// ComputeWind: U ≥ η → W = Wc/(U/η) + W_AI = 162 500·0.95/1.005 633 + 80 = 153 590.2 B.
+#[test]
+fn worked_measure_inflight_then_md() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    let a = s.on_ack(&c, 0, 1_000, &int1(1_000, 0, 100));
+    assert_eq!(a.branch, Branch::Init);
+    assert_eq!(a.window_q8_bytes, c.w_max_q8());
+    let b = s.on_ack(&c, 1_001, 2_000, &int1(2_000, 100, 200));
+    assert_eq!(b.branch, Branch::Md);
+    let u = u_f(s.u_q22());
+    assert!((u - 1.005_633).abs() < 1e-6, "U = {u}");
+    let w = w_bytes(b.window_q8_bytes);
+    let want = 162_500.0 * 0.95 / (1.0 + (1.024 + 8_000.0 / 162_500.0 - 1.0) / 13.0) + 80.0;
+    assert!((w - 153_590.2).abs() < 0.1, "W = {w}");
+    assert!((w - want).abs() / want < 1e-6, "W = {w}, want {want}");
+    // updateWc was true (1 001 > 1 000): Wc = W, lastUpdateSeq = 2 000.
+    let r = s.raw_parts();
+    assert_eq!(r.wc_q8, b.window_q8_bytes);
+    assert_eq!(r.last_update_seq, 2_000);
+    assert_eq!(r.inc_stage, 0);
+}
+
+/// ComputeWind by hand (Alg. 1 l.11–20) with U = 0.5 exactly (τ ≥ T, so U = u):
+///   hop: Δts = 16 384 ns, Δtx = 800 units = 102 400 B → txRate = 6.25 B/ns, /B = 0.5; qlen 0.
+///   AI (U < η, incStage 0 < 5): W = Wc + W_AI = 100 000 + 80 = 100 080 B; incStage → 1.
+///   With incStage = 5 (= maxStage): MD, W = Wc/(U/η) + W_AI = 50 000·0.95/0.5 + 80 = 95 080 B.
+#[test]
+fn worked_compute_wind_ai_and_md() {
+    let c = Config::PAPER;
+    let prev = int1(100, 7, 0);
+    let view = IntView::<5>::parse(&prev).unwrap();
+    let mut hops = [0u64; 5];
+    hops[0] = view.hop_words().next().unwrap();
+    let base = RawParts {
+        w_q8: 100_000 * 256,
+        wc_q8: 100_000 * 256,
+        u_q22: U_ONE,
+        last_update_seq: 10,
+        inc_stage: 0,
+        int_header: Some(view.header()),
+        hops,
+    };
+    let next = int1(100 + 16_384, 807, 0);
+
+    let mut s: State = State::from_raw_parts(base);
+    let up = s.on_ack(&c, 11, 50, &next);
+    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(s.u_q22(), U_ONE / 2);
+    assert_eq!(up.window_q8_bytes, 100_080 * 256);
+    assert_eq!(s.raw_parts().inc_stage, 1);
+    assert_eq!(s.raw_parts().last_update_seq, 50);
+    // R = W/T = 100 080 B / 13 µs = 61.587 7 Gb/s
+    assert!((up.rate_bps as f64 - 100_080.0 * 8.0 / 13e-6).abs() < 100.0);
+
+    // Not an update ACK (ack_seq ≤ lastUpdateSeq): W moves, Wc and incStage do not.
+    let mut s: State = State::from_raw_parts(base);
+    let up = s.on_ack(&c, 10, 50, &next);
+    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(s.raw_parts().inc_stage, 0);
+    assert_eq!(s.raw_parts().wc_q8, 100_000 * 256);
+
+    let mut s: State = State::from_raw_parts(RawParts {
+        wc_q8: 50_000 * 256,
+        inc_stage: 5,
+        ..base
+    });
+    let up = s.on_ack(&c, 11, 50, &next);
+    assert_eq!(up.branch, Branch::Md);
+    let w = w_bytes(up.window_q8_bytes);
+    assert!((w - 95_080.0).abs() < 0.01, "W = {w}");
+    assert_eq!(s.raw_parts().inc_stage, 0);
+}
+
+#[test]
+fn bad_resync_and_skip() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 10, &int1(0, 0, 0));
+    let before = s;
+    // Reserved speed code: rejected, state unchanged.
+    let mut bad = int1(5, 5, 5);
+    bad[2] &= 0x0F;
+    assert_eq!(s.on_ack(&c, 1, 11, &bad).branch, Branch::Bad);
+    assert_eq!(s.on_ack(&c, 1, 11, &bad[..9]).branch, Branch::Bad);
+    assert_eq!(s, before);
+    // Same ts: every hop skipped; the INT is still stored.
+    let same = int1(0, 9, 9);
+    assert_eq!(s.on_ack(&c, 1, 11, &same).branch, Branch::Skip);
+    assert_eq!(
+        s.raw_parts().hops[0],
+        IntView::<5>::parse(&same)
+            .unwrap()
+            .hop_words()
+            .next()
+            .unwrap()
+    );
+    assert_eq!(s.window_q8_bytes(), before.window_q8_bytes());
+    // Path change: resync, lastUpdateSeq = snd_nxt.
+    let mut other = [0u8; 10];
+    int::encode::<5>(
+        0x124,
+        &[Hop {
+            speed: Speed::G25,
+            ts_ns: 7,
+            tx_units: 0,
+            qlen_units: 0,
+        }],
+        &mut other,
+    )
+    .unwrap();
+    assert_eq!(s.on_ack(&c, 2, 99, &other).branch, Branch::Resync);
+    assert_eq!(s.raw_parts().last_update_seq, 99);
+}
+
+/// A wrap of the 24-bit timestamp and of the 20-bit byte counter between two ACKs gives the small
+/// true deltas, not a huge rate.
+#[test]
+fn counter_wraps_between_acks_give_small_deltas() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 10, &int1((1 << 24) - 500, (1 << 20) - 4, 0));
+    // Δts = 1 000 ns, Δtx = 8 units = 1 024 B → txRate/B = 1.024/12.5 = 0.081 92 ; τ/T = 1/13
+    s.on_ack(&c, 11, 20, &int1(500, 4, 0));
+    let want = 1.0 + (0.081_92 - 1.0) / 13.0;
+    assert!((u_f(s.u_q22()) - want).abs() < 1e-6, "{}", u_f(s.u_q22()));
+}
+
+#[test]
+fn first_hop_wins_ties_and_max_hop_sets_tau() {
+    let c = Config::PAPER;
+    let mk = |ts: [u32; 2], tx: [u32; 2]| {
+        let hops = [0, 1].map(|i| Hop {
+            speed: Speed::G100,
+            ts_ns: ts[i],
+            tx_units: tx[i],
+            qlen_units: 0,
+        });
+        let mut b = [0u8; 18];
+        int::encode::<5>(1, &hops, &mut b).unwrap();
+        b
+    };
+    // Hop 1 busier (u' = 1.024 vs 0.512) with Δts = 2 000: τ = 2 000 → U = 1 + (1.024−1)·2/13
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 1, &mk([0, 0], [0, 0]));
+    s.on_ack(&c, 2, 3, &mk([1_000, 2_000], [50, 200]));
+    assert!((u_f(s.u_q22()) - (1.0 + 0.024 * 2.0 / 13.0)).abs() < 1e-6);
+    // Equal u' = 1.024 on both: the first hop's τ (1 000) is used.
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 1, &mk([0, 0], [0, 0]));
+    s.on_ack(&c, 2, 3, &mk([1_000, 2_000], [100, 200]));
+    assert!((u_f(s.u_q22()) - (1.0 + 0.024 / 13.0)).abs() < 1e-6);
+}
+
+#[test]
+fn zero_utilisation_goes_to_w_max_not_a_division_by_zero() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 1, &int1(0, 0, 0));
+    // Idle link for a long time: u' = 0, τ ≥ T → U = 0 exactly; incStage forced to maxStage.
+    let mut st = s.raw_parts();
+    st.inc_stage = 5;
+    st.wc_q8 = c.w_min_q8();
+    let mut s: State = State::from_raw_parts(st);
+    let up = s.on_ack(&c, 2, 3, &int1(20_000, 0, 0));
+    assert_eq!(s.u_q22(), 0);
+    assert_eq!(up.branch, Branch::Md);
+    assert_eq!(up.window_q8_bytes, c.w_max_q8());
+}
+
+fn arb_hop() -> impl Strategy<Value = Hop> {
+    (1u8..=9, 0u32..(1 << 24), 0u32..(1 << 20), any::<u16>()).prop_map(|(c, ts, tx, q)| Hop {
+        speed: Speed::from_code(c).unwrap(),
+        ts_ns: ts,
+        tx_units: tx,
+        qlen_units: q,
+    })
+}
+
+proptest! {
+    /// Whatever the INT says, W stays within [W_min, W_max] and nothing panics.
+    #[test]
+    fn window_always_within_bounds(
+        acks in proptest::collection::vec((any::<u32>(), any::<u32>(), 0u16..4, proptest::collection::vec(arb_hop(), 0..=5)), 1..60),
+        eta in 1u32..=100, stage in 0u8..10, ai in 0u32..2000,
+    ) {
+        let c = Config::new(Params { eta: Ratio { num: eta, den: 100 }, max_stage: stage, w_ai_bytes: ai, ..Params::PAPER }).unwrap();
+        let mut s: State = State::new(&c);
+        for (ack, nxt, path, hops) in acks {
+            let mut b = [0u8; 42];
+            let n = int::encode::<5>(path, &hops, &mut b).unwrap();
+            let up = s.on_ack(&c, ack, nxt, &b[..n]);
+            prop_assert!(up.window_q8_bytes >= c.w_min_q8() && up.window_q8_bytes <= c.w_max_q8());
+            prop_assert_eq!(up.rate_bps, c.rate_bps(up.window_q8_bytes));
+        }
+    }
+
+    /// Arbitrary bytes and arbitrary raw state: no panic, bad INT leaves the state unchanged.
+    #[test]
+    fn no_input_panics(
+        blocks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..50), 1..20),
+        w in any::<u32>(), wc in any::<u32>(), u in any::<u32>(), st in any::<u8>(),
+        hops in any::<[u64; 5]>(), hdr in any::<Option<u16>>(), seq in any::<u32>(),
+    ) {
+        let c = Config::PAPER;
+        let mut s: State = State::from_raw_parts(RawParts { w_q8: w, wc_q8: wc, u_q22: u, last_update_seq: seq, inc_stage: st, int_header: hdr, hops });
+        for b in blocks {
+            let before = s;
+            let up = s.on_ack(&c, seq.wrapping_add(1), seq, &b);
+            if IntView::<5>::parse(&b).is_err() {
+                prop_assert_eq!(up.branch, Branch::Bad);
+                prop_assert_eq!(s, before);
+            }
+        }
+    }
+}
+
+#[test]
+fn raw_parts_round_trip() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    s.on_ack(&c, 0, 1, &int1(1, 2, 3));
+    let v: Vec<_> = [s]
+        .iter()
+        .map(|x| State::from_raw_parts(x.raw_parts()))
+        .collect();
+    assert_eq!(v[0], s);
+}

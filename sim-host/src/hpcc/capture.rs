@@ -1,0 +1,481 @@
+//! RoCEv2 captures (pcap and pcapng): reading them into per-flow ACK streams, and a small writer
+//! for the shipped fixture capture.
+//!
+//! # Assumptions (also in docs/hpcc.md)
+//! * Ethernet frames (link type 1) carrying IPv4 or IPv6, UDP destination port 4791 (RoCEv2).
+//! * Every RoCEv2 packet carries the HPCC INT block right after the UDP header and before the
+//!   12-byte InfiniBand BTH (paper §4.1, Figure 7); its length `2 + 8·nhop` comes from its first
+//!   nibble (data packets leaving the sender carry `nhop = 0`).
+//! * A packet is an **ACK** when its BTH opcode is `0x11` (RC Acknowledge); every other opcode is
+//!   data sent by the flow.
+//! * A **flow** is the BTH destination QP together with the (unordered) pair of IP addresses: we
+//!   assume both ends of a connection use the same QP number, so its data packets and its ACKs
+//!   fall in one group. (Captures where the two ends use different QP numbers would need a QP
+//!   map; not supported.)
+//! * `ack_seq` is the ACK's BTH PSN (24 bits); `snd_nxt` is the largest PSN sent on that flow so far
+//!   in the capture (0 before any data packet). PSN wrap-around is not handled (short captures).
+//! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`).
+//! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
+
+use super::replay::{Flow, Setup};
+use crate::replay::ReplayOpts;
+use crate::summary::Summary;
+use crate::trace::InputError;
+use pcap_parser::pcapng::Block;
+use pcap_parser::{PcapBlockOwned, PcapError, create_reader};
+use std::collections::HashMap;
+use std::fs::File;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+/// RoCEv2 UDP destination port.
+pub const ROCEV2_PORT: u16 = 4791;
+/// BTH opcode of an RC Acknowledge.
+pub const OPCODE_RC_ACK: u8 = 0x11;
+/// BTH opcode used for data by the writer (RC RDMA WRITE Only).
+pub const OPCODE_RC_WRITE_ONLY: u8 = 0x0A;
+const BTH_BYTES: usize = 12;
+
+/// One RoCEv2 packet as the reader sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RocePacket {
+    /// Capture time, ns.
+    pub t_ns: u64,
+    /// Flow key.
+    pub flow: FlowKey,
+    /// BTH opcode.
+    pub opcode: u8,
+    /// BTH PSN (24 bits).
+    pub psn: u32,
+    /// The INT block (exactly `2 + 8·nhop` bytes).
+    pub int: Vec<u8>,
+}
+
+/// Destination QP and the unordered IP pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    /// BTH destination QP (24 bits).
+    pub qp: u32,
+    /// Lower IP address of the pair.
+    pub a: IpAddr,
+    /// Higher IP address of the pair.
+    pub b: IpAddr,
+}
+
+/// Counts of what was ignored.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Ignored {
+    /// Not Ethernet/IP/UDP 4791.
+    pub not_roce: u64,
+    /// RoCEv2 but too short for INT + BTH.
+    pub truncated: u64,
+}
+
+/// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when truncated.
+#[allow(clippy::result_unit_err)] // the only failure is "truncated", counted by the caller
+pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket>, ()> {
+    // Lax: frames cut by the capture's snap length still yield their headers.
+    let Ok(pkt) = etherparse::LaxSlicedPacket::from_ethernet(data) else {
+        return Ok(None);
+    };
+    let (src, dst) = match &pkt.net {
+        Some(etherparse::LaxNetSlice::Ipv4(v4)) => (
+            IpAddr::V4(v4.header().source_addr()),
+            IpAddr::V4(v4.header().destination_addr()),
+        ),
+        Some(etherparse::LaxNetSlice::Ipv6(v6)) => (
+            IpAddr::V6(v6.header().source_addr()),
+            IpAddr::V6(v6.header().destination_addr()),
+        ),
+        _ => return Ok(None),
+    };
+    let Some(etherparse::TransportSlice::Udp(udp)) = &pkt.transport else {
+        return Ok(None);
+    };
+    if udp.destination_port() != ROCEV2_PORT {
+        return Ok(None);
+    }
+    let p = udp.payload();
+    let nhop = usize::from(p.first().ok_or(())? >> 4);
+    let int_len = 2 + 8 * nhop;
+    let bth = p.get(int_len..int_len + BTH_BYTES).ok_or(())?;
+    let qp = u32::from_be_bytes([0, bth[5], bth[6], bth[7]]);
+    let psn = u32::from_be_bytes([0, bth[9], bth[10], bth[11]]);
+    let (a, b) = if src <= dst { (src, dst) } else { (dst, src) };
+    Ok(Some(RocePacket {
+        t_ns,
+        flow: FlowKey { qp, a, b },
+        opcode: bth[0],
+        psn,
+        int: p[..int_len].to_vec(),
+    }))
+}
+
+/// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
+pub fn read_capture(
+    path: &Path,
+    mut f: impl FnMut(RocePacket) -> Result<(), InputError>,
+) -> Result<Ignored, InputError> {
+    let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
+    let mut rdr = create_reader(1 << 16, file)
+        .map_err(|e| InputError::file(path, format!("not a pcap or pcapng capture ({e:?})")))?;
+    let mut ignored = Ignored::default();
+    let mut legacy_ns = false;
+    let mut legacy_link_eth = true;
+    // pcapng interfaces: (is Ethernet, ticks per second)
+    let mut ifaces: Vec<(bool, u64)> = Vec::new();
+    let mut n = 0u64;
+    loop {
+        match rdr.next() {
+            Ok((offset, block)) => {
+                let mut frame: Option<(u64, Vec<u8>)> = None;
+                match block {
+                    PcapBlockOwned::LegacyHeader(h) => {
+                        legacy_ns = h.is_nanosecond_precision();
+                        legacy_link_eth = h.network == pcap_parser::Linktype::ETHERNET;
+                    }
+                    PcapBlockOwned::Legacy(b) => {
+                        let sub = if legacy_ns {
+                            u64::from(b.ts_usec)
+                        } else {
+                            u64::from(b.ts_usec) * 1000
+                        };
+                        let t = u64::from(b.ts_sec) * 1_000_000_000 + sub;
+                        if legacy_link_eth {
+                            frame = Some((t, b.data.to_vec()));
+                        } else {
+                            ignored.not_roce += 1;
+                        }
+                    }
+                    PcapBlockOwned::NG(Block::SectionHeader(_)) => ifaces.clear(),
+                    PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                        ifaces.push((
+                            idb.linktype == pcap_parser::Linktype::ETHERNET,
+                            idb.ts_resolution().unwrap_or(1_000_000),
+                        ));
+                    }
+                    PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
+                        let (eth, res) = ifaces
+                            .get(epb.if_id as usize)
+                            .copied()
+                            .unwrap_or((false, 1_000_000));
+                        let ticks = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
+                        let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as u64;
+                        let data = epb.data.get(..epb.caplen as usize).unwrap_or(epb.data);
+                        if eth {
+                            frame = Some((t, data.to_vec()));
+                        } else {
+                            ignored.not_roce += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                rdr.consume(offset);
+                if let Some((t, data)) = frame {
+                    n += 1;
+                    match parse_frame(t, &data) {
+                        Ok(Some(p)) => f(p)?,
+                        Ok(None) => ignored.not_roce += 1,
+                        Err(()) => ignored.truncated += 1,
+                    }
+                }
+            }
+            Err(PcapError::Eof) => break,
+            Err(PcapError::Incomplete(_)) => {
+                rdr.refill().map_err(|e| {
+                    InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
+                })?;
+            }
+            Err(e) => {
+                return Err(InputError::file(
+                    path,
+                    format!("malformed capture after packet {n}: {e:?}"),
+                ));
+            }
+        }
+    }
+    Ok(ignored)
+}
+
+fn suffixed(p: &Path, qp: u32) -> PathBuf {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
+    let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
+    p.with_file_name(format!("{stem}-qp{qp}.{ext}"))
+}
+
+/// Replays every flow of a capture; one summary per flow (flows in order of their first ACK).
+pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let setup = Setup::from_params(&opts.params)?;
+    // Pass 1: which flows have ACKs (decides the --out/--plot names).
+    let mut order: Vec<FlowKey> = Vec::new();
+    read_capture(path, |p| {
+        if p.opcode == OPCODE_RC_ACK && !order.contains(&p.flow) {
+            order.push(p.flow);
+        }
+        Ok(())
+    })?;
+    if order.is_empty() {
+        return Err(InputError::file(
+            path,
+            "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture",
+        ));
+    }
+    let file = path.display().to_string();
+    let single = order.len() == 1;
+    let mut flows: HashMap<FlowKey, (Flow, Option<u32>)> = HashMap::new();
+    for k in &order {
+        let name_out = |o: &Option<PathBuf>| {
+            o.as_ref()
+                .map(|p| if single { p.clone() } else { suffixed(p, k.qp) })
+        };
+        let name = format!("{file}#qp{}({}-{})", k.qp, k.a, k.b);
+        let flow = Flow::new(
+            name,
+            setup,
+            opts.mode,
+            name_out(&opts.out),
+            name_out(&opts.plot),
+        )?;
+        flows.insert(*k, (flow, None));
+    }
+    let ignored = read_capture(path, |p| {
+        let Some((flow, max_psn)) = flows.get_mut(&p.flow) else {
+            return Ok(()); // data of a flow without ACKs
+        };
+        if p.opcode == OPCODE_RC_ACK {
+            flow.event(None, p.t_ns, p.psn, max_psn.unwrap_or(0), &p.int)
+        } else {
+            *max_psn = Some(max_psn.map_or(p.psn, |m| m.max(p.psn)));
+            Ok(())
+        }
+    })?;
+    let mut out = Vec::new();
+    for k in &order {
+        if let Some((flow, _)) = flows.remove(k) {
+            let mut s = flow.finish(opts)?;
+            s.detail(
+                "ignored packets",
+                format!(
+                    "{} not RoCEv2, {} truncated",
+                    ignored.not_roce, ignored.truncated
+                ),
+            );
+            s.judge(opts.tolerances("hpcc"));
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- writer (fixtures)
+
+/// Builds an Ethernet/IPv4/UDP(4791)/INT/BTH frame. `payload_len` bytes of zeros follow the BTH,
+/// then a 4-byte ICRC (zero).
+pub fn roce_frame(
+    src: [u8; 4],
+    dst: [u8; 4],
+    int: &[u8],
+    opcode: u8,
+    qp: u32,
+    psn: u32,
+    payload_len: usize,
+) -> Vec<u8> {
+    let udp_len = 8 + int.len() + BTH_BYTES + payload_len + 4;
+    let ip_len = 20 + udp_len;
+    let mut f = Vec::with_capacity(14 + ip_len);
+    f.extend_from_slice(&[
+        0x02, 0, 0, 0, 0, dst[3], 0x02, 0, 0, 0, 0, src[3], 0x08, 0x00,
+    ]);
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+    ip[6] = 0x40; // DF
+    ip[8] = 64;
+    ip[9] = 17; // UDP
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let mut sum: u32 = ip
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+        .sum();
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&0xC000u16.to_be_bytes()); // UDP source port (entropy)
+    f.extend_from_slice(&ROCEV2_PORT.to_be_bytes());
+    f.extend_from_slice(&(udp_len as u16).to_be_bytes());
+    f.extend_from_slice(&[0, 0]); // no UDP checksum (allowed over IPv4)
+    f.extend_from_slice(int);
+    let mut bth = [0u8; BTH_BYTES];
+    bth[0] = opcode;
+    bth[2..4].copy_from_slice(&0xFFFFu16.to_be_bytes()); // default P_Key
+    bth[5..8].copy_from_slice(&qp.to_be_bytes()[1..]);
+    bth[9..12].copy_from_slice(&(psn & 0xFF_FFFF).to_be_bytes()[1..]);
+    f.extend_from_slice(&bth);
+    f.resize(f.len() + payload_len + 4, 0);
+    f
+}
+
+/// A nanosecond-resolution pcap (magic `0xa1b23c4d`, little-endian), frames truncated to `snaplen`.
+pub fn write_pcap(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+    v.extend_from_slice(&2u16.to_le_bytes());
+    v.extend_from_slice(&4u16.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+    v.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+    v.extend_from_slice(&snaplen.to_le_bytes());
+    v.extend_from_slice(&1u32.to_le_bytes()); // LINKTYPE_ETHERNET
+    for (t, data) in frames {
+        let cap = data.len().min(snaplen as usize);
+        v.extend_from_slice(&((t / 1_000_000_000) as u32).to_le_bytes());
+        v.extend_from_slice(&((t % 1_000_000_000) as u32).to_le_bytes());
+        v.extend_from_slice(&(cap as u32).to_le_bytes());
+        v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        v.extend_from_slice(&data[..cap]);
+    }
+    v
+}
+
+/// A pcapng (little-endian): section header, one Ethernet interface with `if_tsresol = 9`
+/// (nanoseconds), one enhanced packet block per frame, frames truncated to `snaplen`.
+pub fn write_pcapng(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
+    fn block(v: &mut Vec<u8>, kind: u32, body: &[u8]) {
+        let len = (12 + body.len().div_ceil(4) * 4) as u32;
+        v.extend_from_slice(&kind.to_le_bytes());
+        v.extend_from_slice(&len.to_le_bytes());
+        v.extend_from_slice(body);
+        v.resize(v.len() + (4 - body.len() % 4) % 4, 0);
+        v.extend_from_slice(&len.to_le_bytes());
+    }
+    let mut v = Vec::new();
+    let mut shb = Vec::new();
+    shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
+    shb.extend_from_slice(&1u16.to_le_bytes());
+    shb.extend_from_slice(&0u16.to_le_bytes());
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    block(&mut v, 0x0A0D_0D0A, &shb);
+    let mut idb = Vec::new();
+    idb.extend_from_slice(&1u16.to_le_bytes()); // LINKTYPE_ETHERNET
+    idb.extend_from_slice(&0u16.to_le_bytes());
+    idb.extend_from_slice(&snaplen.to_le_bytes());
+    idb.extend_from_slice(&[9, 0, 1, 0, 9, 0, 0, 0]); // if_tsresol = 9 (ns), padded
+    idb.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
+    block(&mut v, 1, &idb);
+    for (t, data) in frames {
+        let cap = data.len().min(snaplen as usize);
+        let mut epb = Vec::with_capacity(20 + cap);
+        epb.extend_from_slice(&0u32.to_le_bytes());
+        epb.extend_from_slice(&((t >> 32) as u32).to_le_bytes());
+        epb.extend_from_slice(&(*t as u32).to_le_bytes());
+        epb.extend_from_slice(&(cap as u32).to_le_bytes());
+        epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        epb.extend_from_slice(&data[..cap]);
+        epb.resize(epb.len().div_ceil(4) * 4, 0);
+        block(&mut v, 6, &epb);
+    }
+    v
+}
+
+/// The frames of the shipped capture: two flows (QP 17 from 10.0.0.1, QP 34 from 10.0.0.3, both
+/// to 10.0.0.2) over two 1-hop/2-hop paths, 400 ACKs each, with the data packets they pace out.
+/// PSNs count packets; data packets carry an INT block with `nhop = 0`.
+pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
+    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
+    use super::reference::RefParams;
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
+        seed,
+        acks: 400,
+        params: RefParams::default(),
+        pkt_bytes: 1000.0,
+        paths: vec![(0, PathSpec { id, hops })],
+        ts0: 1_000_000 * seed,
+        tx0: 0.0,
+        dup_every: 0,
+        bad_every: 0,
+    };
+    let burst = Load {
+        points: vec![
+            (0.0, 0.2),
+            (10_000.0, 0.2),
+            (10_001.0, 3.0),
+            (15_000.0, 3.0),
+            (15_001.0, 0.2),
+        ],
+        period_ns: 25_000.0,
+    };
+    let flows = [
+        (
+            [10, 0, 0, 1],
+            17u32,
+            simulate(&mk(
+                11,
+                0x0B1,
+                vec![HopSpec {
+                    code: 5,
+                    load: burst.clone(),
+                    copies: 2.0,
+                }],
+            )),
+        ),
+        (
+            [10, 0, 0, 3],
+            34u32,
+            simulate(&mk(
+                12,
+                0x0B2,
+                vec![
+                    HopSpec {
+                        code: 7,
+                        load: Load::constant(0.3),
+                        copies: 1.0,
+                    },
+                    HopSpec {
+                        code: 5,
+                        load: burst,
+                        copies: 2.0,
+                    },
+                ],
+            )),
+        ),
+    ];
+    let dst = [10, 0, 0, 2];
+    let mut frames: Vec<(u64, u32, Vec<u8>)> = Vec::new(); // (t, tiebreak, frame)
+    for (src, qp, rows) in &flows {
+        let mut sent_psn: u64 = 0; // next PSN to send
+        let mut prev_t = 0u64;
+        for r in rows {
+            // Data packets paced between the previous ACK and this one, up to snd_nxt (in packets).
+            let want = r.snd_nxt / 1000;
+            let n = want.saturating_sub(sent_psn);
+            for i in 0..n {
+                let t = prev_t + (r.t_ns - prev_t) * i / n.max(1);
+                let f = roce_frame(
+                    *src,
+                    dst,
+                    &[0x00, 0x00],
+                    OPCODE_RC_WRITE_ONLY,
+                    *qp,
+                    sent_psn as u32,
+                    1024,
+                );
+                frames.push((t, *qp, f));
+                sent_psn += 1;
+            }
+            let psn = (r.ack_seq / 1000) as u32;
+            frames.push((
+                r.t_ns,
+                *qp + 1000,
+                roce_frame(dst, *src, &r.int, OPCODE_RC_ACK, *qp, psn, 0),
+            ));
+            prev_t = r.t_ns;
+        }
+    }
+    frames.sort_by_key(|(t, tie, _)| (*t, *tie));
+    frames
+        .into_iter()
+        .map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f))
+        .collect()
+}

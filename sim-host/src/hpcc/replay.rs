@@ -1,0 +1,433 @@
+//! Lockstep replay: the fixed-point crate and the f64 reference side by side, one [`Flow`] per
+//! trace (or per capture flow).
+
+use super::reference::{RefParams, Reference, decode_int};
+use crate::plot::{self, Decimator, Panel, Series};
+use crate::replay::{Mode, ReplayOpts};
+use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
+use crate::trace::{InputError, Param};
+use hpcc_cc::{Config, Params, Ratio, RawParts, State};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The `--out` columns, exactly.
+pub const OUT_HEADER: &str = "event,t_ns,u_ref,u_fixed,window_ref_bytes,window_fixed_bytes,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
+
+/// Both sides' configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Setup {
+    /// Firmware config.
+    pub cfg: Config,
+    /// Reference parameters (the same values as numbers).
+    pub refp: RefParams,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            cfg: Config::PAPER,
+            refp: RefParams::default(),
+        }
+    }
+}
+
+/// Parses a decimal like `0.95` into an exact ratio (`95/100`).
+pub fn decimal_ratio(s: &str) -> Option<Ratio> {
+    let s = s.trim();
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if (int.is_empty() && frac.is_empty()) || frac.len() > 9 {
+        return None;
+    }
+    if !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let den = 10u64.pow(frac.len() as u32);
+    let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let f: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    let num = i.checked_mul(den)?.checked_add(f)?;
+    Some(Ratio {
+        num: u32::try_from(num).ok()?,
+        den: u32::try_from(den).ok()?,
+    })
+}
+
+/// Reads an integer parameter that may be written as `100e9` or `100000000000`.
+fn int_param(p: &Param) -> Result<u64, InputError> {
+    if let Ok(v) = p.value.trim().parse::<u64>() {
+        return Ok(v);
+    }
+    let f: f64 = p.parse()?;
+    if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 {
+        Ok(f as u64)
+    } else {
+        Err(p.error(format!(
+            "parameter {}: {:?} is not a whole number ≥ 0",
+            p.key, p.value
+        )))
+    }
+}
+
+impl Setup {
+    /// Builds both sides from `KEY=VALUE` parameters (keys are the `Config` names); the last
+    /// occurrence of a key wins.
+    pub fn from_params(params: &[Param]) -> Result<Setup, InputError> {
+        let mut p = Params::PAPER;
+        let mut last: Option<&Param> = None;
+        for prm in params {
+            let narrow = |v: u64| {
+                u32::try_from(v)
+                    .map_err(|_| prm.error(format!("parameter {}: {v} is too large", prm.key)))
+            };
+            match prm.key.as_str() {
+                "nic_rate_bps" => p.nic_rate_bps = int_param(prm)?,
+                "base_rtt_ns" => p.base_rtt_ns = narrow(int_param(prm)?)?,
+                "eta" => {
+                    p.eta = decimal_ratio(&prm.value).ok_or_else(|| {
+                        prm.error(format!(
+                            "parameter eta: {:?} is not a decimal like 0.95",
+                            prm.value
+                        ))
+                    })?
+                }
+                "max_stage" => {
+                    p.max_stage = u8::try_from(int_param(prm)?)
+                        .map_err(|_| prm.error("parameter max_stage: must be 0..=255"))?
+                }
+                "w_ai_bytes" => p.w_ai_bytes = narrow(int_param(prm)?)?,
+                "min_rate_bps" => p.min_rate_bps = int_param(prm)?,
+                other => {
+                    return Err(prm.error(format!(
+                        "unknown parameter {other:?} (hpcc keys: nic_rate_bps, base_rtt_ns, eta, max_stage, w_ai_bytes, min_rate_bps)"
+                    )));
+                }
+            }
+            last = Some(prm);
+        }
+        let cfg = Config::new(p).map_err(|e| match last {
+            Some(prm) => prm.error(format!("invalid hpcc configuration: {e}")),
+            None => InputError::file(
+                Path::new("--set"),
+                format!("invalid hpcc configuration: {e}"),
+            ),
+        })?;
+        let refp = RefParams {
+            nic_rate_bps: p.nic_rate_bps as f64,
+            base_rtt_ns: f64::from(p.base_rtt_ns),
+            eta: f64::from(p.eta.num) / f64::from(p.eta.den),
+            max_stage: u32::from(p.max_stage),
+            w_ai_bytes: f64::from(p.w_ai_bytes),
+            min_rate_bps: p.min_rate_bps as f64,
+        };
+        Ok(Setup { cfg, refp })
+    }
+}
+
+/// Quantises the reference state into the firmware's raw parts (forced mode).
+pub fn quantise(r: &Reference) -> RawParts {
+    let q = |x: f64, scale: f64| (x * scale).round().clamp(0.0, f64::from(u32::MAX)) as u32;
+    let mut hops = [0u64; 5];
+    let header = r.prev.as_ref().map(|i| {
+        for (d, h) in hops.iter_mut().zip(&i.hops) {
+            *d = (u64::from(h.code) << 60)
+                | (u64::from(h.ts) << 36)
+                | (u64::from(h.tx) << 16)
+                | u64::from(h.qlen);
+        }
+        (u16::from(i.nhop) << 12) | i.path_id
+    });
+    RawParts {
+        w_q8: q(r.w, 256.0),
+        wc_q8: q(r.wc, 256.0),
+        u_q22: q(r.u, f64::from(hpcc_cc::U_ONE)),
+        last_update_seq: r.last_update_seq.min(u64::from(u32::MAX)) as u32,
+        inc_stage: r.inc_stage.min(255) as u8,
+        int_header: header,
+        hops,
+    }
+}
+
+#[derive(Clone, Copy)]
+struct PlotPoint {
+    t_us: f64,
+    w_ref: f64,
+    w_fix: f64,
+    u_ref: f64,
+    u_fix: f64,
+}
+
+/// One flow replayed in lockstep.
+pub struct Flow {
+    name: String,
+    setup: Setup,
+    mode: Mode,
+    fixed: State,
+    reference: Reference,
+    agreement: Agreement,
+    err: ErrStats,
+    u_err_max: f64,
+    u_ref_max: f64,
+    events: u64,
+    skipped: u64,
+    branches: BTreeMap<&'static str, u64>,
+    out: Option<(PathBuf, BufWriter<File>)>,
+    plot: Option<(PathBuf, Decimator<PlotPoint>)>,
+}
+
+impl Flow {
+    /// A new flow; `out`/`plot` are the files to write (created now).
+    pub fn new(
+        name: String,
+        setup: Setup,
+        mode: Mode,
+        out: Option<PathBuf>,
+        plot: Option<PathBuf>,
+    ) -> Result<Flow, InputError> {
+        let out = match out {
+            Some(p) => {
+                let f = File::create(&p)
+                    .map_err(|e| InputError::file(&p, format!("cannot create: {e}")))?;
+                let mut w = BufWriter::new(f);
+                writeln!(w, "{OUT_HEADER}")
+                    .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+                Some((p, w))
+            }
+            None => None,
+        };
+        Ok(Flow {
+            name,
+            setup,
+            mode,
+            fixed: State::new(&setup.cfg),
+            reference: Reference::new(setup.refp),
+            agreement: Agreement::new("branch"),
+            err: ErrStats::default(),
+            u_err_max: 0.0,
+            u_ref_max: 0.0,
+            events: 0,
+            skipped: 0,
+            branches: BTreeMap::new(),
+            out,
+            plot: plot.map(|p| (p, Decimator::new(4000))),
+        })
+    }
+
+    /// Replays one ACK through both sides.
+    pub fn event(
+        &mut self,
+        line: Option<u64>,
+        t_ns: u64,
+        ack_seq: u32,
+        snd_nxt: u32,
+        int: &[u8],
+    ) -> Result<(), InputError> {
+        let at = At {
+            event: self.events,
+            t_ns,
+            line,
+        };
+        if self.mode == Mode::Forced {
+            self.fixed = State::from_raw_parts(quantise(&self.reference));
+        }
+        let up = self.fixed.on_ack(&self.setup.cfg, ack_seq, snd_nxt, int);
+        let br = self
+            .reference
+            .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
+        let bf = up.branch.name();
+        self.agreement.add(br == bf, at);
+        if br == "bad" && bf == "bad" {
+            self.skipped += 1;
+        }
+        *self.branches.entry(br).or_default() += 1;
+        let w_ref = self.reference.w;
+        let w_fix = f64::from(up.window_q8_bytes) / 256.0;
+        self.err.add(rel_err(w_fix, w_ref), at);
+        let u_ref = self.reference.u;
+        let u_fix = f64::from(self.fixed.u_q22()) / f64::from(hpcc_cc::U_ONE);
+        self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
+        self.u_ref_max = self.u_ref_max.max(u_ref);
+        if let Some((p, w)) = &mut self.out {
+            writeln!(
+                w,
+                "{},{},{:.9},{:.9},{:.6},{:.6},{:.1},{},{},{}",
+                self.events,
+                t_ns,
+                u_ref,
+                u_fix,
+                w_ref,
+                w_fix,
+                self.reference.rate_bps(),
+                up.rate_bps,
+                br,
+                bf
+            )
+            .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+        }
+        if let Some((_, d)) = &mut self.plot {
+            d.offer(self.events, || PlotPoint {
+                t_us: t_ns as f64 / 1e3,
+                w_ref,
+                w_fix,
+                u_ref,
+                u_fix,
+            });
+        }
+        self.events += 1;
+        Ok(())
+    }
+
+    /// Number of events so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Finishes: flushes `--out`, draws `--plot`, and judges the summary.
+    pub fn finish(mut self, opts: &ReplayOpts) -> Result<Summary, InputError> {
+        if let Some((p, w)) = &mut self.out {
+            w.flush()
+                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+        }
+        if let Some((p, d)) = &self.plot {
+            let pts = d.samples();
+            let series = |name: &str, f: fn(&PlotPoint) -> f64, color| Series {
+                name: name.into(),
+                points: pts.iter().map(|(_, s)| (s.t_us, f(s))).collect(),
+                color,
+            };
+            let panels = [
+                Panel {
+                    y_label: "window (bytes)".into(),
+                    series: vec![
+                        series("reference (f64)", |s| s.w_ref, plot::REF),
+                        series("fixed point", |s| s.w_fix, plot::FIXED),
+                    ],
+                },
+                Panel {
+                    y_label: "U (normalised inflight)".into(),
+                    series: vec![
+                        series("reference (f64)", |s| s.u_ref, plot::REF),
+                        series("fixed point", |s| s.u_fix, plot::FIXED),
+                    ],
+                },
+            ];
+            plot::draw(
+                p,
+                &format!("HPCC replay of {}", self.name),
+                "time (µs)",
+                &panels,
+            )
+            .map_err(|e| InputError::file(p, e))?;
+        }
+        let mut s = Summary::new("hpcc", self.name.clone(), self.mode, self.agreement.clone());
+        s.events = self.events;
+        s.skipped = self.skipped;
+        s.rel_err = Some(self.err.summary("window"));
+        let counts: Vec<String> = self
+            .branches
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        s.detail("branches (ref)", counts.join(" · "));
+        s.detail("U max abs. error", format!("{:.3e}", self.u_err_max));
+        s.detail("U max (ref)", format!("{:.3}", self.u_ref_max));
+        s.judge(opts.tolerances("hpcc"));
+        Ok(s)
+    }
+}
+
+/// One row of an INT trace.
+#[derive(Debug, serde::Deserialize)]
+struct Row {
+    t_ns: u64,
+    ack_seq: u32,
+    snd_nxt: u32,
+    int: String,
+}
+
+/// Decodes lowercase/uppercase hex (no separators) into bytes.
+pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let s = s.trim();
+    if !s.len().is_multiple_of(2) {
+        return Err(format!("odd number of hex digits ({})", s.len()));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
+                format!(
+                    "not hex at character {}: {:?}",
+                    i + 1,
+                    s.get(i..i + 2).unwrap_or("")
+                )
+            })
+        })
+        .collect()
+}
+
+/// Replays an INT trace CSV.
+pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let mut rdr = crate::trace::TraceReader::open(path)?;
+    rdr.expect_header(super::HEADER)?;
+    let params = crate::trace::merged_params(rdr.params(), &opts.params);
+    let setup = Setup::from_params(&params)?;
+    // The path as given, like the other kinds, so a directory table says where each trace is.
+    let name = path.display().to_string();
+    let mut flow = Flow::new(name, setup, opts.mode, opts.out.clone(), opts.plot.clone())?;
+    while let Some(row) = rdr.next_row::<Row>() {
+        let (line, r) = row?;
+        let int =
+            hex_bytes(&r.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))?;
+        flow.event(Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)?;
+    }
+    if flow.events() == 0 {
+        return Err(InputError::file(path, "no ACK rows after the header"));
+    }
+    Ok(vec![flow.finish(opts)?])
+}
+
+/// A readable dump of one INT block (`sim-host int decode`).
+pub fn pretty(bytes: &[u8]) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let view = hpcc_cc::IntView::<15>::parse(bytes).map_err(|e| e.to_string())?;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "INT block, {} bytes: nhop {}, path_id 0x{:03x} ({})",
+        bytes.len(),
+        view.nhop(),
+        view.path_id(),
+        view.path_id()
+    );
+    if usize::from(view.nhop()) > hpcc_cc::DEFAULT_MAX_HOPS {
+        let _ = writeln!(
+            s,
+            "  note: {} hops is above the firmware default maximum of {}; on_ack would reject it",
+            view.nhop(),
+            hpcc_cc::DEFAULT_MAX_HOPS
+        );
+    }
+    for (i, h) in view.hops().enumerate() {
+        let _ = writeln!(
+            s,
+            "  hop {i}: B {} ({} Gb/s)  ts {} ns (0x{:06x})  tx_bytes {} × 128 B = {} B (mod 2^27)  qlen {} × 80 B = {} B",
+            h.speed.code(),
+            h.speed.bps() / 1_000_000_000,
+            h.ts_ns,
+            h.ts_ns,
+            h.tx_units,
+            u64::from(h.tx_units) * 128,
+            h.qlen_units,
+            u64::from(h.qlen_units) * 80
+        );
+    }
+    // Cross-check with the reference decoder when within its limits.
+    if usize::from(view.nhop()) <= super::reference::MAX_HOPS {
+        debug_assert!(decode_int(bytes).is_ok());
+    }
+    Ok(s)
+}

@@ -1,0 +1,122 @@
+//! Drives the fixed-point crate (through its public API) and the f64 reference with the same
+//! events, in free or forced mode.
+
+use super::params::Both;
+use super::reference::{RefParams, RefState};
+use crate::replay::Mode;
+use timely_cc::{Completion, Config, State};
+
+/// One event's outcome on both sides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepOut {
+    /// The reference's RTT (ns); `None` for a rejected event.
+    pub rtt_ns: Option<f64>,
+    /// Reference rate after the event, b/s.
+    pub rate_ref_bps: f64,
+    /// Fixed-point rate after the event, b/s.
+    pub rate_fixed_bps: u64,
+    /// Reference branch.
+    pub branch_ref: &'static str,
+    /// Fixed-point branch.
+    pub branch_fixed: &'static str,
+    /// The one-step result of a fixed state re-seeded from the reference before this event
+    /// (equal to the fixed result in forced mode): the per-step error without history.
+    pub forced_rate_bps: u64,
+    /// The branch of that one-step result.
+    pub forced_branch: &'static str,
+}
+
+/// Both sides of one flow.
+#[derive(Debug, Clone)]
+pub struct Lockstep {
+    cfg: Config,
+    rp: RefParams,
+    mode: Mode,
+    reference: RefState,
+    fixed: State,
+    prev_t_send: Option<u64>,
+}
+
+/// The reference state quantised into the firmware's raw formats (what forced mode re-seeds
+/// with): rate to units of 128 b/s, prev RTT to Q28.4 ns, rtt_diff to Q24.7 ns with the same
+/// sign-preserving rounding as the firmware (a non-zero value never becomes 0), counter
+/// saturated at 255.
+pub fn quantise(r: &RefState) -> State {
+    let rate_u = (r.rate_bps / 128.0).round().clamp(0.0, f64::from(u32::MAX)) as u32;
+    let prev = (r.prev_rtt_ns * 16.0)
+        .round()
+        .clamp(0.0, f64::from(u32::MAX)) as u32;
+    let d = (r.rtt_diff_ns * 128.0).round();
+    let d = if d == 0.0 && r.rtt_diff_ns != 0.0 {
+        r.rtt_diff_ns.signum()
+    } else {
+        d
+    };
+    let diff = d.clamp(f64::from(i32::MIN) + 1.0, f64::from(i32::MAX)) as i32;
+    State::from_raw(rate_u, prev, diff, r.hai_count.min(255) as u8, r.started)
+}
+
+impl Lockstep {
+    /// Both sides at their initial state.
+    pub fn new(both: &Both, mode: Mode) -> Self {
+        Self {
+            cfg: both.cfg,
+            rp: both.reference,
+            mode,
+            reference: RefState::new(&both.reference),
+            fixed: State::new(&both.cfg),
+            prev_t_send: None,
+        }
+    }
+
+    /// The reference state.
+    pub fn reference(&self) -> &RefState {
+        &self.reference
+    }
+
+    /// The fixed-point state.
+    pub fn fixed(&self) -> &State {
+        &self.fixed
+    }
+
+    /// Feeds one completion to both sides.
+    pub fn step(&mut self, t_send_ns: u64, t_complete_ns: u64, bytes: u32) -> StepOut {
+        // The flow's sending rate, for the optional application-limited rule: this segment
+        // over the gap since the previous send.
+        let sending = match self.prev_t_send {
+            Some(prev) if t_send_ns > prev => {
+                Some(f64::from(bytes) * 8e9 / (t_send_ns - prev) as f64)
+            }
+            _ => None,
+        };
+        self.prev_t_send = Some(t_send_ns);
+        let ev = Completion {
+            t_send_ns,
+            t_complete_ns,
+            bytes,
+            sending_rate_bps: sending.map(|s| s.round() as u64),
+        };
+        // One step from the reference's pre-event state (the forced-mode step).
+        let mut shadow = quantise(&self.reference);
+        let forced = shadow.on_completion(&self.cfg, &ev);
+        let r = self
+            .reference
+            .on_completion(&self.rp, t_send_ns, t_complete_ns, bytes, sending);
+        let fixed = match self.mode {
+            Mode::Free => self.fixed.on_completion(&self.cfg, &ev),
+            Mode::Forced => {
+                self.fixed = shadow;
+                forced
+            }
+        };
+        StepOut {
+            rtt_ns: r.rtt_ns,
+            rate_ref_bps: self.reference.rate_bps,
+            rate_fixed_bps: fixed.rate_bps,
+            branch_ref: r.branch,
+            branch_fixed: fixed.branch.name(),
+            forced_rate_bps: forced.rate_bps,
+            forced_branch: forced.branch.name(),
+        }
+    }
+}

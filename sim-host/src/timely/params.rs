@@ -1,0 +1,286 @@
+//! `# set KEY=VALUE` / `--set KEY=VALUE` → the fixed-point `Params` and the reference's
+//! `RefParams`, from the same text (keys are exactly the `timely_cc::Params` field names).
+
+use super::reference::RefParams;
+use crate::trace::{InputError, Param};
+use std::path::Path;
+use timely_cc::{Config, ConfigError, Params, Ratio};
+
+/// Every key `replay timely` accepts.
+pub const KEYS: [&str; 14] = [
+    "line_rate_bps",
+    "min_rate_bps",
+    "max_rate_bps",
+    "init_rate_bps",
+    "t_low_ns",
+    "t_high_ns",
+    "min_rtt_ns",
+    "alpha",
+    "beta",
+    "delta_bps",
+    "hai_n",
+    "hai_after",
+    "app_limited",
+    "per_completion_scaling",
+];
+
+/// Both sides' parameters, built from the same settings.
+#[derive(Debug, Clone)]
+pub struct Both {
+    /// The firmware configuration.
+    pub cfg: Config,
+    /// The reference's parameters.
+    pub reference: RefParams,
+}
+
+fn parse_u64(p: &Param) -> Result<u64, InputError> {
+    let v = p.value.trim().replace('_', "");
+    if let Ok(x) = v.parse::<u64>() {
+        return Ok(x);
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Ok(x as u64),
+        _ => Err(p.error(format!(
+            "parameter {}: {:?} is not a non-negative integer",
+            p.key, p.value
+        ))),
+    }
+}
+
+fn parse_u32(p: &Param) -> Result<u32, InputError> {
+    let x = parse_u64(p)?;
+    u32::try_from(x).map_err(|_| {
+        p.error(format!(
+            "parameter {}: {x} does not fit 32 bits (max {})",
+            p.key,
+            u32::MAX
+        ))
+    })
+}
+
+/// A ratio written as a decimal (`0.875`) or a fraction (`7/8`), kept exact.
+fn parse_ratio(p: &Param) -> Result<Ratio, InputError> {
+    let v = p.value.trim();
+    let bad = || {
+        p.error(format!(
+            "parameter {}: {v:?} is not a ratio (write a decimal like 0.875 with at most 9 \
+             decimals, or a fraction like 7/8)",
+            p.key
+        ))
+    };
+    if let Some((a, b)) = v.split_once('/') {
+        let num = a.trim().parse::<u32>().map_err(|_| bad())?;
+        let den = b.trim().parse::<u32>().map_err(|_| bad())?;
+        return Ok(Ratio::new(num, den));
+    }
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    if frac.len() > 9
+        || !int.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+        || (int.is_empty() && frac.is_empty())
+    {
+        return Err(bad());
+    }
+    let den = 10u64.pow(frac.len() as u32);
+    let int: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| bad())?
+    };
+    let fr: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| bad())?
+    };
+    let num = int
+        .checked_mul(den)
+        .and_then(|x| x.checked_add(fr))
+        .ok_or_else(bad)?;
+    Ok(Ratio::new(
+        u32::try_from(num).map_err(|_| bad())?,
+        u32::try_from(den).map_err(|_| bad())?,
+    ))
+}
+
+fn ratio_f64(r: Ratio) -> f64 {
+    f64::from(r.num) / f64::from(r.den)
+}
+
+fn parse_bool(p: &Param) -> Result<bool, InputError> {
+    match p.value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "on" | "yes" => Ok(true),
+        "false" | "0" | "off" | "no" => Ok(false),
+        _ => Err(p.error(format!(
+            "parameter {}: {:?} is not a boolean (true/false)",
+            p.key, p.value
+        ))),
+    }
+}
+
+/// The keys a configuration error is about.
+fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
+    use ConfigError::*;
+    match e {
+        LineRateTooLow => (&["line_rate_bps"], "line_rate_bps must be at least 1 Mb/s"),
+        ZeroRate => (
+            &["min_rate_bps", "max_rate_bps", "init_rate_bps", "delta_bps"],
+            "rates must be at least 64 b/s (one half of the 128 b/s rate unit)",
+        ),
+        MinAboveMax => (
+            &["min_rate_bps", "max_rate_bps"],
+            "min_rate_bps is above max_rate_bps",
+        ),
+        InitOutOfRange => (
+            &["init_rate_bps", "min_rate_bps", "max_rate_bps"],
+            "init_rate_bps must lie in [min_rate_bps, max_rate_bps]",
+        ),
+        RateTooHigh => (
+            &["max_rate_bps", "line_rate_bps"],
+            "max_rate_bps is above the rate format's top (≈ 549.7 Gb/s)",
+        ),
+        TLowAboveTHigh => (&["t_low_ns", "t_high_ns"], "t_low_ns is above t_high_ns"),
+        THighOutOfRange => (
+            &["t_high_ns"],
+            "t_high_ns must be in 1 ..= 268435455 ns (the RTT format's top)",
+        ),
+        ZeroMinRtt => (&["min_rtt_ns"], "min_rtt_ns must be > 0"),
+        AlphaOutOfRange => (&["alpha"], "alpha must be in [0, 1]"),
+        BetaOutOfRange => (&["beta"], "beta must be in (0, 1]"),
+        BetaOverMinRttTooSmall => (
+            &["beta", "min_rtt_ns"],
+            "beta/min_rtt_ns is too small to represent",
+        ),
+        ZeroHaiN => (&["hai_n"], "hai_n must be ≥ 1"),
+        HaiAfterTooLarge => (&["hai_after"], "hai_after must be ≤ 255"),
+        AppLimitedOutOfRange => (&["app_limited"], "app_limited must be in (0, 1] or off"),
+    }
+}
+
+/// Builds both sides' parameters from `params` (trace `# set` lines first, then `--set`).
+pub fn build(trace: &Path, params: &[Param]) -> Result<Both, InputError> {
+    let mut p = Params::DEFAULT;
+    let (mut max_set, mut init_set) = (false, false);
+    for q in params {
+        match q.key.as_str() {
+            "line_rate_bps" => p.line_rate_bps = parse_u64(q)?,
+            "min_rate_bps" => p.min_rate_bps = parse_u64(q)?,
+            "max_rate_bps" => {
+                p.max_rate_bps = parse_u64(q)?;
+                max_set = true;
+            }
+            "init_rate_bps" => {
+                p.init_rate_bps = parse_u64(q)?;
+                init_set = true;
+            }
+            "t_low_ns" => p.t_low_ns = parse_u32(q)?,
+            "t_high_ns" => p.t_high_ns = parse_u32(q)?,
+            "min_rtt_ns" => p.min_rtt_ns = parse_u32(q)?,
+            "alpha" => p.alpha = parse_ratio(q)?,
+            "beta" => p.beta = parse_ratio(q)?,
+            "delta_bps" => p.delta_bps = parse_u64(q)?,
+            "hai_n" => p.hai_n = parse_u32(q)?,
+            "hai_after" => p.hai_after = parse_u32(q)?,
+            "app_limited" => {
+                let v = q.value.trim().to_ascii_lowercase();
+                p.app_limited = if matches!(v.as_str(), "off" | "none" | "0" | "false") {
+                    None
+                } else {
+                    Some(parse_ratio(q)?)
+                };
+            }
+            "per_completion_scaling" => p.per_completion_scaling = parse_bool(q)?,
+            other => {
+                return Err(q.error(format!(
+                    "unknown parameter {other:?} (known: {})",
+                    KEYS.join(", ")
+                )));
+            }
+        }
+    }
+    // The issue's defaults tie max and init to the line rate.
+    if !max_set {
+        p.max_rate_bps = p.line_rate_bps;
+    }
+    if !init_set {
+        p.init_rate_bps = p.max_rate_bps;
+    }
+    let cfg = Config::new(p).map_err(|e| {
+        let (keys, msg) = blame(e);
+        match params.iter().rev().find(|q| keys.contains(&q.key.as_str())) {
+            Some(q) => q.error(format!("invalid configuration ({e:?}): {msg}")),
+            None => InputError::file(trace, format!("invalid configuration ({e:?}): {msg}")),
+        }
+    })?;
+    let reference = RefParams {
+        line_rate_bps: p.line_rate_bps as f64,
+        min_rate_bps: p.min_rate_bps as f64,
+        max_rate_bps: p.max_rate_bps as f64,
+        init_rate_bps: p.init_rate_bps as f64,
+        t_low_ns: f64::from(p.t_low_ns),
+        t_high_ns: f64::from(p.t_high_ns),
+        min_rtt_ns: f64::from(p.min_rtt_ns),
+        alpha: ratio_f64(p.alpha),
+        beta: ratio_f64(p.beta),
+        delta_bps: p.delta_bps as f64,
+        hai_n: f64::from(p.hai_n),
+        hai_after: u64::from(p.hai_after),
+        app_limited: p.app_limited.map(ratio_f64),
+        per_completion_scaling: p.per_completion_scaling,
+    };
+    Ok(Both { cfg, reference })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn set(k: &str, v: &str) -> Param {
+        Param {
+            key: k.into(),
+            value: v.into(),
+            source: PathBuf::from("--set"),
+            line: None,
+        }
+    }
+
+    #[test]
+    fn defaults_match_reference_defaults() {
+        let b = build(Path::new("t.csv"), &[]).unwrap();
+        assert_eq!(b.reference, RefParams::default());
+        assert_eq!(*b.cfg.params(), Params::DEFAULT);
+    }
+
+    #[test]
+    fn ratios_are_exact() {
+        assert_eq!(parse_ratio(&set("beta", "0.8")).unwrap(), Ratio::new(8, 10));
+        assert_eq!(parse_ratio(&set("beta", "7/8")).unwrap(), Ratio::new(7, 8));
+        assert_eq!(parse_ratio(&set("beta", "1")).unwrap(), Ratio::new(1, 1));
+        assert!(parse_ratio(&set("beta", "-0.5")).is_err());
+        assert!(parse_ratio(&set("beta", "abc")).is_err());
+    }
+
+    #[test]
+    fn bad_config_names_the_setting() {
+        let file_param = Param {
+            key: "t_low_ns".into(),
+            value: "600000".into(),
+            source: PathBuf::from("x.csv"),
+            line: Some(3),
+        };
+        let e = build(Path::new("x.csv"), &[file_param]).unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.to_string().starts_with("x.csv:3: "), "{e}");
+        let e = build(Path::new("x.csv"), &[set("beta", "0")]).unwrap_err();
+        assert!(e.to_string().starts_with("--set: "), "{e}");
+        let e = build(Path::new("x.csv"), &[set("gamma", "1")]).unwrap_err();
+        assert!(e.msg.contains("unknown parameter"), "{e}");
+    }
+
+    #[test]
+    fn line_rate_carries_max_and_init() {
+        let b = build(Path::new("t"), &[set("line_rate_bps", "25e9")]).unwrap();
+        assert_eq!(b.cfg.params().max_rate_bps, 25_000_000_000);
+        assert_eq!(b.reference.init_rate_bps, 25e9);
+    }
+}
