@@ -5,7 +5,7 @@
  *   a self-test, not the per-event path);
  * - the exit code is 0 on success, else the number of the first failed check.
  *
- * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS.
+ * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS, 40-59 TIMELY.
  */
 #include <stdint.h>
 #include "cc_ffi.h"
@@ -130,13 +130,66 @@ static int cats_edges(void) {
     return 0;
 }
 
+/* ---- TIMELY ----------------------------------------------------------------------------------- */
+
+static CcTimelyConfig timely_cfg;
+static CcTimelyFlow   timely_flows[8];
+
+/* Worked numbers with the paper's parameters (T_low 50 us, T_high 500 us, beta 0.8, delta 10 Mb/s,
+ * 10 Gb/s max); bytes = 0 so the RTT is t_complete - t_send exactly. */
+static int timely(void) {
+    CcTimelyParams p;
+    cc_timely_params_default(&p);
+    if (p.t_low_ns != 50000 || p.beta_num * 5u != p.beta_den * 4u) return 40;
+    CcTimelyParams bad = p;
+    bad.t_low_ns = p.t_high_ns + 1;
+    if (cc_timely_config_init(&timely_cfg, &bad) != CC_STATUS_INVALID_CONFIG) return 41;
+    if (cc_timely_config_init(&timely_cfg, &p) != CC_STATUS_OK) return 42;
+
+    CcTimelyFlow *f = &timely_flows[3];
+    cc_timely_flow_init(f, &timely_cfg);
+    uint64_t r0, r1, r2, r3, r4;
+    /* First sample: remembered, rate stays at init = 10 Gb/s. */
+    if (cc_timely_on_completion(&timely_cfg, f, 0, 30000, 0, &r0) != CC_TIMELY_BRANCH_INIT) return 43;
+    if (r0 != 10000000000ull) return 44;
+    /* rtt 600 us > T_high: 1 - 0.8 * (1 - 500/600) = 0.8667 -> 8.667 Gb/s. */
+    if (cc_timely_on_completion(&timely_cfg, f, 100000, 700000, 0, &r1) != CC_TIMELY_BRANCH_HIGH) return 45;
+    if (r1 < 8666000000ull || r1 > 8667400000ull || r1 % 128u) return 46;
+    /* rtt 30 us < T_low: + delta = + 10 Mb/s (rates are multiples of 128 b/s). */
+    if (cc_timely_on_completion(&timely_cfg, f, 800000, 830000, 0, &r2) != CC_TIMELY_BRANCH_LOW) return 47;
+    if (r2 - r1 < 10000000ull - 128u || r2 - r1 > 10000000ull + 128u) return 48;
+    /* A completion before its send (clock glitch) is skipped: nothing changes. */
+    CcTimelyState before, after;
+    cc_timely_flow_get_state(f, &before);
+    if (cc_timely_on_completion(&timely_cfg, f, 900000, 899999, 0, &r3) != CC_TIMELY_BRANCH_SKIP) return 49;
+    cc_timely_flow_get_state(f, &after);
+    if (r3 != r2 || before.rate_u128bps != after.rate_u128bps || before.prev_rtt_q4 != after.prev_rtt_q4) return 50;
+    /* rtt 100 us after 30 us: the EWMA of differences turns positive -> gradient decrease. */
+    if (cc_timely_on_completion(&timely_cfg, f, 1000000, 1100000, 0, &r4) != CC_TIMELY_BRANCH_DEC) return 51;
+    if (!(r4 < r2 && r4 > r2 / 2)) return 52;
+    /* The _ex call: same semantics, full result; RTT in Q.4 ns. */
+    CcTimelyCompletion ev = {2000000, 2040000, 0, 0};
+    CcTimelyUpdate u;
+    CcTimelyBranch b = cc_timely_on_completion_ex(&timely_cfg, f, &ev, &u);
+    if (b != CC_TIMELY_BRANCH_LOW || u.rtt_q4 != 40000u * 16u || u.app_limited) return 53;
+    /* Restore a saved state: the flow continues from it. */
+    cc_timely_flow_set_state(f, &before);
+    cc_timely_flow_get_state(f, &after);
+    if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q7 != before.rtt_diff_q7) return 54;
+    return 0;
+}
+
 /* The header this file was compiled with must describe the library it is linked with. */
 static int layouts(void) {
     CcLayout l;
-    if (cc_ffi_layout(0, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsState)) return 34;
-    if (cc_ffi_layout(1, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConn) ||
+    if (cc_ffi_layout(0, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcTimelyFlow) ||
+        l.state_bytes > l.block_bytes || l.align != _Alignof(CcTimelyFlow)) return 38;
+    if (cc_ffi_layout(1, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcTimelyConfig) ||
+        l.state_bytes > l.block_bytes) return 39;
+    if (cc_ffi_layout(2, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsState)) return 34;
+    if (cc_ffi_layout(3, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConn) ||
         l.state_bytes > l.block_bytes || l.align != _Alignof(CcCatsConn)) return 35;
-    if (cc_ffi_layout(2, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConfig) ||
+    if (cc_ffi_layout(4, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConfig) ||
         l.state_bytes > l.block_bytes) return 36;
     if (cc_ffi_layout(1000, &l) != CC_STATUS_INVALID_INPUT) return 37;
     return 0;
@@ -148,6 +201,7 @@ int main(void) {
     if ((r = layouts()) != 0) return r;
     if ((r = cats_web_page()) != 0) return r;
     if ((r = cats_edges()) != 0) return r;
+    if ((r = timely()) != 0) return r;
 
     for (uint32_t i = 0; i < N_DIV; i++) {
         uint32_t x = divisors[i];

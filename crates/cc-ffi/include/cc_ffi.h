@@ -28,6 +28,12 @@
 // Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
 #define CC_CATS_CONFIG_BYTES 96
 
+// Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
+#define CC_TIMELY_FLOW_BYTES 16
+
+// Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
+#define CC_TIMELY_CONFIG_BYTES 168
+
 // Result of a fallible call. `CC_STATUS_OK` is 0; every error is non-zero.
 enum CcStatus
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -93,6 +99,35 @@ enum CcCatsDecision
 typedef enum CcCatsDecision CcCatsDecision;
 #else
 typedef uint32_t CcCatsDecision;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// The branch of TIMELY's Algorithm 1 a completion took.
+enum CcTimelyBranch
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Rejected (`t_complete < t_send`): nothing changed.
+  CC_TIMELY_BRANCH_SKIP = 0,
+  // First valid sample: remembered, rate unchanged.
+  CC_TIMELY_BRANCH_INIT = 1,
+  // `rtt < T_low`: additive increase.
+  CC_TIMELY_BRANCH_LOW = 2,
+  // `rtt > T_high`: multiplicative decrease by `1 − β·(1 − T_high/rtt)`.
+  CC_TIMELY_BRANCH_HIGH = 3,
+  // `g ≤ 0` long enough: hyper-active increase `N·δ`.
+  CC_TIMELY_BRANCH_HAI = 4,
+  // `g ≤ 0`: additive increase.
+  CC_TIMELY_BRANCH_INC = 5,
+  // `g > 0`: multiplicative decrease by `1 − β·g`.
+  CC_TIMELY_BRANCH_DEC = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcTimelyBranch CcTimelyBranch;
+#else
+typedef uint32_t CcTimelyBranch;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -164,6 +199,93 @@ typedef struct CcRecip {
   uint32_t shift;
 } CcRecip;
 
+// Plain-integer TIMELY parameters (every rate in bit/s, every time in ns; ratios as
+// numerator/denominator). [`cc_timely_params_default`] fills in the paper's.
+typedef struct CcTimelyParams {
+  // NIC line rate (serialisation delay is removed from the RTT). ≥ 1 Mb/s.
+  uint64_t line_rate_bps;
+  // Lowest rate the controller sets.
+  uint64_t min_rate_bps;
+  // Highest rate the controller sets (≤ 549.7 Gb/s).
+  uint64_t max_rate_bps;
+  // Rate before the first completion.
+  uint64_t init_rate_bps;
+  // Additive increase step `δ`.
+  uint64_t delta_bps;
+  // `T_low`, ns.
+  uint32_t t_low_ns;
+  // `T_high`, ns (≤ 2^28 − 1).
+  uint32_t t_high_ns;
+  // `minRTT`, ns (the gradient's normaliser).
+  uint32_t min_rtt_ns;
+  // EWMA weight `α = alpha_num / alpha_den` ∈ [0, 1].
+  uint32_t alpha_num;
+  // Denominator of `α` (non-zero).
+  uint32_t alpha_den;
+  // Decrease factor `β = beta_num / beta_den` ∈ (0, 1].
+  uint32_t beta_num;
+  // Denominator of `β` (non-zero).
+  uint32_t beta_den;
+  // HAI multiplier `N` (≥ 1).
+  uint32_t hai_n;
+  // Completions with `g ≤ 0` in a row before HAI (≤ 255).
+  uint32_t hai_after;
+  // Optional application-limited rule: increase only while the sending rate is at least
+  // `app_limited_num / app_limited_den` of the target. `app_limited_den = 0`: off.
+  uint32_t app_limited_num;
+  // Denominator of the application-limited fraction; 0 turns the rule off.
+  uint32_t app_limited_den;
+  // Non-zero: scale every rate change by `min(1, bytes·8 / (rate·minRTT))` (§5).
+  uint32_t per_completion_scaling;
+} CcTimelyParams;
+
+// Opaque validated configuration, written by [`cc_timely_config_init`]; read-only afterwards.
+typedef struct CC_FFI_ALIGNED(8) CcTimelyConfig {
+  uint8_t _opaque[CC_TIMELY_CONFIG_BYTES];
+} CcTimelyConfig;
+
+// Opaque per-flow state (16 bytes). Allocate one per flow, initialise with
+// [`cc_timely_flow_init`].
+typedef struct CC_FFI_ALIGNED(8) CcTimelyFlow {
+  uint8_t _opaque[CC_TIMELY_FLOW_BYTES];
+} CcTimelyFlow;
+
+// A completion with everything [`cc_timely_on_completion_ex`] can use.
+typedef struct CcTimelyCompletion {
+  // When the segment was sent (NIC clock, ns).
+  uint64_t t_send_ns;
+  // When its completion arrived (same clock, ns).
+  uint64_t t_complete_ns;
+  // The flow's measured sending rate, bit/s, for the application-limited rule; 0 = unknown.
+  uint64_t sending_rate_bps;
+  // Segment size, bytes.
+  uint32_t bytes;
+} CcTimelyCompletion;
+
+// What [`cc_timely_on_completion_ex`] reports besides the branch.
+typedef struct CcTimelyUpdate {
+  // The rate after the event, bit/s (a multiple of 128).
+  uint64_t rate_bps;
+  // The measured RTT, Q.4 ns (1/16 ns; serialisation removed; 0 for `SKIP`).
+  uint64_t rtt_q4;
+  // 1 when the application-limited rule suppressed an increase.
+  uint32_t app_limited;
+} CcTimelyUpdate;
+
+// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw`.
+typedef struct CcTimelyState {
+  // Rate in units of 128 bit/s.
+  uint32_t rate_u128bps;
+  // Previous RTT, Q28.4 ns.
+  uint32_t prev_rtt_q4;
+  // EWMA of RTT differences, Q24.7 ns.
+  int32_t rtt_diff_q7;
+  // Completions with `g ≤ 0` in a row.
+  uint8_t hai_count;
+  // 1 once the first valid sample was seen.
+  uint8_t started;
+} CcTimelyState;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -172,14 +294,15 @@ extern "C" {
 // header at start-up to catch a stale header or library).
 uint32_t cc_ffi_abi_version(void);
 
-// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table; 0 is the
-// CATS debt state, 1 the CATS connection, 2 the CATS config). Lets firmware check at start-up
+// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
+// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config). Lets firmware check at start-up
 // that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 // fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 //
 // # Safety
 // `out` is non-null, aligned and valid for writes.
-CcStatus cc_ffi_layout(uint32_t index, struct CcLayout *out);
+CcStatus cc_ffi_layout(uint32_t index,
+                       struct CcLayout *out);
 
 // Fills `*out` with the paper's parameters (MSS 1 460; `H` = 60/30/15/6 kB; `L` = `H`/2;
 // `M` = 0.25/0.5/1.0/1.5/2.0).
@@ -267,6 +390,62 @@ CcStatus cc_recip(uint32_t x, struct CcRecip *out);
 // larger values act as 31). A `CcRecip` not made by `cc_recip` gives an unspecified (but
 // defined, non-trapping) result: the shift is clamped to the valid range.
 uint64_t cc_recip_mul_scaled(struct CcRecip r, uint32_t a, uint32_t frac_bits);
+
+// Fills `*out` with the defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
+// line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,
+// HAI `N` = 5 after 5; optional rules off.
+//
+// # Safety
+// `out` is non-null, aligned and valid for writes.
+void cc_timely_params_default(struct CcTimelyParams *out);
+
+// Validates `*params` and writes the configuration (precomputing every reciprocal; the only
+// TIMELY call that divides). `CC_STATUS_INVALID_CONFIG` (block untouched) if out of range.
+//
+// # Safety
+// `cfg` is a writable [`CcTimelyConfig`] block; `params` is readable.
+CcStatus cc_timely_config_init(struct CcTimelyConfig *cfg, const struct CcTimelyParams *params);
+
+// Initialises a flow at the configured initial rate, before its first completion.
+//
+// # Safety
+// `flow` is a writable [`CcTimelyFlow`] block; `cfg` was initialised.
+void cc_timely_flow_init(struct CcTimelyFlow *flow, const struct CcTimelyConfig *cfg);
+
+// One completion (segment of `bytes` sent at `t_send_ns`, completed at `t_complete_ns`, NIC
+// clock): the RTT engine and Algorithm 1. Writes the new rate (bit/s) to `*out_rate_bps` and
+// returns the branch (`SKIP` when `t_complete_ns < t_send_ns`: nothing changed).
+//
+// # Safety
+// `cfg` and `flow` were initialised; `out_rate_bps` is writable.
+CcTimelyBranch cc_timely_on_completion(const struct CcTimelyConfig *cfg,
+                                       struct CcTimelyFlow *flow,
+                                       uint64_t t_send_ns,
+                                       uint64_t t_complete_ns,
+                                       uint32_t bytes,
+                                       uint64_t *out_rate_bps);
+
+// [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the
+// full result (rate, RTT, whether the rule suppressed an increase) in `*out`.
+//
+// # Safety
+// `cfg` and `flow` were initialised; `ev` is readable; `out` is writable.
+CcTimelyBranch cc_timely_on_completion_ex(const struct CcTimelyConfig *cfg,
+                                          struct CcTimelyFlow *flow,
+                                          const struct CcTimelyCompletion *ev,
+                                          struct CcTimelyUpdate *out);
+
+// Reads the flow's raw state into `*out`.
+//
+// # Safety
+// `flow` was initialised; `out` is writable.
+void cc_timely_flow_get_state(const struct CcTimelyFlow *flow, struct CcTimelyState *out);
+
+// Replaces the flow's state by `*state` (`started` non-zero = true).
+//
+// # Safety
+// `flow` is a writable [`CcTimelyFlow`] block; `state` is readable.
+void cc_timely_flow_set_state(struct CcTimelyFlow *flow, const struct CcTimelyState *state);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -87,6 +87,7 @@ use core::mem::{align_of, size_of};
 pub mod block;
 pub mod cats;
 mod math;
+pub mod timely;
 
 pub use math::{CcRecip, cc_recip, cc_recip_mul_scaled, cc_recip_q16};
 
@@ -132,6 +133,18 @@ pub struct FlowLayout {
 /// therefore reads the target's numbers by calling `cc_ffi_layout` in the simulator.
 pub const FLOW_LAYOUTS: &[FlowLayout] = &[
     FlowLayout {
+        name: "TIMELY",
+        state_bytes: size_of::<timely_cc::State>(),
+        opaque_bytes: size_of::<timely::CcTimelyFlow>(),
+        align: align_of::<timely::CcTimelyFlow>(),
+    },
+    FlowLayout {
+        name: "TIMELY config (shared)",
+        state_bytes: size_of::<timely_cc::Config>(),
+        opaque_bytes: size_of::<timely::CcTimelyConfig>(),
+        align: align_of::<timely::CcTimelyConfig>(),
+    },
+    FlowLayout {
         name: "CATS debt state (`State`)",
         state_bytes: size_of::<cats_conductor::State>(),
         opaque_bytes: size_of::<cats::CcCatsState>(),
@@ -163,8 +176,8 @@ pub struct CcLayout {
     pub align: u32,
 }
 
-/// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table; 0 is the
-/// CATS debt state, 1 the CATS connection, 2 the CATS config). Lets firmware check at start-up
+/// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
+/// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config). Lets firmware check at start-up
 /// that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 /// fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 ///
