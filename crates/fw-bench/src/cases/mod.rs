@@ -23,6 +23,7 @@ use crate::table::{Goal, Sample};
 
 mod cats;
 mod recip;
+mod timely;
 
 /// Which ELF a case runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,9 +74,13 @@ pub const CASES: &[Case] = &[
         goal: None,
         run: recip::run_ffi,
     },
-    // TIMELY per completion (goal: median ≤ 50):
-    // Case { algorithm: "TIMELY", symbol: "cc_timely_on_completion", image: Image::CFirmware,
-    //        goal: Some(Goal { median_max: 50 }), run: timely::run_on_completion },
+    Case {
+        algorithm: "TIMELY",
+        symbol: "cc_timely_on_completion",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 50 }),
+        run: timely::run_on_completion,
+    },
     // HPCC per ACK (goals 1 hop ≤ 100, 5 hops ≤ 250; label samples "1 hop, md" … "5 hops, ai"):
     // Case { algorithm: "HPCC", symbol: "cc_hpcc_on_ack", … run: hpcc::run_on_ack },
     Case {
