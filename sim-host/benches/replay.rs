@@ -1,0 +1,222 @@
+//! Host replay throughput: events per second for each algorithm, the fixed-point crate against
+//! the f64 reference, over the shipped fixtures, through sim-host's public API (trace reader,
+//! parameter builders, references) exactly as `sim-host replay` feeds them.
+//!
+//! `cargo bench -p sim-host --bench replay` (full fixtures, best of 5 passes) or
+//! `cargo bench -p sim-host --bench replay -- --quick` (a few events, one pass: CI checks that it
+//! builds and runs; it never fails on a number). Prints a markdown table. Plain `Instant`
+//! timing (no bench framework): each side replays the whole pre-parsed event list, so parsing
+//! and I/O are excluded; `black_box` keeps results alive.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use cats_conductor::{Conductor, Decision, Descriptor, Prio};
+use sim_host::cats::reference::{RefConductor, RefDecision};
+use sim_host::trace::{TraceReader, merged_params};
+use timely_cc::{Completion, State};
+
+fn fixtures(kind: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(kind);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "csv"));
+    v.sort();
+    v
+}
+
+/// Best (shortest) of `passes` runs of `f`, which returns the number of events it handled.
+fn time(passes: usize, mut f: impl FnMut() -> u64) -> (u64, Duration) {
+    let mut best = Duration::MAX;
+    let mut n = 0;
+    for _ in 0..passes {
+        let t = Instant::now();
+        n = f();
+        best = best.min(t.elapsed());
+    }
+    (n, best)
+}
+
+fn row(kind: &str, side: &str, n: u64, d: Duration) {
+    let eps = n as f64 / d.as_secs_f64().max(1e-9);
+    println!(
+        "| {kind} | {side} | {n} | {:.2} | {:.1} |",
+        d.as_secs_f64() * 1e3,
+        eps / 1e6
+    );
+}
+
+fn timely(limit: usize, passes: usize) {
+    type Sides = (timely_cc::Config, sim_host::timely::reference::RefParams);
+    let mut traces: Vec<(Sides, Vec<sim_host::timely::Row>)> = Vec::new();
+    for p in fixtures("timely") {
+        let mut r = TraceReader::open(&p).expect("open");
+        r.expect_header(sim_host::timely::HEADER).expect("header");
+        let both =
+            sim_host::timely::params::build(&p, &merged_params(r.params(), &[])).expect("params");
+        let mut rows = Vec::new();
+        while let Some(x) = r.next_row::<sim_host::timely::Row>() {
+            rows.push(x.expect("row").1);
+            if rows.len() >= limit {
+                break;
+            }
+        }
+        traces.push(((both.cfg, both.reference), rows));
+    }
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for ((cfg, _), rows) in &traces {
+            let mut st = State::new(cfg);
+            for r in rows {
+                black_box(
+                    st.on_completion(cfg, &Completion::new(r.t_send_ns, r.t_complete_ns, r.bytes)),
+                );
+                n += 1;
+            }
+        }
+        n
+    });
+    row("TIMELY", "fixed (timely-cc)", n, d);
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for ((_, p), rows) in &traces {
+            let mut st = sim_host::timely::reference::RefState::new(p);
+            for r in rows {
+                black_box(st.on_completion(p, r.t_send_ns, r.t_complete_ns, r.bytes, None));
+                n += 1;
+            }
+        }
+        n
+    });
+    row("TIMELY", "f64 reference", n, d);
+}
+
+#[derive(Clone, Copy)]
+enum CatsEvent {
+    Enqueue(usize, u32),
+    Ack(u64),
+    Feed,
+}
+
+#[derive(serde::Deserialize)]
+struct CatsRow {
+    #[allow(dead_code)]
+    t_ns: u64,
+    event: String,
+    prio: Option<u8>,
+    bytes: Option<u64>,
+}
+
+fn cats(limit: usize, passes: usize) {
+    let mut traces = Vec::new();
+    for p in fixtures("cats") {
+        let mut r = TraceReader::open(&p).expect("open");
+        r.expect_header(sim_host::cats::HEADER).expect("header");
+        let su = sim_host::cats::setup(&p, &merged_params(r.params(), &[])).expect("setup");
+        let mut ev = Vec::new();
+        while let Some(x) = r.next_row::<CatsRow>() {
+            let x = x.expect("row").1;
+            ev.push(match x.event.as_str() {
+                "enqueue" => CatsEvent::Enqueue(
+                    usize::from(x.prio.unwrap_or(0)),
+                    x.bytes.unwrap_or(0) as u32,
+                ),
+                "ack" => CatsEvent::Ack(x.bytes.unwrap_or(0)),
+                _ => CatsEvent::Feed,
+            });
+            if ev.len() >= limit {
+                break;
+            }
+        }
+        traces.push((su, ev));
+    }
+    // One "event" is one trace row: an enqueue plus its decision, or an ack/feed plus every
+    // decision it triggers (as sim-host replays them).
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for (su, ev) in &traces {
+            let mut c: Box<Conductor<{ sim_host::cats::QUEUE_CAPACITY }>> = Box::default();
+            let mut space = su.snd_buf_bytes;
+            let feed = |c: &mut Conductor<{ sim_host::cats::QUEUE_CAPACITY }>,
+                        space: &mut u64,
+                        once: bool| {
+                let s = |space: u64| u32::try_from(space).unwrap_or(u32::MAX);
+                while let Decision::Send { chunk, .. } = black_box(c.next_chunk(&su.cfg, s(*space)))
+                {
+                    *space -= u64::from(chunk.len_bytes);
+                    if once {
+                        break;
+                    }
+                }
+            };
+            for (h, e) in ev.iter().enumerate() {
+                match *e {
+                    CatsEvent::Enqueue(p, b) => {
+                        let prio = Prio::from_index(p).unwrap_or(Prio::P4);
+                        let _ = c.enqueue(
+                            prio,
+                            Descriptor {
+                                handle: h as u32,
+                                len_bytes: b,
+                            },
+                        );
+                        feed(&mut c, &mut space, true);
+                    }
+                    CatsEvent::Ack(b) => {
+                        space += b;
+                        feed(&mut c, &mut space, false);
+                    }
+                    CatsEvent::Feed => feed(&mut c, &mut space, false),
+                }
+                n += 1;
+            }
+        }
+        n
+    });
+    row("CATS", "fixed (cats-conductor)", n, d);
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for (su, ev) in &traces {
+            let mut c = RefConductor::new(su.params.clone());
+            let mut space = su.snd_buf_bytes;
+            let feed = |c: &mut RefConductor, space: &mut u64, once: bool| {
+                while let RefDecision::Send { bytes, .. } = black_box(c.next(*space)) {
+                    *space -= bytes;
+                    if once {
+                        break;
+                    }
+                }
+            };
+            for e in ev {
+                match *e {
+                    CatsEvent::Enqueue(p, b) => {
+                        c.enqueue(p, u64::from(b));
+                        feed(&mut c, &mut space, true);
+                    }
+                    CatsEvent::Ack(b) => {
+                        space += b;
+                        feed(&mut c, &mut space, false);
+                    }
+                    CatsEvent::Feed => feed(&mut c, &mut space, false),
+                }
+                n += 1;
+            }
+        }
+        n
+    });
+    row("CATS", "f64 reference", n, d);
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (limit, passes) = if quick { (64, 1) } else { (usize::MAX, 5) };
+    println!(
+        "| algorithm | side | events | best time (ms) | M events/s |\n|---|---|---:|---:|---:|"
+    );
+    timely(limit, passes);
+    cats(limit, passes);
+}
