@@ -37,7 +37,7 @@ if (( quick )); then
     echo "== host replay throughput (a few events)" >&2
     cargo bench -q -p sim-host --bench replay -- --quick
 else
-    cargo run --release -q -p fw-bench -- report "${args[@]}" --update docs/performance.md
+    cargo run --release -q -p fw-bench -- report "${args[@]}" --limit 100000 --update docs/performance.md
     echo "== host replay throughput" >&2
     table=$(cargo bench -q -p sim-host --bench replay)
     TABLE="$table" python3 - docs/performance.md <<'PY'

@@ -175,38 +175,63 @@ pub fn generate(images: &Images, ctx: &Ctx) -> Result<String> {
     }
 
     s.push_str("\n### Per-flow state\n\n");
-    s.push_str(&state_markdown());
+    let target = match &images.c_firmware {
+        Some(p) => Some(target_layouts(&mut Machine::load(p)?)?),
+        None => None,
+    };
+    s.push_str(&state_markdown(target.as_deref()));
     Ok(s)
 }
 
 /// Goals of issue 5 for per-flow state, by `cc_ffi::FLOW_LAYOUTS` name.
 const STATE_GOALS: &[(&str, usize)] = &[("TIMELY", 16), ("HPCC (5 hops)", 64)];
 
-/// `size_of` of each algorithm's Rust state and the opaque C block that holds it.
-pub fn state_markdown() -> String {
+/// `(state_bytes, block_bytes, align)` of every `cc_ffi::FLOW_LAYOUTS` entry as compiled for the
+/// target: `cc_ffi_layout(i, &out)` called in the simulator on the C firmware image.
+pub fn target_layouts(m: &mut Machine) -> Result<Vec<(u32, u32, u32)>> {
+    let out = m.alloc(12, 4)?;
+    let mut v = Vec::new();
+    for i in 0..cc_ffi::FLOW_LAYOUTS.len() {
+        let r = m.call("cc_ffi_layout", &[i as u32, out])?;
+        if r.a0 != 0 {
+            bail!("cc_ffi_layout({i}) returned {}", r.a0);
+        }
+        v.push((m.read_u32(out)?, m.read_u32(out + 4)?, m.read_u32(out + 8)?));
+    }
+    Ok(v)
+}
+
+/// `size_of` of each algorithm's Rust state and the opaque C block that holds it: on riscv32
+/// (from the C firmware image, when given) and on this host.
+pub fn state_markdown(target: Option<&[(u32, u32, u32)]>) -> String {
     if cc_ffi::FLOW_LAYOUTS.is_empty() {
         return "No algorithm state is exported through cc-ffi yet (`cc_ffi::FLOW_LAYOUTS` is empty).\n"
             .to_owned();
     }
     let mut s = String::from(
-        "| algorithm | `size_of` Rust state | C opaque block | align | goal |\n|---|---:|---:|---:|---|\n",
+        "| block | `size_of` Rust value, riscv32 | C opaque block, riscv32 | align | `size_of` on the 64-bit host | goal |\n|---|---:|---:|---:|---:|---|\n",
     );
-    for l in cc_ffi::FLOW_LAYOUTS {
-        let goal =
-            STATE_GOALS
-                .iter()
-                .find(|(n, _)| *n == l.name)
-                .map_or("—".to_owned(), |&(_, g)| {
-                    if l.state_bytes <= g {
-                        format!("≤ {g} ✔")
-                    } else {
-                        format!("≤ {g} **missed**")
-                    }
-                });
+    for (i, l) in cc_ffi::FLOW_LAYOUTS.iter().enumerate() {
+        let t = target.and_then(|t| t.get(i).copied());
+        let bytes = t.map_or(l.state_bytes as u64, |t| u64::from(t.0));
+        let goal = STATE_GOALS
+            .iter()
+            .find(|(n, _)| *n == l.name)
+            .map_or("—".to_owned(), |&(_, g)| {
+                if bytes <= g as u64 {
+                    format!("≤ {g} ✔")
+                } else {
+                    format!("≤ {g} **missed**")
+                }
+            });
+        let (tb, tk, ta) = match t {
+            Some((a, b, c)) => (a.to_string(), b.to_string(), c.to_string()),
+            None => ("?".into(), "?".into(), "?".into()),
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {goal} |",
-            l.name, l.state_bytes, l.opaque_bytes, l.align
+            "| {} | {tb} | {tk} | {ta} | {} | {goal} |",
+            l.name, l.state_bytes
         );
     }
     s
