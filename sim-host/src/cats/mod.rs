@@ -258,6 +258,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         None => None,
     };
     let mut deci: Decimator<([u64; 5], [u64; 5])> = Decimator::new(4000);
+    // Cumulative bytes per priority, chunk by chunk (reference, fixed), for the plot.
+    let (mut cum_rf, mut cum_fx) = ([0u64; 5], [0u64; 5]);
 
     let mut agreement = Agreement::new("order");
     let (mut t_fx, mut t_rf) = (Tally::default(), Tally::default());
@@ -402,7 +404,15 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                 writeln!(w, "{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns)
                     .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
             }
-            let (cr, cf) = (t_rf.bytes_out, t_fx.bytes_out);
+            // Cumulative bytes per priority after *this* chunk (not after the whole event, which
+            // can feed a hundred chunks at once and would draw them as one step).
+            if let Some(&(q, n)) = a {
+                cum_rf[q] += n;
+            }
+            if let Some(&(q, n)) = b {
+                cum_fx[q] += n;
+            }
+            let (cr, cf) = (cum_rf, cum_fx);
             deci.offer(chunk_no, || (cr, cf));
             chunk_no += 1;
         }
