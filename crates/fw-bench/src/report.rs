@@ -214,16 +214,17 @@ pub fn state_markdown(target: Option<&[(u32, u32, u32)]>) -> String {
     for (i, l) in cc_ffi::FLOW_LAYOUTS.iter().enumerate() {
         let t = target.and_then(|t| t.get(i).copied());
         let bytes = t.map_or(l.state_bytes as u64, |t| u64::from(t.0));
-        let goal = STATE_GOALS
-            .iter()
-            .find(|(n, _)| *n == l.name)
-            .map_or("—".to_owned(), |&(_, g)| {
-                if bytes <= g as u64 {
-                    format!("≤ {g} ✔")
-                } else {
-                    format!("≤ {g} **missed**")
-                }
-            });
+        let goal =
+            STATE_GOALS
+                .iter()
+                .find(|(n, _)| *n == l.name)
+                .map_or("—".to_owned(), |&(_, g)| {
+                    if bytes <= g as u64 {
+                        format!("≤ {g} ✔")
+                    } else {
+                        format!("≤ {g} **missed**")
+                    }
+                });
         let (tb, tk, ta) = match t {
             Some((a, b, c)) => (a.to_string(), b.to_string(), c.to_string()),
             None => ("?".into(), "?".into(), "?".into()),
