@@ -106,6 +106,12 @@ fn main() -> ExitCode {
             max_p99_rel_err,
             max_rel_err,
         } => {
+            if let Some(v) = min_agreement
+                && !(0.0..=1.0).contains(&v)
+            {
+                eprintln!("error: --min-agreement {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
+                return ExitCode::from(replay::EXIT_INPUT as u8);
+            }
             for (name, v) in [
                 ("--min-agreement", min_agreement),
                 ("--max-p99-rel-err", max_p99_rel_err),

@@ -120,11 +120,19 @@ impl Kind {
     }
 
     fn replay(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-        match self {
+        let sums = match self {
             Kind::Timely => timely::replay(path, opts),
             Kind::Hpcc => hpcc::replay(path, opts),
             Kind::Cats => cats::replay(path, opts),
+        }?;
+        // A trace with a header and nothing else would "pass" vacuously: say so instead.
+        if sums.iter().all(|s| s.events == 0) {
+            return Err(InputError::file(
+                path,
+                "no events after the header row: nothing to compare",
+            ));
         }
+        Ok(sums)
     }
 }
 
