@@ -200,3 +200,90 @@ fn int_decode_accepts_upper_case_0x_prefix() {
     let b = sim_host::hpcc::int_decode("0X1ABC5ABCDEF123456789").unwrap();
     assert_eq!(a, b);
 }
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/hpcc")
+        .join(name)
+}
+
+/// Review defect 5: a record above the reader's initial 64 KiB buffer (here a 100 KiB non-RoCE
+/// frame in front of the shipped capture's frames) made the whole capture unreadable
+/// (BufferTooSmall), in pcap and pcapng.
+#[test]
+fn capture_with_a_record_over_64_kib_was_rejected() {
+    use sim_host::hpcc::capture;
+    let d = tempfile::tempdir().unwrap();
+    let mut frames = vec![(1u64, vec![0u8; 100 << 10])];
+    frames.extend(capture::capture_frames());
+    let want = sim_host::hpcc::replay(&fixture("capture.pcap"), &ReplayOpts::default()).unwrap();
+    for (name, bytes) in [
+        ("big.pcap", capture::write_pcap(&frames, 1 << 20)),
+        ("big.pcapng", capture::write_pcapng(&frames, 1 << 20)),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let got = sim_host::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.events, w.events, "{name}");
+            assert!(g.within_tolerance, "{}", g.render());
+        }
+    }
+}
+
+/// Review defect 5: a capture whose last record is cut (tcpdump killed) was rejected whole
+/// (UnexpectedEof); now what was read is replayed and the cut is reported.
+#[test]
+fn capture_cut_inside_its_last_record_was_rejected_whole() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["capture.pcap", "capture.pcapng"] {
+        let full = std::fs::read(fixture(name)).unwrap();
+        let p = d.path().join(name);
+        std::fs::write(&p, &full[..full.len() - 7]).unwrap();
+        let got = sim_host::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
+        let total: u64 = got.iter().map(|s| s.events).sum();
+        assert!(total >= 799, "{name}: {total}");
+        let warn = got[0]
+            .details
+            .get("warning")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        assert!(
+            warn.contains("capture ends inside"),
+            "{name}: {}",
+            got[0].render()
+        );
+    }
+}
+
+/// Minor: pcapng with a base-2 `if_tsresol` (bit 7 set) was read as microseconds, and
+/// `if_tsoffset` was ignored.
+#[test]
+fn pcapng_base_2_tsresol_and_tsoffset_were_ignored() {
+    use sim_host::hpcc::capture;
+    let d = tempfile::tempdir().unwrap();
+    let frames: Vec<_> = capture::capture_frames().into_iter().take(50).collect();
+    let p = d.path().join("b2.pcapng");
+    // 2^30 ticks per second, timestamps offset by 1000 s.
+    let offset = 1000i64;
+    let frames: Vec<_> = frames
+        .into_iter()
+        .map(|(t, f)| (t + 1_000_000_000 * offset as u64, f))
+        .collect();
+    std::fs::write(
+        &p,
+        capture::write_pcapng_with(&frames, 4096, 0x80 | 30, offset),
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    capture::read_capture(&p, |pk| {
+        got.push(pk.t_ns);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(got.len(), frames.len());
+    for (g, (t, _)) in got.iter().zip(&frames) {
+        assert!(g.abs_diff(*t) <= 1, "{g} vs {t}");
+    }
+}
