@@ -73,7 +73,7 @@ proptest! {
         for (i, &(dts, load, q, kind, upd)) in steps.iter().enumerate() {
             for (j, h) in hops.iter_mut().enumerate() {
                 // Hop j sees its own Δts (a third of the hops may report Δts = 0 on an ACK).
-                let d = if (kind as usize + j) % 13 == 0 { 0 } else { dts / (j as u32 + 1) + 1 };
+                let d = if (kind as usize + j).is_multiple_of(13) { 0 } else { dts / (j as u32 + 1) + 1 };
                 let b = f64::from([0u32, 10, 25, 40, 50, 100, 200, 400, 800, 1600][usize::from(h.code)]) / 8.0;
                 let units = if kind == 39 && j == 0 {
                     (1 << 20) - 1 // a counter glitch: the whole counter in one step
