@@ -449,18 +449,30 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     /// A malformed block is rejected with branch [`Branch::Bad`] and the state unchanged.
     #[inline]
     pub fn on_ack(&mut self, cfg: &Config, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Update {
-        match IntView::<MAX_HOPS>::parse(int) {
-            Ok(view) => self.on_int(cfg, ack_seq, snd_nxt, &view),
-            Err(_) => self.unchanged(cfg, Branch::Bad),
+        let (w, branch) = self.on_ack_window(cfg, ack_seq, snd_nxt, int);
+        Update {
+            window_q8_bytes: w,
+            rate_bps: cfg.rate_bps(w),
+            branch,
         }
     }
 
-    fn unchanged(&self, cfg: &Config, branch: Branch) -> Update {
-        Update {
-            window_q8_bytes: self.w_q8,
-            rate_bps: cfg.rate_bps(self.w_q8),
-            branch,
-        }
+    /// [`on_ack`](Self::on_ack) without the pacing rate (saves a 64-bit multiply on 32-bit
+    /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK (Q24.8 bytes)
+    /// and the branch.
+    #[inline]
+    pub fn on_ack_window(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        int: &[u8],
+    ) -> (u32, Branch) {
+        let branch = match IntView::<MAX_HOPS>::parse(int) {
+            Ok(view) => self.step(cfg, ack_seq, snd_nxt, &view),
+            Err(_) => Branch::Bad,
+        };
+        (self.w_q8, branch)
     }
 
     fn store(&mut self, view: &IntView<'_, MAX_HOPS>) {
@@ -477,6 +489,23 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         view: &IntView<'_, MAX_HOPS>,
     ) -> Update {
+        let branch = self.step(cfg, ack_seq, snd_nxt, view);
+        Update {
+            window_q8_bytes: self.w_q8,
+            rate_bps: cfg.rate_bps(self.w_q8),
+            branch,
+        }
+    }
+
+    /// Algorithm 1 on a validated block: updates the state, returns the branch.
+    #[inline]
+    fn step(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        view: &IntView<'_, MAX_HOPS>,
+    ) -> Branch {
         let header = view.header();
         if !self.has_int || header != self.int_header {
             // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
@@ -490,7 +519,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.hops = [0; MAX_HOPS];
             self.store(view);
             self.last_update_seq = snd_nxt;
-            return self.unchanged(cfg, branch);
+            return branch;
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
@@ -521,7 +550,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             }
         }
         let Some((u, tau)) = best else {
-            return self.unchanged(cfg, Branch::Skip);
+            return Branch::Skip;
         };
         // Alg. 1 l.8: τ = min(τ, T)
         let t = cfg.params.base_rtt_ns;
@@ -560,8 +589,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.wc_q8 = self.w_q8;
             self.last_update_seq = snd_nxt;
         }
-        // l.25: R = W/T
-        self.unchanged(cfg, branch)
+        // l.25: R = W/T (computed by the callers that want it: Config::rate_bps)
+        branch
     }
 }
 
