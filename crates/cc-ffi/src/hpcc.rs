@@ -322,7 +322,12 @@ pub unsafe extern "C" fn cc_hpcc_flow_set_state(flow: *mut CcHpccFlow, state: *c
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    clippy::arithmetic_side_effects
+)]
 mod tests {
     use super::*;
     use core::mem::MaybeUninit;
