@@ -5,7 +5,7 @@
  *   a self-test, not the per-event path);
  * - the exit code is 0 on success, else the number of the first failed check.
  *
- * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS, 40-59 TIMELY.
+ * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS, 40-59 TIMELY, 60-79 HPCC.
  */
 #include <stdint.h>
 #include "cc_ffi.h"
@@ -179,6 +179,98 @@ static int timely(void) {
     return 0;
 }
 
+/* ---- HPCC --------------------------------------------------------------------------------- */
+
+static CcHpccConfig hpcc_cfg;
+static CcHpccFlow   hpcc_flows[4];
+
+/* One INT hop as on the wire (paper Fig. 7): B (4 bits) | ts (24) | tx_bytes/128 (20) | qlen/80 (16),
+ * big-endian. */
+static void int_hop(uint8_t *p, uint32_t code, uint32_t ts, uint32_t tx, uint32_t qlen) {
+    uint64_t w = ((uint64_t)code << 60) | ((uint64_t)(ts & 0xffffffu) << 36) |
+                 ((uint64_t)(tx & 0xfffffu) << 16) | (qlen & 0xffffu);
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(w >> (56 - 8 * i));
+}
+static void int_header(uint8_t *p, uint32_t nhop, uint32_t path_id) {
+    p[0] = (uint8_t)((nhop << 4) | ((path_id >> 8) & 0xfu));
+    p[1] = (uint8_t)path_id;
+}
+
+/* The worked example of docs/hpcc.md (paper config, one 100G hop, T = 13 us):
+ * (ts 1000, tx 0, qlen 100) then (ts 2000, tx 100, qlen 200): u' = 1.073231, U = 1.005633,
+ * W = 162500 * 0.95 / 1.005633 + 80 = 153590.27 B. Then bad blocks, a path change to 3 hops,
+ * and an AI step. */
+static int hpcc(void) {
+    CcHpccParams p;
+    cc_hpcc_params_default(&p);
+    if (p.nic_rate_bps != 100000000000ull || p.base_rtt_ns != 13000 || p.eta_num * 100u != p.eta_den * 95u ||
+        p.max_stage != 5 || p.w_ai_bytes != 80) return 60;
+    CcHpccParams bad = p;
+    bad.min_rate_bps = 9000000;                 /* W_min = 14.6 B < 16 B: rejected */
+    if (cc_hpcc_config_init(&hpcc_cfg, &bad) != CC_STATUS_INVALID_CONFIG) return 61;
+    if (cc_hpcc_config_init(&hpcc_cfg, &p) != CC_STATUS_OK) return 62;
+
+    CcHpccFlow *f = &hpcc_flows[1];
+    cc_hpcc_flow_init(f, &hpcc_cfg);
+    CcHpccState st;
+    cc_hpcc_flow_get_state(f, &st);
+    if (st.w_q8 != 162500u * 256u || st.u_q32 != (1ull << 32) || st.has_int) return 63;
+
+    uint8_t b[2 + 8 * CC_HPCC_MAX_HOPS];
+    uint32_t w = 0;
+    int_header(b, 1, 0x123);
+    int_hop(b + 2, 5, 1000, 0, 100);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 0, 1000, b, 10, &w) != CC_HPCC_BRANCH_INIT) return 64;
+    if (w != 162500u * 256u) return 65;
+    int_hop(b + 2, 5, 2000, 100, 200);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 1001, 2000, b, 10, &w) != CC_HPCC_BRANCH_MD) return 66;
+    if (w < 153590u * 256u || w > 153590u * 256u + 128u) return 67;   /* 153590.27 B: within [.0, .5] */
+
+    /* Malformed: a cut block, a reserved speed code, nhop above 5: BAD, nothing changes. */
+    uint32_t w2 = 0;
+    cc_hpcc_flow_get_state(f, &st);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 2000, 3000, b, 9, &w2) != CC_HPCC_BRANCH_BAD || w2 != w) return 68;
+    int_hop(b + 2, 0, 3000, 200, 0);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 2000, 3000, b, 10, &w2) != CC_HPCC_BRANCH_BAD) return 69;
+    int_header(b, 6, 0x123);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 2000, 3000, b, 50, &w2) != CC_HPCC_BRANCH_BAD) return 70;
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 2000, 3000, 0, 0, &w2) != CC_HPCC_BRANCH_BAD) return 71;
+    CcHpccState st2;
+    cc_hpcc_flow_get_state(f, &st2);
+    if (st2.w_q8 != st.w_q8 || st2.u_q32 != st.u_q32 || st2.hops[0] != st.hops[0]) return 72;
+
+    /* Path change to 3 hops (10G, 25G, 100G): RESYNC, window unchanged. */
+    int_header(b, 3, 0x456);
+    int_hop(b + 2, 1, 5000, 0, 0);
+    int_hop(b + 10, 2, 5000, 0, 0);
+    int_hop(b + 18, 5, 5000, 0, 0);
+    if (cc_hpcc_on_ack(&hpcc_cfg, f, 3000, 4000, b, 26, &w2) != CC_HPCC_BRANCH_RESYNC || w2 != w) return 73;
+    /* 1 us later, every hop lightly loaded: 4 units = 512 B in 1000 ns; on the 10G hop
+     * (1.25 B/ns) u' = 0.41, the busiest. U = (1 - 1/13) * 1.0056 + (1/13) * 0.41 = 0.96 is still
+     * above eta, so this is MD; a second such ACK brings U to 0.92 < eta: AI, W = Wc + 80 B. */
+    int_hop(b + 2, 1, 6000, 4, 0);
+    int_hop(b + 10, 2, 6000, 4, 0);
+    int_hop(b + 18, 5, 6000, 4, 0);
+    CcHpccUpdate u;
+    if (cc_hpcc_on_ack_ex(&hpcc_cfg, f, 4000, 5000, b, 26, &u) != CC_HPCC_BRANCH_MD) return 74;
+    int_hop(b + 2, 1, 7000, 8, 0);
+    int_hop(b + 10, 2, 7000, 8, 0);
+    int_hop(b + 18, 5, 7000, 8, 0);
+    cc_hpcc_flow_get_state(f, &st);
+    uint32_t wc_before = st.wc_q8;
+    if (cc_hpcc_on_ack_ex(&hpcc_cfg, f, 5000, 6000, b, 26, &u) != CC_HPCC_BRANCH_AI) return 74;
+    if (u.window_q8_bytes != wc_before + 80u * 256u) return 75;
+    /* R = W/T: W bytes * 8 / 13 us. */
+    uint64_t want = (uint64_t)u.window_q8_bytes * 8000000000ull / (256ull * 13000ull);
+    if (!close_enough(u.rate_bps, want) || cc_hpcc_rate_bps(&hpcc_cfg, u.window_q8_bytes) != u.rate_bps) return 76;
+    /* State round trip. */
+    cc_hpcc_flow_get_state(f, &st);
+    cc_hpcc_flow_set_state(&hpcc_flows[2], &st);
+    cc_hpcc_flow_get_state(&hpcc_flows[2], &st2);
+    if (st2.w_q8 != st.w_q8 || st2.u_q32 != st.u_q32 || st2.inc_stage != 1 || st2.int_header != st.int_header) return 77;
+    return 0;
+}
+
 /* The header this file was compiled with must describe the library it is linked with. */
 static int layouts(void) {
     CcLayout l;
@@ -191,6 +283,10 @@ static int layouts(void) {
         l.state_bytes > l.block_bytes || l.align != _Alignof(CcCatsConn)) return 35;
     if (cc_ffi_layout(4, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcCatsConfig) ||
         l.state_bytes > l.block_bytes) return 36;
+    if (cc_ffi_layout(5, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcHpccFlow) ||
+        l.state_bytes > 64 || l.align != _Alignof(CcHpccFlow)) return 78;
+    if (cc_ffi_layout(6, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcHpccConfig) ||
+        l.state_bytes > l.block_bytes) return 79;
     if (cc_ffi_layout(1000, &l) != CC_STATUS_INVALID_INPUT) return 37;
     return 0;
 }
@@ -202,6 +298,7 @@ int main(void) {
     if ((r = cats_web_page()) != 0) return r;
     if ((r = cats_edges()) != 0) return r;
     if ((r = timely()) != 0) return r;
+    if ((r = hpcc()) != 0) return r;
 
     for (uint32_t i = 0; i < N_DIV; i++) {
         uint32_t x = divisors[i];

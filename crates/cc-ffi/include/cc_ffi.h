@@ -28,6 +28,15 @@
 // Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
 #define CC_CATS_CONFIG_BYTES 96
 
+// Bytes of a [`CcHpccFlow`] block (`size_of` the Rust `hpcc_cc::State`, 5 hops).
+#define CC_HPCC_FLOW_BYTES 64
+
+// Bytes of a [`CcHpccConfig`] block (at least `size_of` the Rust `hpcc_cc::Config`).
+#define CC_HPCC_CONFIG_BYTES 256
+
+// Largest `nhop` a flow accepts (`hpcc_cc::DEFAULT_MAX_HOPS`).
+#define CC_HPCC_MAX_HOPS 5
+
 // Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 #define CC_TIMELY_FLOW_BYTES 16
 
@@ -99,6 +108,33 @@ enum CcCatsDecision
 typedef enum CcCatsDecision CcCatsDecision;
 #else
 typedef uint32_t CcCatsDecision;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// The branch of HPCC's Algorithm 1 an ACK took (issue §2).
+enum CcHpccBranch
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Malformed INT block: rejected, nothing changed.
+  CC_HPCC_BRANCH_BAD = 0,
+  // First INT of the flow: stored, window unchanged.
+  CC_HPCC_BRANCH_INIT = 1,
+  // `path_id` or `nhop` changed: INT re-stored, window unchanged.
+  CC_HPCC_BRANCH_RESYNC = 2,
+  // Every hop had `Δts = 0`: INT stored, nothing else changed.
+  CC_HPCC_BRANCH_SKIP = 3,
+  // `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI`.
+  CC_HPCC_BRANCH_MD = 4,
+  // Additive increase: `W = Wc + W_AI`.
+  CC_HPCC_BRANCH_AI = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcHpccBranch CcHpccBranch;
+#else
+typedef uint32_t CcHpccBranch;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -189,6 +225,64 @@ typedef struct CcCatsState {
   // Bit `p` set when queue `p` (0..3) is In-Debt; bits 4..31 are ignored on input, 0 on output.
   uint32_t in_debt_mask;
 } CcCatsState;
+
+// Plain-integer HPCC parameters (issue §2 names). [`cc_hpcc_params_default`] fills in the
+// paper's: 100 Gb/s, `T` = 13 µs, `η` = 95/100, `maxStage` 5, `W_AI` 80 B, min 100 Mb/s.
+typedef struct CcHpccParams {
+  // NIC line rate, bit/s (`W_max = nic_rate·T`): 1 Mb/s ..= 10 Tb/s, `W_max` < 16 MiB.
+  uint64_t nic_rate_bps;
+  // Lowest pacing rate, bit/s (`W_min = min_rate·T` ≥ 16 bytes).
+  uint64_t min_rate_bps;
+  // Base RTT `T`, ns: 1 000 ..= 16 777 215.
+  uint32_t base_rtt_ns;
+  // `η = eta_num / eta_den` ∈ (0, 1].
+  uint32_t eta_num;
+  // Denominator of `η` (non-zero).
+  uint32_t eta_den;
+  // Additive increase `W_AI`, bytes (≤ `W_max`).
+  uint32_t w_ai_bytes;
+  // `maxStage` (≤ 255).
+  uint32_t max_stage;
+} CcHpccParams;
+
+// Opaque validated configuration, written by [`cc_hpcc_config_init`]; read-only afterwards.
+typedef struct CC_FFI_ALIGNED(8) CcHpccConfig {
+  uint8_t _opaque[CC_HPCC_CONFIG_BYTES];
+} CcHpccConfig;
+
+// Opaque per-flow state (64 bytes: the previous INT packed as on the wire, `U`, `W`, `Wc`,
+// `lastUpdateSeq`, `incStage`). Allocate one per flow, initialise with [`cc_hpcc_flow_init`].
+typedef struct CC_FFI_ALIGNED(8) CcHpccFlow {
+  uint8_t _opaque[CC_HPCC_FLOW_BYTES];
+} CcHpccFlow;
+
+// What [`cc_hpcc_on_ack_ex`] reports besides the branch.
+typedef struct CcHpccUpdate {
+  // Pacing rate `R = W/T`, bit/s.
+  uint64_t rate_bps;
+  // Window `W` after the ACK, Q24.8 bytes (`>> 8` for whole bytes).
+  uint32_t window_q8_bytes;
+} CcHpccUpdate;
+
+// Raw per-flow state (for saving, restoring or forcing it): see `hpcc_cc::RawParts`.
+typedef struct CcHpccState {
+  // `U`, Q32.32.
+  uint64_t u_q32;
+  // The stored INT's hop words (big-endian decoded, `B << 60 | ts << 36 | tx << 16 | qlen`).
+  uint64_t hops[5];
+  // `W`, Q24.8 bytes.
+  uint32_t w_q8;
+  // `Wc`, Q24.8 bytes.
+  uint32_t wc_q8;
+  // `lastUpdateSeq`.
+  uint32_t last_update_seq;
+  // The stored INT's header `nhop << 12 | path_id` (meaningful when `has_int` is non-zero).
+  uint16_t int_header;
+  // Non-zero once an INT block was stored.
+  uint8_t has_int;
+  // `incStage`.
+  uint8_t inc_stage;
+} CcHpccState;
 
 // `1/x = mant_q31 · 2^-shift` (see `cc_math::Recip`): `mant_q31 ∈ (2^30, 2^31]` is `1/m` in
 // Q1.31 for the normalised mantissa `m ∈ [1, 2)`; `shift ∈ [31, 62]`.
@@ -295,14 +389,14 @@ extern "C" {
 uint32_t cc_ffi_abi_version(void);
 
 // Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
-// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config). Lets firmware check at start-up
+// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config, 5 HPCC flow,
+// 6 HPCC config). Lets firmware check at start-up
 // that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 // fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 //
 // # Safety
 // `out` is non-null, aligned and valid for writes.
-CcStatus cc_ffi_layout(uint32_t index,
-                       struct CcLayout *out);
+CcStatus cc_ffi_layout(uint32_t index, struct CcLayout *out);
 
 // Fills `*out` with the paper's parameters (MSS 1 460; `H` = 60/30/15/6 kB; `L` = `H`/2;
 // `M` = 0.25/0.5/1.0/1.5/2.0).
@@ -370,6 +464,72 @@ void cc_cats_conn_set_state(struct CcCatsConn *conn, const struct CcCatsState *s
 // # Safety
 // `conn` was initialised.
 uint32_t cc_cats_queued(const struct CcCatsConn *conn, uint32_t prio);
+
+// Fills `*out` with the paper's parameters (see [`CcHpccParams`]).
+//
+// # Safety
+// `out` is non-null, aligned and valid for writes.
+void cc_hpcc_params_default(struct CcHpccParams *out);
+
+// Validates `*params` and writes the configuration (precomputing `1/T`, `80/(B·T)`, `128/B`
+// per speed code and the rate scale; the only HPCC call that divides).
+// `CC_STATUS_INVALID_CONFIG` (block untouched) if out of range.
+//
+// # Safety
+// `cfg` is a writable [`CcHpccConfig`] block; `params` is readable.
+CcStatus cc_hpcc_config_init(struct CcHpccConfig *cfg, const struct CcHpccParams *params);
+
+// Initialises a flow (`W = Wc = W_max`, `U = 1`, no stored INT).
+//
+// # Safety
+// `flow` is a writable [`CcHpccFlow`] block; `cfg` was initialised.
+void cc_hpcc_flow_init(struct CcHpccFlow *flow, const struct CcHpccConfig *cfg);
+
+// One ACK: `ack_seq`, the sender's `snd_nxt`, and the INT block as received (`int_len` bytes,
+// `2 + 8·nhop`, network byte order). Writes the window after the ACK (Q24.8 bytes) to
+// `*out_window_q8_bytes` and returns the branch (`BAD`: malformed block, nothing changed; the
+// window written is the unchanged one).
+//
+// # Safety
+// `cfg` and `flow` were initialised; `int` is readable for `int_len` bytes (may be null when
+// `int_len` is 0); `out_window_q8_bytes` is writable.
+CcHpccBranch cc_hpcc_on_ack(const struct CcHpccConfig *cfg,
+                            struct CcHpccFlow *flow,
+                            uint32_t ack_seq,
+                            uint32_t snd_nxt,
+                            const uint8_t *int_,
+                            uint32_t int_len,
+                            uint32_t *out_window_q8_bytes);
+
+// [`cc_hpcc_on_ack`] with the pacing rate as well (`*out`).
+//
+// # Safety
+// As [`cc_hpcc_on_ack`]; `out` is writable.
+CcHpccBranch cc_hpcc_on_ack_ex(const struct CcHpccConfig *cfg,
+                               struct CcHpccFlow *flow,
+                               uint32_t ack_seq,
+                               uint32_t snd_nxt,
+                               const uint8_t *int_,
+                               uint32_t int_len,
+                               struct CcHpccUpdate *out);
+
+// Pacing rate `R = W/T` (bit/s) for a Q24.8 window under `cfg`.
+//
+// # Safety
+// `cfg` was initialised.
+uint64_t cc_hpcc_rate_bps(const struct CcHpccConfig *cfg, uint32_t window_q8_bytes);
+
+// Reads the flow's raw state into `*out`.
+//
+// # Safety
+// `flow` was initialised; `out` is writable.
+void cc_hpcc_flow_get_state(const struct CcHpccFlow *flow, struct CcHpccState *out);
+
+// Replaces the flow's state by `*state` (any values are accepted; updates stay panic-free).
+//
+// # Safety
+// `flow` is a writable [`CcHpccFlow`] block; `state` is readable.
+void cc_hpcc_flow_set_state(struct CcHpccFlow *flow, const struct CcHpccState *state);
 
 // `round(a · 2^16 / x)` without dividing (table reciprocal; relative error < 2^-14 plus
 // rounding). `x = 0` returns `UINT64_MAX` ("infinite"): check `x` first if that matters.

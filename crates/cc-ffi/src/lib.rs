@@ -86,6 +86,7 @@ use core::mem::{align_of, size_of};
 
 pub mod block;
 pub mod cats;
+pub mod hpcc;
 mod math;
 pub mod timely;
 
@@ -162,6 +163,18 @@ pub const FLOW_LAYOUTS: &[FlowLayout] = &[
         opaque_bytes: size_of::<cats::CcCatsConfig>(),
         align: align_of::<cats::CcCatsConfig>(),
     },
+    FlowLayout {
+        name: "HPCC (5 hops)",
+        state_bytes: size_of::<hpcc_cc::State>(),
+        opaque_bytes: size_of::<hpcc::CcHpccFlow>(),
+        align: align_of::<hpcc::CcHpccFlow>(),
+    },
+    FlowLayout {
+        name: "HPCC config (shared)",
+        state_bytes: size_of::<hpcc_cc::Config>(),
+        opaque_bytes: size_of::<hpcc::CcHpccConfig>(),
+        align: align_of::<hpcc::CcHpccConfig>(),
+    },
 ];
 
 /// Sizes of one exported block as this library was compiled (i.e. for the target).
@@ -177,7 +190,8 @@ pub struct CcLayout {
 }
 
 /// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
-/// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config). Lets firmware check at start-up
+/// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config, 5 HPCC flow,
+/// 6 HPCC config). Lets firmware check at start-up
 /// that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 /// fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 ///

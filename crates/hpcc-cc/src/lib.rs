@@ -11,11 +11,28 @@
 //! | quantity | type | format | range | resolution | at the ends |
 //! |---|---|---|---|---|---|
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, `u'` | `u32` | Q10.22 | `[0, 1024)` | 2^-22 ≈ 2.4e-7 | saturates at `1024 − 2^-22` (then the fixed side differs from f64) |
+//! | utilisation `U`, per-hop `u'` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the adds saturate at `2^32` anyway |
 //! | EWMA weight `τ/T` | `u32` | Q0.32 | `[0, 1)` | 2^-32 | `τ ≥ T` takes `U = u` exactly |
-//! | `η` | `u32` | Q1.31 and Q10.22 | `(0, 1]` | 2^-31 | |
+//! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/Δts`, `1/U` | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
+//!
+//! ## Range of `u'` and `U`
+//! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
+//! `65535·80 B / (1.25 B/ns · 1000 ns) = 4194.2` (10G hop, the smallest allowed `T`), the rate
+//! term at most `(2^20 − 1)·128 B / (1 ns · 1.25 B/ns) = 107 374 080` (a counter glitch: the whole
+//! 20-bit counter in one nanosecond). So `u' < 1.08e8 < 2^27` and `U`, a convex combination of
+//! `u'` values, too: Q32.32 holds every reachable value with 5 bits to spare, nothing saturates
+//! and the fixed side follows the f64 reference everywhere (test
+//! `largest_u_the_wire_can_carry_is_not_saturated` in `sim-host/tests/hpcc_regressions.rs`).
+//!
+//! ## The `U` EWMA
+//! `U ← U ± round(|u − U|·τ/T)` in Q32.32, and at least one unit (2^-32) whenever `u ≠ U`. The
+//! 32 fractional bits keep the rounding dead band (`T/(2τ)` units, where the step rounds to 0) at
+//! `≤ 2^23·2^-32 = 2^-9` even for `T = 2^24 − 1`, `τ = 1`, and typically ~1e-8; the one-unit rule
+//! removes it altogether, so `U` reaches a constant `u` exactly as the f64 reference does in the
+//! limit. (The first version kept `U` in Q10.22 and stopped ~`T/(2τ)` units short of `u`: review
+//! defect 1.)
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -37,10 +54,13 @@ pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
 pub const W_FRAC_BITS: u32 = 8;
-/// Fractional bits of the utilisation (Q10.22).
-pub const U_FRAC_BITS: u32 = 22;
-/// `U = 1.0` in Q10.22.
-pub const U_ONE: u32 = 1 << U_FRAC_BITS;
+/// Fractional bits of the utilisation `U` and of the per-hop `u'` (Q32.32 in a `u64`).
+pub const U_FRAC_BITS: u32 = 32;
+/// `U = 1.0` in Q32.32.
+pub const U_ONE: u64 = 1 << U_FRAC_BITS;
+/// Smallest accepted `W_min`, bytes: the Q24.8 window then resolves `W_min` to `2^-8/16 = 2.4e-4`
+/// relative (review defect 4: a W_min of a fraction of a byte is not representable).
+pub const MIN_W_MIN_BYTES: u32 = 16;
 
 /// An exact ratio `num / den` (used for `η`), so configs carry no floats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +121,8 @@ pub enum ConfigError {
     BaseRtt,
     /// `η` not in `(0, 1]` (or a zero denominator).
     Eta,
-    /// `min_rate_bps` is 0 or above `nic_rate_bps`, or `W_min` is below 1/256 byte.
+    /// `min_rate_bps` is 0 or above `nic_rate_bps`, or `W_min = min_rate·T` is below
+    /// [`MIN_W_MIN_BYTES`] (16 bytes).
     MinRate,
     /// `W_max = nic_rate · T` is 16 MiB or more (the Q24.8 window range).
     WindowTooLarge,
@@ -116,7 +137,7 @@ impl core::fmt::Display for ConfigError {
             ConfigError::BaseRtt => "base_rtt_ns must be in 1000 ..= 16777215",
             ConfigError::Eta => "eta must be in (0, 1]",
             ConfigError::MinRate => {
-                "min_rate_bps must be > 0 and ≤ nic_rate_bps, and W_min = min_rate·T ≥ 1/256 byte"
+                "min_rate_bps must be > 0 and ≤ nic_rate_bps, and W_min = min_rate_bps·base_rtt_ns ≥ 16 bytes"
             }
             ConfigError::WindowTooLarge => {
                 "W_max = nic_rate_bps·base_rtt_ns must stay below 16 MiB (Q24.8 window)"
@@ -136,20 +157,18 @@ pub struct Config {
     w_ai_q8: u32,
     /// `η` in Q1.31 (multiplies `Wc`).
     eta_q31: u32,
-    /// `η` in Q10.22 (compared with `U`).
-    eta_q22: u32,
+    /// `η` in Q32.32 (compared with `U`).
+    eta_q32: u64,
     /// `τ ↦ τ·2^32/T` (the EWMA weight in Q0.32).
     inv_t: Scale,
     /// `W_q8 ↦ W·8/T` in bit/s.
     rate: Scale,
-    /// Per speed code: `qlen_units ↦ qlen·80/(B·T)` in Q10.22.
+    /// Per speed code: `qlen_units ↦ qlen·80/(B·T)` in Q32.32.
     q_coef: [Scale; 10],
-    /// Per speed code: `128·2^25/B` (B in bytes/ns): `Δtx_units·tx_coef = (Δtx/B)` in Q.25 ns.
-    tx_coef: [u32; 10],
+    /// Per speed code: `128/B` ns per `tx` unit (B in bytes/ns) as `mant·2^-shift`, `mant`
+    /// normalised to `[2^31, 2^32)`.
+    tx_coef: [Scale; 10],
 }
-
-/// Extra fractional bits of `tx_coef` beyond Q.22.
-const TX_EXTRA_BITS: u32 = 3;
 
 /// `round(n / d)` for const evaluation (`d > 0`).
 #[allow(clippy::arithmetic_side_effects)] // const: d > 0 checked by callers, n + d/2 < 2^128
@@ -187,7 +206,7 @@ impl Config {
             return Err(ConfigError::WindowTooLarge);
         }
         let w_min = div_round(p.min_rate_bps as u128 * t * 32, 1_000_000_000);
-        if w_min == 0 {
+        if w_min < (MIN_W_MIN_BYTES as u128) * 256 {
             return Err(ConfigError::MinRate);
         }
         let w_ai = p.w_ai_bytes as u128 * 256;
@@ -195,7 +214,7 @@ impl Config {
             return Err(ConfigError::WAi);
         }
         let eta_q31 = div_round((p.eta.num as u128) << 31, p.eta.den as u128) as u32;
-        let eta_q22 = div_round((p.eta.num as u128) << 22, p.eta.den as u128) as u32;
+        let eta_q32 = div_round((p.eta.num as u128) << 32, p.eta.den as u128) as u64;
         let Some(inv_t) = Scale::from_ratio(1 << 32, t) else {
             return Err(ConfigError::BaseRtt);
         };
@@ -204,18 +223,21 @@ impl Config {
             return Err(ConfigError::BaseRtt);
         };
         let mut q_coef = [Scale { mant: 0, shift: 0 }; 10];
-        let mut tx_coef = [0u32; 10];
+        let mut tx_coef = [Scale { mant: 0, shift: 0 }; 10];
         let mut code = 1;
         while code < 10 {
             let bps = int::SPEED_BPS[code] as u128;
-            // B in bytes/ns = bps/8e9. qlen·80/(B·T)·2^22 = qlen · 80·2^22·8e9/(bps·T)
-            match Scale::from_ratio((80u128 << 22) * 8_000_000_000, bps * t) {
+            // B in bytes/ns = bps/8e9. qlen·80/(B·T)·2^32 = qlen · 80·2^32·8e9/(bps·T)
+            // (≤ 80·2^32/1250 < 2^32 at 10G, T = 1000: a Scale).
+            match Scale::from_ratio((80u128 << 32) * 8_000_000_000, bps * t) {
                 Some(s) => q_coef[code] = s,
                 None => return Err(ConfigError::BaseRtt),
             }
-            // 128/B · 2^25 = 128·2^25·8e9/bps  (≤ 3.44e9 at 10G: fits u32)
-            tx_coef[code] =
-                div_round((128u128 << (22 + TX_EXTRA_BITS)) * 8_000_000_000, bps) as u32;
+            // 128/B = 128·8e9/bps ns per unit: 102.4 at 10G … 0.64 at 1.6T.
+            match Scale::from_ratio(128 * 8_000_000_000, bps) {
+                Some(s) => tx_coef[code] = s,
+                None => return Err(ConfigError::NicRate),
+            }
             code += 1;
         }
         Ok(Config {
@@ -224,7 +246,7 @@ impl Config {
             w_min_q8: w_min as u32,
             w_ai_q8: w_ai as u32,
             eta_q31,
-            eta_q22,
+            eta_q32,
             inv_t,
             rate,
             q_coef,
@@ -254,10 +276,10 @@ impl Config {
     pub const fn w_min_q8(&self) -> u32 {
         self.w_min_q8
     }
-    /// `η` in Q10.22.
+    /// `η` in Q32.32.
     #[must_use]
-    pub const fn eta_q22(&self) -> u32 {
-        self.eta_q22
+    pub const fn eta_q32(&self) -> u64 {
+        self.eta_q32
     }
 
     /// Pacing rate `R = W/T` for a Q24.8 window, bit/s.
@@ -328,8 +350,8 @@ pub struct RawParts<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
     pub w_q8: u32,
     /// `Wc`, Q24.8 bytes.
     pub wc_q8: u32,
-    /// `U`, Q10.22.
-    pub u_q22: u32,
+    /// `U`, Q32.32.
+    pub u_q32: u64,
     /// `lastUpdateSeq`.
     pub last_update_seq: u32,
     /// `incStage`.
@@ -343,14 +365,15 @@ pub struct RawParts<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
 /// One flow's HPCC state.
 ///
 /// Size: `8·MAX_HOPS + 24` bytes: **64 bytes** at the default 5 hops (asserted in a test), one
-/// cache line. The previous INT is kept packed as on the wire (one `u64` per hop).
+/// cache line. The previous INT is kept packed as on the wire (one `u64` per hop); `U` is a
+/// Q32.32 `u64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
     hops: [u64; MAX_HOPS],
+    u_q32: u64,
     w_q8: u32,
     wc_q8: u32,
-    u_q22: u32,
     last_update_seq: u32,
     int_header: u16,
     inc_stage: u8,
@@ -366,7 +389,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             hops: [0; MAX_HOPS],
             w_q8: cfg.w_max_q8,
             wc_q8: cfg.w_max_q8,
-            u_q22: U_ONE,
+            u_q32: U_ONE,
             last_update_seq: 0,
             int_header: 0,
             inc_stage: 0,
@@ -385,7 +408,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             hops: p.hops,
             w_q8: p.w_q8,
             wc_q8: p.wc_q8,
-            u_q22: p.u_q22,
+            u_q32: p.u_q32,
             last_update_seq: p.last_update_seq,
             int_header,
             inc_stage: p.inc_stage,
@@ -399,7 +422,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         RawParts {
             w_q8: self.w_q8,
             wc_q8: self.wc_q8,
-            u_q22: self.u_q22,
+            u_q32: self.u_q32,
             last_update_seq: self.last_update_seq,
             inc_stage: self.inc_stage,
             int_header: if self.has_int {
@@ -416,28 +439,40 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     pub const fn window_q8_bytes(&self) -> u32 {
         self.w_q8
     }
-    /// `U`, Q10.22.
+    /// `U`, Q32.32.
     #[must_use]
-    pub const fn u_q22(&self) -> u32 {
-        self.u_q22
+    pub const fn u_q32(&self) -> u64 {
+        self.u_q32
     }
 
     /// Per-ACK update (paper Algorithm 1, `NewAck`) from the raw INT bytes.
     /// A malformed block is rejected with branch [`Branch::Bad`] and the state unchanged.
     #[inline]
     pub fn on_ack(&mut self, cfg: &Config, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Update {
-        match IntView::<MAX_HOPS>::parse(int) {
-            Ok(view) => self.on_int(cfg, ack_seq, snd_nxt, &view),
-            Err(_) => self.unchanged(cfg, Branch::Bad),
+        let (w, branch) = self.on_ack_window(cfg, ack_seq, snd_nxt, int);
+        Update {
+            window_q8_bytes: w,
+            rate_bps: cfg.rate_bps(w),
+            branch,
         }
     }
 
-    fn unchanged(&self, cfg: &Config, branch: Branch) -> Update {
-        Update {
-            window_q8_bytes: self.w_q8,
-            rate_bps: cfg.rate_bps(self.w_q8),
-            branch,
-        }
+    /// [`on_ack`](Self::on_ack) without the pacing rate (saves a 64-bit multiply on 32-bit
+    /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK (Q24.8 bytes)
+    /// and the branch.
+    #[inline]
+    pub fn on_ack_window(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        int: &[u8],
+    ) -> (u32, Branch) {
+        let branch = match IntView::<MAX_HOPS>::parse(int) {
+            Ok(view) => self.step(cfg, ack_seq, snd_nxt, &view),
+            Err(_) => Branch::Bad,
+        };
+        (self.w_q8, branch)
     }
 
     fn store(&mut self, view: &IntView<'_, MAX_HOPS>) {
@@ -454,6 +489,23 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         view: &IntView<'_, MAX_HOPS>,
     ) -> Update {
+        let branch = self.step(cfg, ack_seq, snd_nxt, view);
+        Update {
+            window_q8_bytes: self.w_q8,
+            rate_bps: cfg.rate_bps(self.w_q8),
+            branch,
+        }
+    }
+
+    /// Algorithm 1 on a validated block: updates the state, returns the branch.
+    #[inline]
+    fn step(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        view: &IntView<'_, MAX_HOPS>,
+    ) -> Branch {
         let header = view.header();
         if !self.has_int || header != self.int_header {
             // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
@@ -467,12 +519,12 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.hops = [0; MAX_HOPS];
             self.store(view);
             self.last_update_seq = snd_nxt;
-            return self.unchanged(cfg, branch);
+            return branch;
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
         // (u, τ) of the most utilised hop; the first one wins ties (strict `>` below).
-        let mut best: Option<(u32, u32)> = None;
+        let mut best: Option<(u64, u32)> = None;
         for (prev, w) in self.hops.iter_mut().zip(view.hop_words()) {
             let old = *prev;
             *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
@@ -487,10 +539,10 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             let (Some(qc), Some(&tc)) = (cfg.q_coef.get(code), cfg.tx_coef.get(code)) else {
                 continue; // unreachable for a parsed view (codes 1..=9); raw parts may hold anything
             };
-            // Alg. 1 l.5 / Eqn 2: u' = min(qlen, qlen_prev)·80/(B·T) + txRate/B   (Q10.22)
-            let q_term = sat_u32(qc.apply(u32::from(qmin)));
-            let tx_term = tx_term_q22(dtx, tc, dts_nz);
-            // Saturating: U above 1024 is outside the Q10.22 range (documented).
+            // Alg. 1 l.5 / Eqn 2: u' = min(qlen, qlen_prev)·80/(B·T) + txRate/B   (Q32.32)
+            let q_term = qc.apply(u32::from(qmin)); // < 4195·2^32 < 2^45
+            let tx_term = tx_term_q32(dtx, tc, dts_nz); // < 2^27·2^32
+            // Saturating only formally: both terms together stay below 2^60 (module docs).
             let u1 = q_term.saturating_add(tx_term);
             match best {
                 Some((u, _)) if u1 <= u => {}
@@ -498,26 +550,26 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             }
         }
         let Some((u, tau)) = best else {
-            return self.unchanged(cfg, Branch::Skip);
+            return Branch::Skip;
         };
         // Alg. 1 l.8: τ = min(τ, T)
         let t = cfg.params.base_rtt_ns;
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
-        self.u_q22 = if tau >= t {
+        self.u_q32 = if tau >= t {
             u // weight 1
         } else {
             // w = τ/T in Q0.32; τ < T ≤ 2^24 so w ≤ 2^32 − 256: fits u32.
             let w = sat_u32(cfg.inv_t.apply(tau));
-            ewma_q22(self.u_q22, u, w)
+            ewma_q32(self.u_q32, u, w)
         };
 
         // ---- ComputeWind (Alg. 1 l.11–20) ----
         let update_wc = ack_seq > self.last_update_seq; // Alg. 1 l.22
-        let (w_q8, branch) = if self.u_q22 >= cfg.eta_q22
+        let (w_q8, branch) = if self.u_q32 >= cfg.eta_q32
             || u32::from(self.inc_stage) >= u32::from(cfg.params.max_stage)
         {
             // Eqn 4 / Alg. 1 l.12: W = Wc/(U/η) + W_AI
-            let w = md_q8(self.wc_q8, self.u_q22, cfg).saturating_add(cfg.w_ai_q8);
+            let w = md_q8(self.wc_q8, self.u_q32, cfg).saturating_add(cfg.w_ai_q8);
             if update_wc {
                 self.inc_stage = 0; // l.13
             }
@@ -537,8 +589,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.wc_q8 = self.w_q8;
             self.last_update_seq = snd_nxt;
         }
-        // l.25: R = W/T
-        self.unchanged(cfg, branch)
+        // l.25: R = W/T (computed by the callers that want it: Config::rate_bps)
+        branch
     }
 }
 
@@ -548,74 +600,99 @@ fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-/// `txRate/B = Δtx·128/(Δts·B)` in Q10.22, saturating.
+/// `txRate/B = Δtx·(128/B)/Δts` in Q32.32 (never saturates for 20-bit `Δtx`, 24-bit `Δts`).
 ///
-/// `x = Δtx_units · (128·2^25/B)` is `(Δtx/B)` ns in Q.25 (< 2^52). With `1/Δts = m·2^-(31+e)`
-/// (`e = shift − 31 ≤ 23` for a 24-bit Δts), `x/Δts = (x >> (e+3)) · m / 2^31` in Q.22; the
-/// rounding of `x` costs at most half a Q.22 ulp.
+/// `128/B = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 25 ..= 32`), `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`,
+/// `s ∈ 31 ..= 54`). First `k = c·m >> 32` (one `mulhu`; `k ∈ (2^29, 2^31]`, relative rounding
+/// ≤ 2^-29), then `Δtx·k` (< 2^51) is shifted by `cs + s − 64 ∈ −8 ..= 22` (left for negative):
+/// the result `< 2^59`, i.e. `u' < 2^27` as the module docs derive.
 #[inline]
-fn tx_term_q22(dtx_units: u32, tx_coef: u32, dts: NonZeroU32) -> u32 {
-    // u32 × u32: cannot overflow u64.
-    let x = u64::from(dtx_units).wrapping_mul(u64::from(tx_coef));
+fn tx_term_q32(dtx_units: u32, tx_coef: Scale, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
-    let e = r.shift.saturating_sub(31).saturating_add(TX_EXTRA_BITS); // 3 ..= 34
-    // Round to nearest: x + 2^(e−1) < 2^52 + 2^33, no overflow.
-    let y = x
-        .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
-        .checked_shr(e)
-        .unwrap_or(0);
-    let Ok(y) = u32::try_from(y) else {
-        return u32::MAX; // rate above 512·B: saturate
-    };
-    // y·m < 2^63; +2^30 rounds.
-    let q = u64::from(y)
-        .wrapping_mul(u64::from(r.mant_q31))
-        .wrapping_add(1 << 30)
-        >> 31;
-    sat_u32(q)
+    // c·m < 2^63: the high word is < 2^31 and fits u32.
+    #[allow(clippy::cast_possible_truncation)]
+    let k = (u64::from(tx_coef.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
+    let v = u64::from(dtx_units).wrapping_mul(u64::from(k)); // < 2^20·2^31
+    // cs + s ≤ 32 + 62: no overflow; the result is the right shift (or left shift when < 64).
+    let sh = tx_coef.shift.wrapping_add(r.shift);
+    match sh.checked_sub(64) {
+        // Round to nearest: v + 2^(e−1) < 2^51 + 2^62.
+        Some(0) => v,
+        Some(e) => v
+            .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
+            .wrapping_shr(e),
+        // Left by ≤ 8 (Δts < 2^8 at ≥ 1.6T): v < 2^51 → < 2^59 (checked_shl only guards the
+        // amount; saturating if raw parts ever get here with nonsense).
+        None => {
+            let l = 64u32.wrapping_sub(sh);
+            if l > 12 {
+                u64::MAX >> 4
+            } else {
+                v.wrapping_shl(l)
+            }
+        }
+    }
 }
 
-/// `(1 − w)·U + w·u` with `w` in Q0.32, written as `U ± w·|u − U|` so everything stays unsigned.
+/// `(1 − w)·U + w·u` with `w` in Q0.32, written as `U ± max(1, round(w·|u − U|))` so everything
+/// stays unsigned and a constant `u` is reached exactly (no rounding dead band).
 #[inline]
-fn ewma_q22(big_u: u32, u: u32, w: u32) -> u32 {
-    if u >= big_u {
-        let d = u.wrapping_sub(big_u); // u ≥ U
-        // d·w < 2^64; +2^31 rounds; the result is ≤ d, so U + it ≤ u: no overflow.
-        let step = u64::from(d)
-            .wrapping_mul(u64::from(w))
-            .wrapping_add(1 << 31)
-            >> 32;
-        big_u.saturating_add(sat_u32(step))
+fn ewma_q32(big_u: u64, u: u64, w: u32) -> u64 {
+    let (d, up) = if u >= big_u {
+        (u.wrapping_sub(big_u), true)
     } else {
-        let d = big_u.wrapping_sub(u);
-        let step = u64::from(d)
-            .wrapping_mul(u64::from(w))
-            .wrapping_add(1 << 31)
-            >> 32;
-        big_u.saturating_sub(sat_u32(step))
+        (big_u.wrapping_sub(u), false)
+    };
+    // d·w/2^32 as (d_hi·w) + (d_lo·w + 2^31)/2^32: d < 2^64, w < 2^32, so the result is < d.
+    #[allow(clippy::cast_possible_truncation)]
+    let (d_hi, d_lo) = ((d >> 32) as u32, d as u32);
+    let lo = u64::from(d_lo)
+        .wrapping_mul(u64::from(w))
+        .wrapping_add(1 << 31)
+        >> 32;
+    let step = u64::from(d_hi)
+        .wrapping_mul(u64::from(w))
+        .wrapping_add(lo)
+        .max(1) // at least one unit toward u …
+        .min(d); // … and never past it (d = 0: no step)
+    if up {
+        big_u.wrapping_add(step) // ≤ u: cannot wrap
+    } else {
+        big_u.wrapping_sub(step) // ≥ u: cannot wrap
     }
 }
 
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
 ///
-/// `a = Wc·η` (Q24.8, rounded); `1/U = 2^22 · m · 2^-s`, so `a/U = a·m >> (s − 22)` with
-/// `s ≥ 31`: a plain right shift, and `a·m < 2^63`.
+/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits
+/// `x = U >> k` (relative error < 2^-31); `1/x = m·2^-s`; so `a/U = a·m·2^(32 − s − k)`:
+/// a right shift by `s + k − 32 ≥ −1` of `a·m < 2^63`.
 #[inline]
-fn md_q8(wc_q8: u32, u_q22: u32, cfg: &Config) -> u32 {
-    let Some(u) = NonZeroU32::new(u_q22) else {
-        return u32::MAX; // U = 0: Wc/(0/η) = ∞
-    };
+fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // Wc·η: u32 × (≤ 2^31) < 2^63; η ≤ 1 so the result fits u32.
     let a = u64::from(wc_q8)
         .wrapping_mul(u64::from(cfg.eta_q31))
         .wrapping_add(1 << 30)
         >> 31;
-    let r = recip_refined(u);
-    let sh = r.shift.saturating_sub(U_FRAC_BITS); // 9 ..= 40
+    #[allow(clippy::cast_possible_truncation)]
+    let (x, k) = match NonZeroU32::new((u_q32 >> 32) as u32) {
+        None => (u_q32 as u32, 0u32),
+        Some(hi) => {
+            // k = number of significant bits above bit 31 (1 ..= 32). cc-math's `normalize` is
+            // a 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30 there).
+            let k = 32u32.wrapping_sub(cc_math::recip::normalize(hi).1);
+            ((u_q32 >> k) as u32, k)
+        }
+    };
+    let Some(x) = NonZeroU32::new(x) else {
+        return u32::MAX; // U = 0: Wc/(0/η) = ∞
+    };
+    let r = recip_refined(x);
     let p = a.wrapping_mul(u64::from(r.mant_q31)); // a < 2^32, m ≤ 2^31 + 1: < 2^64
-    let w = match sh.checked_sub(1) {
+    // s + k ≤ 62 + 32: no overflow.
+    let w = match r.shift.wrapping_add(k).checked_sub(33) {
         Some(s1) => (p >> s1).wrapping_add(1) >> 1,
-        None => p,
+        None => return u32::MAX, // U = 2^-32: the window is astronomically large
     };
     sat_u32(w)
 }

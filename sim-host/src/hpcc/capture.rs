@@ -14,7 +14,10 @@
 //!   map; not supported.)
 //! * `ack_seq` is the ACK's BTH PSN (24 bits); `snd_nxt` is the largest PSN sent on that flow so far
 //!   in the capture (0 before any data packet). PSN wrap-around is not handled (short captures).
-//! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`).
+//! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`, base 10
+//!   or base 2, plus `if_tsoffset` seconds).
+//! * Records of any size up to [`MAX_RECORD_BYTES`] are read (the buffer grows); a capture whose
+//!   last record is cut (tcpdump killed) is replayed up to the cut, with a warning in the summary.
 //! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
 
 use super::replay::{Flow, Setup};
@@ -63,12 +66,30 @@ pub struct FlowKey {
 }
 
 /// Counts of what was ignored.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Ignored {
     /// Not Ethernet/IP/UDP 4791.
     pub not_roce: u64,
     /// RoCEv2 but too short for INT + BTH.
     pub truncated: u64,
+    /// The capture ends inside a record (e.g. tcpdump was killed): the packets before it were
+    /// replayed; this says where it was cut.
+    pub cut: Option<String>,
+}
+
+/// The largest record the reader grows its buffer for (a jumbo frame is 9 KiB; pcapng blocks of
+/// many MiB are legal but absurd for RoCE).
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// Ticks per second of a pcapng `if_tsresol` (bit 7 clear: 10^v, set: 2^(v & 0x7f));
+/// `None` if it does not fit a u64. (pcap-parser 0.17's `ts_resolution` returns `None` for every
+/// base-2 value.)
+pub fn tsresol_ticks(v: u8) -> Option<u64> {
+    if v & 0x80 == 0 {
+        10u64.checked_pow(u32::from(v))
+    } else {
+        1u64.checked_shl(u32::from(v & 0x7f))
+    }
 }
 
 /// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when truncated.
@@ -122,8 +143,9 @@ pub fn read_capture(
     let mut ignored = Ignored::default();
     let mut legacy_ns = false;
     let mut legacy_link_eth = true;
-    // pcapng interfaces: (is Ethernet, ticks per second)
-    let mut ifaces: Vec<(bool, u64)> = Vec::new();
+    // pcapng interfaces: (is Ethernet, ticks per second, if_tsoffset in seconds)
+    let mut ifaces: Vec<(bool, u64, i64)> = Vec::new();
+    let mut buf_size = 1usize << 16;
     let mut n = 0u64;
     loop {
         match rdr.next() {
@@ -149,18 +171,32 @@ pub fn read_capture(
                     }
                     PcapBlockOwned::NG(Block::SectionHeader(_)) => ifaces.clear(),
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                        let Some(res) = tsresol_ticks(idb.if_tsresol) else {
+                            return Err(InputError::file(
+                                path,
+                                format!(
+                                    "interface {}: if_tsresol 0x{:02x} is beyond 2^64 ticks per second",
+                                    ifaces.len(),
+                                    idb.if_tsresol
+                                ),
+                            ));
+                        };
                         ifaces.push((
                             idb.linktype == pcap_parser::Linktype::ETHERNET,
-                            idb.ts_resolution().unwrap_or(1_000_000),
+                            res,
+                            idb.if_tsoffset,
                         ));
                     }
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let (eth, res) = ifaces
+                        let (eth, res, off) = ifaces
                             .get(epb.if_id as usize)
                             .copied()
-                            .unwrap_or((false, 1_000_000));
+                            .unwrap_or((false, 1_000_000, 0));
                         let ticks = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
-                        let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as u64;
+                        // if_tsoffset: seconds added to every timestamp (pcapng §4.2).
+                        let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as i128
+                            + i128::from(off) * 1_000_000_000;
+                        let t = t.clamp(0, i128::from(u64::MAX)) as u64;
                         let data = epb.data.get(..epb.caplen as usize).unwrap_or(epb.data);
                         if eth {
                             frame = Some((t, data.to_vec()));
@@ -181,6 +217,35 @@ pub fn read_capture(
                 }
             }
             Err(PcapError::Eof) => break,
+            Err(PcapError::UnexpectedEof) => {
+                // The last record is cut: keep what was read, say so.
+                ignored.cut = Some(format!(
+                    "capture ends inside the record after packet {n}; the {n} packets before it were replayed"
+                ));
+                break;
+            }
+            Err(PcapError::BufferTooSmall) => {
+                // A record larger than the buffer: grow it (up to MAX_RECORD_BYTES) and retry.
+                if buf_size >= MAX_RECORD_BYTES {
+                    return Err(InputError::file(
+                        path,
+                        format!(
+                            "record after packet {n} is larger than {} MiB",
+                            MAX_RECORD_BYTES >> 20
+                        ),
+                    ));
+                }
+                buf_size = (buf_size * 2).min(MAX_RECORD_BYTES);
+                if !rdr.grow(buf_size) {
+                    return Err(InputError::file(
+                        path,
+                        format!("cannot grow the read buffer to {buf_size} bytes"),
+                    ));
+                }
+                rdr.refill().map_err(|e| {
+                    InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
+                })?;
+            }
             Err(PcapError::Incomplete(_)) => {
                 rdr.refill().map_err(|e| {
                     InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
@@ -260,6 +325,9 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
                     ignored.not_roce, ignored.truncated
                 ),
             );
+            if let Some(cut) = &ignored.cut {
+                s.detail("warning", cut.clone());
+            }
             s.judge(opts.tolerances("hpcc"));
             out.push(s);
         }
@@ -342,6 +410,18 @@ pub fn write_pcap(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
 /// A pcapng (little-endian): section header, one Ethernet interface with `if_tsresol = 9`
 /// (nanoseconds), one enhanced packet block per frame, frames truncated to `snaplen`.
 pub fn write_pcapng(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
+    write_pcapng_with(frames, snaplen, 9, 0)
+}
+
+/// [`write_pcapng`] with a chosen `if_tsresol` (raw option byte) and `if_tsoffset` (seconds,
+/// written only when non-zero); timestamps `t` are in nanoseconds and converted to ticks (after
+/// subtracting the offset).
+pub fn write_pcapng_with(
+    frames: &[(u64, Vec<u8>)],
+    snaplen: u32,
+    tsresol: u8,
+    tsoffset_s: i64,
+) -> Vec<u8> {
     fn block(v: &mut Vec<u8>, kind: u32, body: &[u8]) {
         let len = (12 + body.len().div_ceil(4) * 4) as u32;
         v.extend_from_slice(&kind.to_le_bytes());
@@ -361,12 +441,19 @@ pub fn write_pcapng(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
     idb.extend_from_slice(&1u16.to_le_bytes()); // LINKTYPE_ETHERNET
     idb.extend_from_slice(&0u16.to_le_bytes());
     idb.extend_from_slice(&snaplen.to_le_bytes());
-    idb.extend_from_slice(&[9, 0, 1, 0, 9, 0, 0, 0]); // if_tsresol = 9 (ns), padded
+    idb.extend_from_slice(&[9, 0, 1, 0, tsresol, 0, 0, 0]); // if_tsresol, padded
+    if tsoffset_s != 0 {
+        idb.extend_from_slice(&[14, 0, 8, 0]); // if_tsoffset
+        idb.extend_from_slice(&tsoffset_s.to_le_bytes());
+    }
     idb.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
+    let res = u128::from(tsresol_ticks(tsresol).unwrap_or(1_000_000_000));
     block(&mut v, 1, &idb);
     for (t, data) in frames {
         let cap = data.len().min(snaplen as usize);
         let mut epb = Vec::with_capacity(20 + cap);
+        let ns = (i128::from(*t) - i128::from(tsoffset_s) * 1_000_000_000).max(0) as u128;
+        let t = &((ns * res / 1_000_000_000) as u64);
         epb.extend_from_slice(&0u32.to_le_bytes());
         epb.extend_from_slice(&((t >> 32) as u32).to_le_bytes());
         epb.extend_from_slice(&(*t as u32).to_le_bytes());

@@ -263,10 +263,10 @@ pub fn incast_1hop() -> Scenario {
     }
 }
 
-/// 4 hops of mixed speeds (100G, 400G, 40G, 200G); a heavy background moves from hop to hop
+/// 5 hops of mixed speeds (100G, 400G, 40G, 200G, 10G); a heavy background moves from hop to hop
 /// every 600 µs, so the most utilised hop (and τ) keeps changing.
 pub fn multihop_moving() -> Scenario {
-    let codes = [5u8, 7, 3, 6];
+    let codes = [5u8, 7, 3, 6, 1];
     let period = 600_000.0 * codes.len() as f64;
     let hops = codes
         .iter()
@@ -392,7 +392,7 @@ pub fn scenarios() -> Vec<(&'static str, &'static str, Scenario)> {
         ),
         (
             "multihop_moving.csv",
-            "4 hops (100G, 400G, 40G, 200G); the congested hop moves every 600 us.\nGenerator: sim-host/src/hpcc/generate.rs multihop_moving.",
+            "5 hops (100G, 400G, 40G, 200G, 10G); the congested hop moves every 600 us.\nGenerator: sim-host/src/hpcc/generate.rs multihop_moving.",
             multihop_moving(),
         ),
         (

@@ -51,11 +51,12 @@ pub fn fixtures() -> Vec<FixtureFile> {
 }
 
 /// `sim-host int decode HEX`: a readable dump of one INT block. Spaces, colons and a `0x` prefix
-/// are ignored.
+/// are ignored (`0X` too).
 pub fn int_decode(hex: &str) -> Result<String, String> {
     let cleaned: String = hex
         .trim()
         .trim_start_matches("0x")
+        .trim_start_matches("0X")
         .chars()
         .filter(|c| !c.is_whitespace() && *c != ':')
         .collect();

@@ -6,7 +6,7 @@ use crate::plot::{self, Decimator, Panel, Series};
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, Param};
-use hpcc_cc::{Config, Params, Ratio, RawParts, State};
+use hpcc_cc::{Config, ConfigError, Params, Ratio, RawParts, State};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -78,8 +78,9 @@ impl Setup {
     /// occurrence of a key wins.
     pub fn from_params(params: &[Param]) -> Result<Setup, InputError> {
         let mut p = Params::PAPER;
-        let mut last: Option<&Param> = None;
-        for prm in params {
+        // The line that set each key last (so a config error names the right line).
+        let mut set_by: BTreeMap<&str, (usize, &Param)> = BTreeMap::new();
+        for (i, prm) in params.iter().enumerate() {
             let narrow = |v: u64| {
                 u32::try_from(v)
                     .map_err(|_| prm.error(format!("parameter {}: {v} is too large", prm.key)))
@@ -107,9 +108,9 @@ impl Setup {
                     )));
                 }
             }
-            last = Some(prm);
+            set_by.insert(prm.key.as_str(), (i, prm));
         }
-        let cfg = Config::new(p).map_err(|e| match last {
+        let cfg = Config::new(p).map_err(|e| match blame(&set_by, e) {
             Some(prm) => prm.error(format!("invalid hpcc configuration: {e}")),
             None => InputError::file(
                 Path::new("--set"),
@@ -128,9 +129,34 @@ impl Setup {
     }
 }
 
+/// The parameter line to blame for a config error: the one that set the key the error is about
+/// (for errors about a combination, the last-set key of it); `None` if only defaults were used.
+fn blame<'a>(set_by: &BTreeMap<&str, (usize, &'a Param)>, e: ConfigError) -> Option<&'a Param> {
+    let keys: &[&str] = match e {
+        ConfigError::NicRate => &["nic_rate_bps"],
+        ConfigError::BaseRtt => &["base_rtt_ns"],
+        ConfigError::Eta => &["eta"],
+        ConfigError::MinRate => &["min_rate_bps", "nic_rate_bps", "base_rtt_ns"],
+        ConfigError::WindowTooLarge => &["nic_rate_bps", "base_rtt_ns"],
+        ConfigError::WAi => &["w_ai_bytes", "nic_rate_bps", "base_rtt_ns"],
+    };
+    // Of the keys involved, the one set last (command-line `--set` comes after the trace).
+    // The first key listed is the one the error names, so prefer it when it was set at all.
+    keys.first()
+        .and_then(|k| set_by.get(k))
+        .or_else(|| {
+            keys.iter()
+                .filter_map(|k| set_by.get(k))
+                .max_by_key(|(i, _)| *i)
+        })
+        .map(|(_, p)| *p)
+}
+
 /// Quantises the reference state into the firmware's raw parts (forced mode).
 pub fn quantise(r: &Reference) -> RawParts {
     let q = |x: f64, scale: f64| (x * scale).round().clamp(0.0, f64::from(u32::MAX)) as u32;
+    // U in Q32.32; `as` saturates at u64::MAX (unreachable: U < 2^27, see hpcc-cc docs).
+    let q64 = |x: f64| (x * hpcc_cc::U_ONE as f64).round().max(0.0) as u64;
     let mut hops = [0u64; 5];
     let header = r.prev.as_ref().map(|i| {
         for (d, h) in hops.iter_mut().zip(&i.hops) {
@@ -144,7 +170,7 @@ pub fn quantise(r: &Reference) -> RawParts {
     RawParts {
         w_q8: q(r.w, 256.0),
         wc_q8: q(r.wc, 256.0),
-        u_q22: q(r.u, f64::from(hpcc_cc::U_ONE)),
+        u_q32: q64(r.u),
         last_update_seq: r.last_update_seq.min(u64::from(u32::MAX)) as u32,
         inc_stage: r.inc_stage.min(255) as u8,
         int_header: header,
@@ -248,7 +274,7 @@ impl Flow {
         let w_fix = f64::from(up.window_q8_bytes) / 256.0;
         self.err.add(rel_err(w_fix, w_ref), at);
         let u_ref = self.reference.u;
-        let u_fix = f64::from(self.fixed.u_q22()) / f64::from(hpcc_cc::U_ONE);
+        let u_fix = self.fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
         self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
         self.u_ref_max = self.u_ref_max.max(u_ref);
         if let Some((p, w)) = &mut self.out {

@@ -22,6 +22,7 @@ use crate::machine::Machine;
 use crate::table::{Goal, Sample};
 
 mod cats;
+mod hpcc;
 mod recip;
 mod timely;
 
@@ -81,8 +82,28 @@ pub const CASES: &[Case] = &[
         goal: Some(Goal { median_max: 50 }),
         run: timely::run_on_completion,
     },
-    // HPCC per ACK (goals 1 hop ≤ 100, 5 hops ≤ 250; label samples "1 hop, md" … "5 hops, ai"):
-    // Case { algorithm: "HPCC", symbol: "cc_hpcc_on_ack", … run: hpcc::run_on_ack },
+    // HPCC per ACK, one case per hop count (goals: 1 hop ≤ 100, 5 hops ≤ 250).
+    Case {
+        algorithm: "HPCC",
+        symbol: "cc_hpcc_on_ack",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 100 }),
+        run: hpcc::run_1hop,
+    },
+    Case {
+        algorithm: "HPCC",
+        symbol: "cc_hpcc_on_ack",
+        image: Image::CFirmware,
+        goal: None,
+        run: hpcc::run_3hop,
+    },
+    Case {
+        algorithm: "HPCC",
+        symbol: "cc_hpcc_on_ack",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 250 }),
+        run: hpcc::run_5hop,
+    },
     Case {
         algorithm: "CATS",
         symbol: "cc_cats_next_chunk",

@@ -1,0 +1,242 @@
+//! HPCC through the C ABI: `cc_hpcc_on_ack` per ACK of `fixtures/hpcc/*.csv`
+//! (`t_ns,ack_seq,snd_nxt,int`), labelled by hop count and the branch the call returns
+//! (`"1 hop, md"`, `"5 hops, ai"`, …). One case per hop count (1, 3, 5), each drawing only the
+//! ACKs whose INT block has that many hops (1 hop: `incast_1hop`, `near_eta`; 3 hops: the second
+//! path of `wrap_pathchange`; 5 hops: `multihop_moving`).
+//!
+//! The host build of `hpcc_cc` replays every ACK of a fixture; the measured ACKs are spread evenly
+//! over the matching ones (at most `limit / fixtures` per fixture), and before each the simulated
+//! flow is set to the host's state with `cc_hpcc_flow_set_state` (not counted), so every measured
+//! call sees the state the whole trace leads to, as on the NIC. Every simulated result (branch and
+//! window) is checked against the host. The configuration comes from the fixture's `# set` lines.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail, ensure};
+use hpcc_cc::{Branch, Config, Params, Ratio, State};
+
+use super::Ctx;
+use crate::machine::Machine;
+use crate::table::Sample;
+
+struct Trace {
+    params: Params,
+    /// `(ack_seq, snd_nxt, int bytes)`.
+    acks: Vec<(u32, u32, Vec<u8>)>,
+}
+
+fn hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn ratio(s: &str) -> Option<Ratio> {
+    let (i, f) = s.split_once('.').unwrap_or((s, ""));
+    let den = 10u32.checked_pow(f.len() as u32)?;
+    let num = i.parse::<u32>().ok()?.checked_mul(den)?
+        + if f.is_empty() {
+            0
+        } else {
+            f.parse::<u32>().ok()?
+        };
+    Some(Ratio { num, den })
+}
+
+fn parse(path: &Path) -> Result<Trace> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut p = Params::PAPER;
+    let mut acks = Vec::new();
+    let mut header = false;
+    for (no, line) in text.lines().enumerate() {
+        let at = || format!("{}:{}", path.display(), no + 1);
+        if let Some(c) = line.strip_prefix('#') {
+            if let Some((k, v)) = c
+                .trim()
+                .strip_prefix("set ")
+                .and_then(|s| s.split_once('='))
+            {
+                let v = v.trim();
+                let int = || -> Result<u64> { Ok(v.parse::<f64>().with_context(at)? as u64) };
+                match k.trim() {
+                    "nic_rate_bps" => p.nic_rate_bps = int()?,
+                    "base_rtt_ns" => p.base_rtt_ns = u32::try_from(int()?).with_context(at)?,
+                    "eta" => p.eta = ratio(v).with_context(at)?,
+                    "max_stage" => p.max_stage = u8::try_from(int()?).with_context(at)?,
+                    "w_ai_bytes" => p.w_ai_bytes = u32::try_from(int()?).with_context(at)?,
+                    "min_rate_bps" => p.min_rate_bps = int()?,
+                    k => bail!("{}: unknown parameter {k}", at()),
+                }
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if !header {
+            ensure!(
+                line.trim() == "t_ns,ack_seq,snd_nxt,int",
+                "{}: not an HPCC trace",
+                at()
+            );
+            header = true;
+            continue;
+        }
+        let f: Vec<&str> = line.trim().split(',').collect();
+        ensure!(f.len() == 4, "{}: expected 4 fields", at());
+        acks.push((
+            f[1].parse().with_context(at)?,
+            f[2].parse().with_context(at)?,
+            hex(f[3]).with_context(at)?,
+        ));
+    }
+    Ok(Trace { params: p, acks })
+}
+
+fn branch_name(code: u32) -> Result<&'static str> {
+    Ok(match code {
+        0 => "bad",
+        1 => "init",
+        2 => "resync",
+        3 => "skip",
+        4 => "md",
+        5 => "ai",
+        c => bail!("cc_hpcc_on_ack returned {c}"),
+    })
+}
+
+/// `CcHpccParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host).
+fn params_bytes(p: &Params) -> Vec<u8> {
+    let mut v = Vec::with_capacity(40);
+    v.extend_from_slice(&p.nic_rate_bps.to_le_bytes());
+    v.extend_from_slice(&p.min_rate_bps.to_le_bytes());
+    for x in [
+        p.base_rtt_ns,
+        p.eta.num,
+        p.eta.den,
+        p.w_ai_bytes,
+        u32::from(p.max_stage),
+        0,
+    ] {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    debug_assert_eq!(v.len(), std::mem::size_of::<cc_ffi::hpcc::CcHpccParams>());
+    v
+}
+
+/// `CcHpccState` as laid out by `#[repr(C)]` (64 bytes).
+fn state_bytes(s: &State) -> Vec<u8> {
+    let r = s.raw_parts();
+    let mut v = Vec::with_capacity(64);
+    v.extend_from_slice(&r.u_q32.to_le_bytes());
+    for h in r.hops {
+        v.extend_from_slice(&h.to_le_bytes());
+    }
+    for x in [r.w_q8, r.wc_q8, r.last_update_seq] {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.extend_from_slice(&r.int_header.unwrap_or(0).to_le_bytes());
+    v.push(u8::from(r.int_header.is_some()));
+    v.push(r.inc_stage);
+    debug_assert_eq!(v.len(), std::mem::size_of::<cc_ffi::hpcc::CcHpccState>());
+    v
+}
+
+fn nhop(int: &[u8]) -> usize {
+    usize::from(int.first().copied().unwrap_or(0) >> 4)
+}
+
+fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
+    let dir = ctx.fixtures.join("hpcc");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    paths.sort();
+    let traces: Vec<(std::path::PathBuf, Trace, usize)> = paths
+        .into_iter()
+        .map(|p| {
+            let t = parse(&p)?;
+            let n = t.acks.iter().filter(|a| nhop(&a.2) == hops).count();
+            Ok((p, t, n))
+        })
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|t| t.2 > 0)
+        .collect();
+    ensure!(
+        !traces.is_empty(),
+        "no fixture in {} has {hops}-hop ACKs",
+        dir.display()
+    );
+    let share = ctx.limit.div_ceil(traces.len()).max(1);
+    let label = if hops == 1 {
+        "1 hop".to_owned()
+    } else {
+        format!("{hops} hops")
+    };
+    let mut samples = Vec::new();
+    for (path, t, matching) in &traces {
+        let host_cfg = Config::new(t.params)
+            .map_err(|e| anyhow::anyhow!("{}: invalid configuration: {e}", path.display()))?;
+        m.reset_scratch();
+        let params = m.push_bytes(&params_bytes(&t.params), 8)?;
+        let cfg = m.alloc(cc_ffi::hpcc::CC_HPCC_CONFIG_BYTES as u32, 8)?;
+        let flow = m.alloc(cc_ffi::hpcc::CC_HPCC_FLOW_BYTES as u32, 8)?;
+        let st = m.alloc(64, 8)?;
+        let int = m.alloc(2 + 8 * 15, 8)?;
+        let out = m.alloc(4, 4)?;
+        let r = m.call("cc_hpcc_config_init", &[cfg, params])?;
+        ensure!(r.a0 == 0, "cc_hpcc_config_init returned {}", r.a0);
+        m.call("cc_hpcc_flow_init", &[flow, cfg])?;
+        let every = matching.div_ceil(share).max(1);
+        let mut host: State = State::new(&host_cfg);
+        let mut k = 0usize;
+        for (ack, nxt, bytes) in &t.acks {
+            let measure = nhop(bytes) == hops && {
+                k += 1;
+                (k - 1).is_multiple_of(every)
+            };
+            if !measure {
+                host.on_ack_window(&host_cfg, *ack, *nxt, bytes);
+                continue;
+            }
+            m.write_bytes(st, &state_bytes(&host))?;
+            m.call("cc_hpcc_flow_set_state", &[flow, st])?;
+            m.write_bytes(int, bytes)?;
+            let r = m.call(
+                "cc_hpcc_on_ack",
+                &[cfg, flow, *ack, *nxt, int, bytes.len() as u32, out],
+            )?;
+            let w = m.read_u32(out)?;
+            let (want_w, want_b) = host.on_ack_window(&host_cfg, *ack, *nxt, bytes);
+            let name = branch_name(r.a0)?;
+            ensure!(
+                name == Branch::name(want_b) && w == want_w,
+                "{}: ack {ack}: simulated {name} {w}, host {want_b:?} {want_w}",
+                path.display()
+            );
+            samples.push(Sample::new(format!("{label}, {name}"), r.instret));
+        }
+    }
+    Ok(samples)
+}
+
+/// `cc_hpcc_on_ack` on 1-hop ACKs.
+pub fn run_1hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run_hops(m, ctx, 1)
+}
+/// `cc_hpcc_on_ack` on 3-hop ACKs.
+pub fn run_3hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run_hops(m, ctx, 3)
+}
+/// `cc_hpcc_on_ack` on 5-hop ACKs.
+pub fn run_5hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run_hops(m, ctx, 5)
+}
