@@ -129,15 +129,17 @@ pub enum Decision {
     /// No queue holds data.
     Empty,
     /// The chosen chunk (`prio`, `len_bytes`) does not fit in the free send-buffer space. Nothing
-    /// was sent and the state is unchanged: if choosing needed the deadlock rule, its result is
-    /// discarded and the rule runs again at the next decision (same debts, same outcome, unless
-    /// an enqueue made a queue Eligible meanwhile).
+    /// was sent. The debts are unchanged unless choosing needed the deadlock rule and
+    /// `space_bytes > 0`: then, as in the authors' released conductor, the resolution is kept
+    /// (`deadlock_resolved`) and the chosen queue stays Eligible for the next decision. With
+    /// `space_bytes == 0` nothing at all changes (the released conductor does not choose when
+    /// the buffer is full); `prio`/`len_bytes` then name the chunk the rule would lead to.
     NoSpace {
         /// The queue that was chosen.
         prio: Prio,
         /// The chunk length that did not fit.
         len_bytes: u32,
-        /// The pick needed the deadlock rule (not committed, see above).
+        /// The deadlock rule ran and its result was kept (only when `space_bytes > 0`).
         deadlock_resolved: bool,
     },
     /// Feed this chunk to the transport; the debts have been updated.
@@ -200,6 +202,10 @@ impl State {
 
     /// A state from its raw parts: the debts `D_0..D_3` in bytes and the In-Debt flags as a mask
     /// (bit `p` for queue `p`; bits 4..7 are ignored). Used by the host's forced mode.
+    ///
+    /// An In-Debt flag on a queue whose debt is 0 is dropped: in operation In-Debt implies
+    /// `D ≥ L > 0`, and such a flag could never be cleared (payback and the deadlock rule only
+    /// touch queues with `D > 0`), so the queue would stall for good.
     pub const fn from_raw(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
         let mut owing = 0u8;
         let mut p: usize = 0;
@@ -212,7 +218,7 @@ impl State {
         }
         Self {
             debt_bytes,
-            in_debt: in_debt_mask & 0x0F,
+            in_debt: in_debt_mask & owing,
             owing,
         }
     }
@@ -322,8 +328,8 @@ impl<const N: usize> Conductor<N> {
     ///
     /// `space_bytes` is the transport's free send-buffer space. Returns [`Decision::Empty`] when
     /// no queue holds data, [`Decision::NoSpace`] when the chosen chunk is longer than
-    /// `space_bytes` (nothing sent, no debt changed), else [`Decision::Send`] after updating the
-    /// debts.
+    /// `space_bytes` (nothing sent; debts unchanged except for a kept deadlock resolution, see
+    /// there), else [`Decision::Send`] after updating the debts.
     #[inline(always)] // small once the deadlock path is out of line; callers branch on the result
     pub fn next_chunk(&mut self, cfg: &Config, space_bytes: u32) -> Decision {
         let nonempty = self.nonempty & 0x1F;
@@ -338,7 +344,7 @@ impl<const N: usize> Conductor<N> {
             // Rare, so out of line: the common path then needs no callee-saved registers.
             return self.next_chunk_deadlock(cfg, space_bytes, nonempty);
         }
-        self.feed(cfg, space_bytes, lowest_bit(eligible), None)
+        self.feed(cfg, space_bytes, lowest_bit(eligible), false)
     }
 
     /// [`next_chunk`](Self::next_chunk) when no non-empty queue is Eligible.
@@ -347,29 +353,35 @@ impl<const N: usize> Conductor<N> {
     fn next_chunk_deadlock(&mut self, cfg: &Config, space_bytes: u32, nonempty: u8) -> Decision {
         // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
         //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
-        // Computed on a copy and committed only if a chunk is sent, so a decision that sends
-        // nothing changes nothing (the rule runs again when space frees up).
+        // As the authors' released conductor (tcp-cats.cc): with no free space at all the
+        // decision stops before choosing, so nothing changes (we still name the chunk it would
+        // choose); with some space the resolution is kept even if the chosen chunk then does
+        // not fit. After it the chosen queue is Eligible, so it never runs twice in a row.
         let mut next = self.state;
         resolve_deadlock(&mut next, cfg, nonempty);
         let eligible = nonempty & !next.in_debt;
         if eligible == 0 {
-            // Only a state seeded with an In-Debt queue whose debt is 0 gets here; Eq. 2's clamp
-            // (D_p ≤ L_p − 1 < L_p) rules it out otherwise.
+            // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), and
+            // Eq. 2's clamp leaves every non-empty queue with D_p ≤ L_p − 1 < L_p.
             return Decision::Empty;
         }
-        self.feed(cfg, space_bytes, lowest_bit(eligible), Some(next))
+        let keep = space_bytes > 0;
+        if keep {
+            self.state = next;
+        }
+        self.feed(cfg, space_bytes, lowest_bit(eligible), keep)
     }
 
-    /// Feeds one chunk of queue `j` (non-empty, Eligible once `resolved` is committed).
+    /// Feeds one chunk of queue `j` (non-empty and Eligible; `deadlock_resolved`: the deadlock
+    /// rule ran in this decision and its result is kept).
     #[inline(always)]
     fn feed(
         &mut self,
         cfg: &Config,
         space_bytes: u32,
         j: usize,
-        resolved: Option<State>,
+        deadlock_resolved: bool,
     ) -> Decision {
-        let deadlock_resolved = resolved.is_some();
         let mss = cfg.mss_bytes();
         let Some(q) = self.queues.get_mut(j) else {
             return Decision::Empty; // j ≤ 4: eligible ≠ 0
@@ -404,9 +416,6 @@ impl<const N: usize> Conductor<N> {
             if q.is_empty() {
                 self.nonempty &= !(1u8 << j);
             }
-        }
-        if let Some(next) = resolved {
-            self.state = next;
         }
         account(&mut self.state, cfg, j, n);
         Decision::Send {

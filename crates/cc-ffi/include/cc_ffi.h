@@ -91,7 +91,9 @@ enum CcCatsDecision
   // `*out` is the chunk to feed the transport; the debts have been updated.
   CC_CATS_DECISION_SEND = 1,
   // The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-  // sent and the state is unchanged (`out->handle`, `out->offset_bytes` and `out->last` are 0).
+  // sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
+  // unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
+  // as in the authors' released conductor (docs/cats.md).
   CC_CATS_DECISION_NO_SPACE = 2,
 };
 #ifndef __cplusplus
@@ -178,7 +180,8 @@ typedef struct CcCatsChunk {
   uint32_t len_bytes;
   // 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
   uint8_t last;
-  // 1 when the deadlock rule (CATS Eq. 2) ran for this decision (committed only on `SEND`).
+  // 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
+  // `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
   uint8_t deadlock_resolved;
 } CcCatsChunk;
 

@@ -90,7 +90,9 @@ pub enum CcCatsDecision {
     /// `*out` is the chunk to feed the transport; the debts have been updated.
     Send = 1,
     /// The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-    /// sent and the state is unchanged (`out->handle`, `out->offset_bytes` and `out->last` are 0).
+    /// sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
+    /// unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
+    /// as in the authors' released conductor (docs/cats.md).
     NoSpace = 2,
 }
 
@@ -108,7 +110,8 @@ pub struct CcCatsChunk {
     pub len_bytes: u32,
     /// 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
     pub last: u8,
-    /// 1 when the deadlock rule (CATS Eq. 2) ran for this decision (committed only on `SEND`).
+    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
+    /// `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
     pub deadlock_resolved: u8,
 }
 
