@@ -15,18 +15,13 @@
 // Descriptors per priority queue of one connection (the conductor's const-generic `N`).
 #define CC_CATS_QUEUE_CAPACITY 16
 
-#if !defined(__LP64__)
-// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32) targets.
+// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` (the same on every
+// target: 5 rings of 16 descriptors, the cached head of each queue, `u16` ring indices, the
+// 20-byte debt state and the non-empty mask).
 #define CC_CATS_CONN_BYTES 744
-#endif
 
-#if defined(__LP64__)
-// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' indices are `usize`).
-#define CC_CATS_CONN_BYTES 808
-#endif
-
-// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
-#define CC_CATS_CONFIG_BYTES 96
+// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 80).
+#define CC_CATS_CONFIG_BYTES 80
 
 // Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 #define CC_TIMELY_FLOW_BYTES 16
