@@ -499,18 +499,25 @@ impl<const N: usize> Conductor<N> {
         ) else {
             return;
         };
-        // count ≥ 1 (the queue is non-empty): no wrap.
-        let c = count.wrapping_sub(1);
-        *count = c;
-        if c == 0 {
+        let c = *count; // ≥ 1: the queue is non-empty
+        if c <= 1 {
+            *count = 0;
             // Emptied: `first` may stay where it is (the next enqueue writes slot `first`), and
             // the stale head cache is overwritten by that enqueue too.
             self.nonempty &= !bit;
             return;
         }
-        // first < N ≤ u16::MAX: first + 1 ≤ N fits, and one comparison wraps it.
+        *count = c.wrapping_sub(1); // c ≥ 2: no wrap
+        // first < N ≤ u16::MAX: first + 1 ≤ N fits; a mask (N a power of two, decided at
+        // compile time) or one comparison wraps it.
         let f = usize::from(*first).wrapping_add(1);
-        let f = if f >= N { 0 } else { f };
+        let f = if N.is_power_of_two() {
+            f & N.wrapping_sub(1)
+        } else if f >= N {
+            0
+        } else {
+            f
+        };
         #[allow(clippy::cast_possible_truncation)] // f < N ≤ u16::MAX
         {
             *first = f as u16;
@@ -564,7 +571,8 @@ fn account(st: &mut State, cfg: &Config, j: usize, bit: u8, n: u32) {
     }
     // Payback: for all i < j with D_i > 0: D_i(t+1) = max(0, D_i(t) − trunc(N × M_j)); an
     // In-Debt queue becomes Eligible when D_i < L_i (strict). Empty queues are paid too.
-    let owing_above = st.owing & bit.wrapping_sub(1);
+    // In u32: no zero-extension of the byte masks on rv32.
+    let owing_above = u32::from(st.owing) & u32::from(bit).wrapping_sub(1);
     if owing_above != 0 {
         payback(st, cfg, j, n, owing_above);
     }
@@ -572,12 +580,12 @@ fn account(st: &mut State, cfg: &Config, j: usize, bit: u8, n: u32) {
 
 /// Payback of the queues in `owing_above` (all `i < j` with `D_i > 0`) after `n` bytes from `j`.
 #[inline(always)]
-fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u8) {
+fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
     let pay = cfg.payback(j, n);
     // A fixed 4-step loop the compiler unrolls: constant indices and offsets, no bit scan, and
     // few live registers (a data-dependent loop needed callee-saved registers in every call).
     for i in 0..4 {
-        if owing_above & (1u8 << i) == 0 {
+        if owing_above & (1u32 << i) == 0 {
             continue;
         }
         if let Some(d) = st.debt_bytes.get_mut(i) {
