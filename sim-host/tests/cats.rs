@@ -186,3 +186,106 @@ fn inexact_multiplier_is_quantised_for_both_sides() {
     );
     assert!(s.within_tolerance, "{}", s.render());
 }
+
+fn write_trace(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("t.csv");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Review point 1 (regression): the review's trace. After six P3 chunks D3 = 6000 ≥ H3 with
+/// 500 B free; the feed loop's last decision resolves the deadlock (D3 → 1714, Eligible) and,
+/// as in the authors' released conductor, keeps it although the chunk does not fit. So after
+/// the ack P3 goes before the P4 message that arrived meanwhile — on both sides.
+#[test]
+fn deadlock_resolution_discarded_when_chunk_does_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(
+        dir.path(),
+        "# set mss_bytes=1000\n# set snd_buf_bytes=6500\nt_ns,event,prio,bytes\n\
+         0,enqueue,3,20000\n0,feed,,\n1,enqueue,4,5000\n2,ack,,10000\n",
+    );
+    let opts = ReplayOpts {
+        out: Some(dir.path().join("o.csv")),
+        ..ReplayOpts::default()
+    };
+    let s = cats::replay(&p, &opts).unwrap().remove(0);
+    assert_eq!(s.agreement.agree, s.agreement.total, "{}", s.render());
+    let out = std::fs::read_to_string(dir.path().join("o.csv")).unwrap();
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows[6], "6,2,3,1000,3,1000", "{out}");
+    // One resolution on each side, counted although its decision sent nothing.
+    assert!(
+        detail(&s, "deadlocks").starts_with("1 resolved (ref 1)"),
+        "{}",
+        s.render()
+    );
+}
+
+/// Review point 4 (regression): config errors named the derived key (`l0` for `# set h0=1`)
+/// without a line, and an all-zero multiplier sum always blamed m0.
+#[test]
+fn config_error_names_wrong_key_and_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(dir.path(), "# set h0=1\nt_ns,event,prio,bytes\n");
+    let e = cats::replay(&p, &ReplayOpts::default()).unwrap_err();
+    assert_eq!(e.line, Some(1), "{e}");
+    assert!(e.msg.contains("h0"), "{e}");
+    let p = write_trace(dir.path(), "t_ns,event,prio,bytes\n");
+    let opts = ReplayOpts {
+        params: vec![sim_host::trace::parse_cli_set("h1=1").unwrap()],
+        ..ReplayOpts::default()
+    };
+    let e = cats::replay(&p, &opts).unwrap_err();
+    assert!(e.msg.contains("h1") && !e.msg.contains("l1 "), "{e}");
+    // An explicit l2 ≥ h2 blames l2 (the later line).
+    let p = write_trace(
+        dir.path(),
+        "# set h2=10000\n# set l2=10000\nt_ns,event,prio,bytes\n",
+    );
+    let e = cats::replay(&p, &ReplayOpts::default()).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.msg.contains("l2"), "{e}");
+    let p = write_trace(
+        dir.path(),
+        "# set m0=0\n# set m1=0\n# set m3=0\n# set m4=0\n# set m2=0\nt_ns,event,prio,bytes\n",
+    );
+    let e = cats::replay(&p, &ReplayOpts::default()).unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+    assert!(e.msg.contains("m2"), "{e}");
+}
+
+/// Review point 8 (regression): with no waiting at all the summary said "0 bytes sent while P0
+/// waited (up to chunk 0)".
+#[test]
+fn starvation_summary_claims_p0_waited_when_nothing_waited() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(
+        dir.path(),
+        "t_ns,event,prio,bytes\n0,enqueue,2,3000\n0,feed,,\n",
+    );
+    let s = cats::replay(&p, &ReplayOpts::default()).unwrap().remove(0);
+    let w = detail(&s, "worst starvation");
+    assert!(w.starts_with("none"), "{w}");
+    assert!(w.ends_with("(within)"), "{w}");
+}
+
+/// Review point 3 (regression): only the queue with the largest absolute gap was checked,
+/// against its own (largest) bound. P0's bound is ~6× smaller than P4's: a P0 gap of 70 000 B
+/// exceeds it although P4's larger gap is within P4's bound.
+#[test]
+fn starvation_bound_checked_only_for_largest_gap() {
+    let bounds = [64_561.0, 176_755.0, 261_936.0, 380_504.0, 240_844.0];
+    assert_eq!(
+        cats::starvation_verdict(&[70_000, 0, 0, 0, 200_000], &bounds),
+        "EXCEEDS for P0"
+    );
+    assert_eq!(
+        cats::starvation_verdict(&[60_000, 0, 0, 0, 200_000], &bounds),
+        "within"
+    );
+    // Every replay reports each queue against its own bound.
+    let s = replay("steady_mixed.csv", Mode::Free);
+    let per = detail(&s, "starvation per queue");
+    assert_eq!(per.matches(" / ").count(), 5, "{per}");
+}

@@ -134,8 +134,9 @@ pub struct Config {
     low_bytes: [u32; 4],
     mult_q16: [u32; 5],
     m_total_q16: u32,
-    /// `floor(m_p · 2^32 / m_total)`, `≤ 2^32` (equal only when every other multiplier is 0).
-    ratio_q32: [u64; 4],
+    /// `min(floor(m_p · 2^32 / m_total), 2^32 − 1)` (the floor reaches 2^32 only when every
+    /// other multiplier is 0).
+    ratio_q32: [u32; 4],
     /// Bit `p` set when Eq. 1 fails for queue `p`.
     eq1_violations: u8,
 }
@@ -198,7 +199,7 @@ impl Config {
         if m_total == 0 {
             return Err(ConfigError::MultiplierSumZero);
         }
-        let mut ratio_q32 = [0u64; 4];
+        let mut ratio_q32 = [0u32; 4];
         let mut eq1_violations = 0u8;
         let mut p = 0;
         while p < 4 {
@@ -213,7 +214,15 @@ impl Config {
                 return Err(ConfigError::LowNotBelowHigh(prio));
             }
             // Configuration time: this is the one division the deadlock rule needs, done once.
-            ratio_q32[p] = ((mult_q16[p] as u64) << 32) / m_total as u64;
+            let r = ((mult_q16[p] as u64) << 32) / m_total as u64; // ≤ 2^32
+            ratio_q32[p] = if r > u32::MAX as u64 {
+                u32::MAX
+            } else {
+                #[allow(clippy::cast_possible_truncation)] // checked just above
+                {
+                    r as u32
+                }
+            };
             // Eq. 1: M_p/M_total < L_p/(H_p + MSS_max)  ⇔  m_p·(H_p + MSS) < L_p·m_total
             // (integers, exact; m_p ≤ 2^22, H+MSS < 2^25, L < 2^24, m_total < 2^25: < 2^50).
             let lhs = mult_q16[p] as u64 * (high_bytes[p] as u64 + mss_bytes as u64);
@@ -293,33 +302,45 @@ impl Config {
         self.low_bytes.get(i).copied().unwrap_or(0)
     }
 
-    /// `trunc(N·M_j)`: `(N·m_j) >> 16`, exact floor of the real product (N ≤ 2^32, m ≤ 2^22 after
-    /// validation, so the u64 product cannot overflow; the result is < 2^38 and is saturated into
-    /// u32, which no debt can exceed anyway).
+    /// `trunc(N·M_j)` for a chunk of `n_bytes ≤ 65 535` (`n ≤ mss`): `(N·m_j) >> 16`, the exact
+    /// floor of the real product, computed as the high word of `(N·2^16)·m_j` — one `mulhu` on
+    /// rv32 (`N·2^16 < 2^32`; the result is `< 2^16·2^22/2^16 = 2^22`, so it fits in u32).
     #[inline(always)]
     pub(crate) fn payback(&self, j: usize, n_bytes: u32) -> u32 {
         let m = self.mult_q16.get(j).copied().unwrap_or(0);
-        let prod = u64::from(n_bytes).saturating_mul(u64::from(m)) >> Multiplier::FRAC_BITS;
-        u32::try_from(prod).unwrap_or(u32::MAX)
+        let n_q16 = n_bytes.wrapping_shl(Multiplier::FRAC_BITS); // n < 2^16: exact
+        mulhu(n_q16, m)
     }
 
-    /// `trunc(D·M_p/M_total)`, exactly: with `r = floor(m_p·2^32/m_total)`,
-    /// `q0 = (D·r) >> 32` is the true quotient `q` or `q − 1` (the error of `r` is < 1 ulp, times
-    /// `D < 2^32`, is < 1), and one comparison `(q0+1)·m_total ≤ D·m_p` fixes it. Products: `D·r`
-    /// < 2^64 because `r ≤ 2^32` and `D < 2^32`; `D·m_p` < 2^54; `(q0+1)·m_total` < 2^57.
+    /// `trunc(D·M_p/M_total)`, exactly, in 32-bit arithmetic (rv32: one `mulhu`, two `mul`).
+    ///
+    /// With `r = ratio_q32[p]` (`floor(m_p·2^32/m_t)`, capped at `2^32 − 1`), `q0 = (D·r) >> 32`
+    /// is the true quotient `q = floor(D·m_p/m_t)` or `q − 1`: `r` is below the exact ratio by less
+    /// than one unit of 2^-32, times `D < 2^32` that is less than 1. The remainder
+    /// `rem = D·m_p − q0·m_t` is then in `[0, 2·m_t)`, which is `< 2^26` (`m_t < 2^25`), so
+    /// computing it modulo 2^32 with wrapping products gives it exactly; `q = q0 + (rem ≥ m_t)`.
+    /// The result is `≤ D`, so it fits in u32.
     #[inline(always)]
     pub(crate) fn scale_down(&self, p: usize, debt: u32) -> u32 {
         let r = self.ratio_q32.get(p).copied().unwrap_or(0);
-        let m_p = u64::from(self.mult_q16.get(p).copied().unwrap_or(0));
-        let d = u64::from(debt);
-        let q0 = d.saturating_mul(r) >> 32;
-        let q1 = q0.saturating_add(1);
-        let q = if q1.saturating_mul(u64::from(self.m_total_q16)) <= d.saturating_mul(m_p) {
-            q1
+        let m_p = self.mult_q16.get(p).copied().unwrap_or(0);
+        let q0 = mulhu(debt, r);
+        let rem = debt
+            .wrapping_mul(m_p)
+            .wrapping_sub(q0.wrapping_mul(self.m_total_q16));
+        if rem >= self.m_total_q16 {
+            q0.wrapping_add(1) // q0 < q ≤ D: no wrap
         } else {
             q0
-        };
-        // q ≤ D·m_p/m_total ≤ D, so it fits in u32.
-        u32::try_from(q).unwrap_or(u32::MAX)
+        }
     }
+}
+
+/// The high word of the 64-bit product `a·b` (rv32: one `mulhu`).
+#[inline(always)]
+fn mulhu(a: u32, b: u32) -> u32 {
+    // (2^32 − 1)^2 < 2^64: the u64 product is exact, so wrapping_mul never wraps.
+    #[allow(clippy::cast_possible_truncation)] // the high word: < 2^32
+    let hi = (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32;
+    hi
 }

@@ -35,7 +35,6 @@
 mod config;
 
 pub use config::{Config, ConfigError, Multiplier};
-use heapless::Deque;
 
 /// A priority: P0 is the highest, P4 the lowest (bulk; no watermarks, never in debt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -129,15 +128,17 @@ pub enum Decision {
     /// No queue holds data.
     Empty,
     /// The chosen chunk (`prio`, `len_bytes`) does not fit in the free send-buffer space. Nothing
-    /// was sent and the state is unchanged: if choosing needed the deadlock rule, its result is
-    /// discarded and the rule runs again at the next decision (same debts, same outcome, unless
-    /// an enqueue made a queue Eligible meanwhile).
+    /// was sent. The debts are unchanged unless choosing needed the deadlock rule and
+    /// `space_bytes > 0`: then, as in the authors' released conductor, the resolution is kept
+    /// (`deadlock_resolved`) and the chosen queue stays Eligible for the next decision. With
+    /// `space_bytes == 0` nothing at all changes (the released conductor does not choose when
+    /// the buffer is full); `prio`/`len_bytes` then name the chunk the rule would lead to.
     NoSpace {
         /// The queue that was chosen.
         prio: Prio,
         /// The chunk length that did not fit.
         len_bytes: u32,
-        /// The pick needed the deadlock rule (not committed, see above).
+        /// The deadlock rule ran and its result was kept (only when `space_bytes > 0`).
         deadlock_resolved: bool,
     },
     /// Feed this chunk to the transport; the debts have been updated.
@@ -175,20 +176,27 @@ impl Decision {
 /// The hysteresis state of one connection: the debts `D_0..D_3` and which queues are In-Debt.
 ///
 /// `size_of::<State>() == 20` (four `u32` debts, two `u8` masks, padding), asserted in a test.
-/// Debts are bytes in `u32`; in normal operation `D_p < H_p + MSS ≤ 2^24 + 2^16`, so no debt can
-/// overflow; the additions saturate anyway so that a state seeded from arbitrary raw parts cannot
-/// wrap.
+/// Debts are bytes in `u32`. In operation `D_p < H_p + MSS ≤ 2^24 + 2^16`. A state seeded from
+/// raw parts has its debts capped at [`State::MAX_DEBT_BYTES`] (2^31), which keeps every debt
+/// below `2^31 + 2^16` for good: a queue only sends while Eligible, an Eligible queue's debt
+/// stays at most 2^31 (it grows only by sending, and a send that reaches `H_p ≤ 2^24` makes it
+/// In-Debt), one chunk adds at most 65 535, and an In-Debt queue's debt only falls. So the
+/// per-chunk debt addition cannot wrap and needs no saturation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State {
     debt_bytes: [u32; 4],
-    /// Bit `p` (p < 4) set when queue `p` is In-Debt.
+    /// Bit `p` (p < 4) set when queue `p` is In-Debt. Invariant: only for `D_p > 0`.
     in_debt: u8,
     /// Bit `p` set when `D_p > 0` (derived from `debt_bytes`; lets payback skip debt-free queues).
     owing: u8,
 }
 
 impl State {
+    /// Largest debt [`from_raw`](Self::from_raw) keeps (larger values are capped to it): 2^31
+    /// bytes, far above any watermark (`H ≤ 2^24`).
+    pub const MAX_DEBT_BYTES: u32 = 1 << 31;
+
     /// All debts zero, every queue Eligible (the start of a connection).
     pub const fn new() -> Self {
         Self {
@@ -200,19 +208,31 @@ impl State {
 
     /// A state from its raw parts: the debts `D_0..D_3` in bytes and the In-Debt flags as a mask
     /// (bit `p` for queue `p`; bits 4..7 are ignored). Used by the host's forced mode.
+    ///
+    /// Debts above [`MAX_DEBT_BYTES`](Self::MAX_DEBT_BYTES) are capped to it (no reachable state
+    /// has one; the cap is what lets the per-chunk debt addition skip saturation). An In-Debt
+    /// flag on a queue whose debt is 0 is dropped: in operation In-Debt implies `D ≥ L > 0`, and
+    /// such a flag could never be cleared (payback and the deadlock rule only touch queues with
+    /// `D > 0`), so the queue would stall for good.
     pub const fn from_raw(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
+        let mut debts = debt_bytes;
         let mut owing = 0u8;
         let mut p: usize = 0;
         while p < 4 {
             #[allow(clippy::indexing_slicing)] // p < 4 = len
-            if debt_bytes[p] > 0 {
-                owing |= 1 << p;
+            {
+                if debts[p] > Self::MAX_DEBT_BYTES {
+                    debts[p] = Self::MAX_DEBT_BYTES;
+                }
+                if debts[p] > 0 {
+                    owing |= 1 << p;
+                }
             }
             p = p.wrapping_add(1); // p ≤ 4
         }
         Self {
-            debt_bytes,
-            in_debt: in_debt_mask & 0x0F,
+            debt_bytes: debts,
+            in_debt: in_debt_mask & owing,
             owing,
         }
     }
@@ -242,21 +262,32 @@ impl State {
     }
 }
 
-/// One connection's conductor: five queues of up to `N` descriptors each, the offset already sent
-/// of each queue's head message, and the hysteresis [`State`].
+/// One connection's conductor: five FIFO queues of up to `N` descriptors each (`1 ≤ N ≤ 65 535`,
+/// checked at compile time), and the hysteresis [`State`].
 ///
-/// Size on a 32-bit target: `5·(8·N + 12) + 5·4 + 20 + 1`, rounded up to 4 — a heapless `Deque`
-/// of 8-byte descriptors is `8·N` plus two `usize` indices and a flag; for `N = 16` that is 744
-/// bytes (asserted at compile time in the riscv32 probe; the host's 64-bit layout, 808 bytes, in a
-/// test). The [`Config`] is not part of it: one config serves every connection.
+/// Layout, chosen for the per-decision cost (docs/cats.md § "Cost per decision"): each queue is
+/// a ring of `N` descriptors with a `u16` start index and count; the head message of each queue
+/// is also cached — handle, length and bytes already fed — in three `[u32; 5]` arrays indexed by
+/// the priority, so a decision that does not finish a message touches only `4·j`-offset words
+/// and never the ring. Size: `40·N + 60 + 20 + 20 + 1`, rounded up to 4 — for `N = 16`, 744
+/// bytes on every target (no `usize` fields), asserted in the crate's tests and at compile time
+/// in the riscv32 probe. The [`Config`] is not part of it: one config serves every connection.
 #[derive(Debug, Clone)]
 pub struct Conductor<const N: usize> {
-    queues: [Deque<Descriptor, N>; 5],
-    /// Bytes of each queue's head message already fed.
-    head_sent_bytes: [u32; 5],
+    /// Handle of each queue's head message (valid while the queue is non-empty).
+    head_handle: [u32; 5],
+    /// Length of each queue's head message, bytes (valid while the queue is non-empty).
+    head_len: [u32; 5],
+    /// Bytes of each queue's head message already fed (`< head_len`; valid while non-empty).
+    head_sent: [u32; 5],
+    /// Per queue: ring slot of the head message, and messages queued (head included).
+    first: [u16; 5],
+    count: [u16; 5],
     state: State,
-    /// Bit `p` set when queue `p` holds at least one descriptor.
+    /// Bit `p` set when queue `p` holds at least one descriptor (`count[p] > 0`); bits 5..7 are 0.
     nonempty: u8,
+    /// The rings; slot `first[p]` holds the head (a copy of the cache above).
+    ring: [[Descriptor; N]; 5],
 }
 
 impl<const N: usize> Default for Conductor<N> {
@@ -266,19 +297,24 @@ impl<const N: usize> Default for Conductor<N> {
 }
 
 impl<const N: usize> Conductor<N> {
+    /// `N` must fit the `u16` ring indices and be at least 1.
+    const CAPACITY_OK: () = assert!(N >= 1 && N <= u16::MAX as usize, "1 ≤ N ≤ 65 535");
+
     /// Empty queues, zero debts.
     pub const fn new() -> Self {
+        let () = Self::CAPACITY_OK;
         Self {
-            queues: [
-                Deque::new(),
-                Deque::new(),
-                Deque::new(),
-                Deque::new(),
-                Deque::new(),
-            ],
-            head_sent_bytes: [0; 5],
+            head_handle: [0; 5],
+            head_len: [0; 5],
+            head_sent: [0; 5],
+            first: [0; 5],
+            count: [0; 5],
             state: State::new(),
             nonempty: 0,
+            ring: [[Descriptor {
+                handle: 0,
+                len_bytes: 0,
+            }; N]; 5],
         }
     }
 
@@ -299,22 +335,57 @@ impl<const N: usize> Conductor<N> {
 
     /// Messages waiting in queue `p` (including a partly sent head).
     pub fn queued_messages(&self, p: Prio) -> usize {
-        self.queues.get(p.index()).map_or(0, Deque::len)
+        self.count.get(p.index()).map_or(0, |&c| usize::from(c))
     }
 
     /// Appends a message to queue `prio`. Makes no scheduling decision: call
     /// [`next_chunk`](Self::next_chunk) afterwards (CATS's Interceptor calls the Conductor after
     /// every `Send`).
     pub fn enqueue(&mut self, prio: Prio, desc: Descriptor) -> Result<(), EnqueueError> {
+        let p = prio.index();
         if desc.len_bytes == 0 {
             return Err(EnqueueError::ZeroLength(desc));
         }
-        let Some(q) = self.queues.get_mut(prio.index()) else {
-            return Err(EnqueueError::QueueFull(desc));
+        let (Some(count), Some(&first), Some(ring)) = (
+            self.count.get_mut(p),
+            self.first.get(p),
+            self.ring.get_mut(p),
+        ) else {
+            return Err(EnqueueError::QueueFull(desc)); // p ≤ 4: unreachable
         };
-        q.push_back(desc).map_err(EnqueueError::QueueFull)?;
-        self.nonempty |= 1 << prio as u8;
+        let c = usize::from(*count);
+        if c >= N {
+            return Err(EnqueueError::QueueFull(desc));
+        }
+        // Tail slot = (first + count) mod N, without a division: first < N and count < N, so
+        // the sum is < 2N and one conditional subtraction reduces it (no overflow: N < 2^16).
+        let t = usize::from(first).wrapping_add(c);
+        let tail = if t >= N { t.wrapping_sub(N) } else { t };
+        let Some(slot) = ring.get_mut(tail) else {
+            return Err(EnqueueError::QueueFull(desc)); // tail < N: unreachable
+        };
+        *slot = desc;
+        // c < N ≤ u16::MAX: the increment cannot wrap.
+        *count = count.wrapping_add(1);
+        if c == 0 {
+            self.set_head(p, desc);
+            self.nonempty |= 1 << p;
+        }
         Ok(())
+    }
+
+    /// Caches `desc` as queue `p`'s head message, nothing of it sent yet.
+    #[inline(always)]
+    fn set_head(&mut self, p: usize, desc: Descriptor) {
+        if let (Some(h), Some(l), Some(s)) = (
+            self.head_handle.get_mut(p),
+            self.head_len.get_mut(p),
+            self.head_sent.get_mut(p),
+        ) {
+            *h = desc.handle;
+            *l = desc.len_bytes;
+            *s = 0;
+        }
     }
 
     /// One scheduling decision (CATS Conductor/Feeder: "selects the single highest-priority
@@ -322,11 +393,11 @@ impl<const N: usize> Conductor<N> {
     ///
     /// `space_bytes` is the transport's free send-buffer space. Returns [`Decision::Empty`] when
     /// no queue holds data, [`Decision::NoSpace`] when the chosen chunk is longer than
-    /// `space_bytes` (nothing sent, no debt changed), else [`Decision::Send`] after updating the
-    /// debts.
+    /// `space_bytes` (nothing sent; debts unchanged except for a kept deadlock resolution, see
+    /// there), else [`Decision::Send`] after updating the debts.
     #[inline(always)] // small once the deadlock path is out of line; callers branch on the result
     pub fn next_chunk(&mut self, cfg: &Config, space_bytes: u32) -> Decision {
-        let nonempty = self.nonempty & 0x1F;
+        let nonempty = self.nonempty;
         if nonempty == 0 {
             return Decision::Empty;
         }
@@ -338,7 +409,7 @@ impl<const N: usize> Conductor<N> {
             // Rare, so out of line: the common path then needs no callee-saved registers.
             return self.next_chunk_deadlock(cfg, space_bytes, nonempty);
         }
-        self.feed(cfg, space_bytes, lowest_bit(eligible), None)
+        self.feed(cfg, space_bytes, pick(eligible), false)
     }
 
     /// [`next_chunk`](Self::next_chunk) when no non-empty queue is Eligible.
@@ -347,44 +418,49 @@ impl<const N: usize> Conductor<N> {
     fn next_chunk_deadlock(&mut self, cfg: &Config, space_bytes: u32, nonempty: u8) -> Decision {
         // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
         //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
-        // Computed on a copy and committed only if a chunk is sent, so a decision that sends
-        // nothing changes nothing (the rule runs again when space frees up).
+        // As the authors' released conductor (tcp-cats.cc): with no free space at all the
+        // decision stops before choosing, so nothing changes (we still name the chunk it would
+        // choose); with some space the resolution is kept even if the chosen chunk then does
+        // not fit. After it the chosen queue is Eligible, so it never runs twice in a row.
         let mut next = self.state;
         resolve_deadlock(&mut next, cfg, nonempty);
         let eligible = nonempty & !next.in_debt;
         if eligible == 0 {
-            // Only a state seeded with an In-Debt queue whose debt is 0 gets here; Eq. 2's clamp
-            // (D_p ≤ L_p − 1 < L_p) rules it out otherwise.
+            // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), and
+            // Eq. 2's clamp leaves every non-empty queue with D_p ≤ L_p − 1 < L_p.
             return Decision::Empty;
         }
-        self.feed(cfg, space_bytes, lowest_bit(eligible), Some(next))
+        let keep = space_bytes > 0;
+        if keep {
+            self.state = next;
+        }
+        self.feed(cfg, space_bytes, pick(eligible), keep)
     }
 
-    /// Feeds one chunk of queue `j` (non-empty, Eligible once `resolved` is committed).
+    /// Feeds one chunk of queue `prio` (non-empty and Eligible; `deadlock_resolved`: the
+    /// deadlock rule ran in this decision and its result is kept).
     #[inline(always)]
     fn feed(
         &mut self,
         cfg: &Config,
         space_bytes: u32,
-        j: usize,
-        resolved: Option<State>,
+        prio: Prio,
+        deadlock_resolved: bool,
     ) -> Decision {
-        let deadlock_resolved = resolved.is_some();
-        let mss = cfg.mss_bytes();
-        let Some(q) = self.queues.get_mut(j) else {
-            return Decision::Empty; // j ≤ 4: eligible ≠ 0
+        let j = prio.index();
+        let (Some(&handle), Some(&len), Some(&sent)) = (
+            self.head_handle.get(j),
+            self.head_len.get(j),
+            self.head_sent.get(j),
+        ) else {
+            return Decision::Empty; // j ≤ 4
         };
-        let Some(head) = q.front().copied() else {
-            return Decision::Empty; // the non-empty mask and the queue never disagree
-        };
-        let sent = self.head_sent_bytes.get(j).copied().unwrap_or(0);
         // Chunk = min(mss, bytes left in the head message): a chunk never spans two messages.
-        // Wrapping is exact: `sent < len` always (a finished message leaves the queue and
-        // resets its offset to 0; `head_sent_bytes` is private). Saves the saturation's 3
-        // instructions per decision.
-        let left = head.len_bytes.wrapping_sub(sent);
+        // Wrapping is exact: `sent < len` always (a finished message leaves the queue; the
+        // cache is private).
+        let left = len.wrapping_sub(sent);
+        let mss = cfg.mss_bytes();
         let n = if left < mss { left } else { mss };
-        let prio = Prio::from_index(j).unwrap_or(Prio::P4);
         if n > space_bytes {
             return Decision::NoSpace {
                 prio,
@@ -392,27 +468,19 @@ impl<const N: usize> Conductor<N> {
                 deadlock_resolved,
             };
         }
-        // Advance within the message; pop it when finished. Wrapping is exact: `sent + n ≤ len`
-        // (n ≤ left = len − sent).
-        let new_sent = sent.wrapping_add(n);
-        let last = new_sent >= head.len_bytes;
-        if let Some(s) = self.head_sent_bytes.get_mut(j) {
-            *s = if last { 0 } else { new_sent };
-        }
+        let last = left <= mss; // n == left: this chunk finishes the message
+        let bit = 1u8 << j;
         if last {
-            let _ = q.pop_front();
-            if q.is_empty() {
-                self.nonempty &= !(1u8 << j);
-            }
+            self.pop_head(j, bit);
+        } else if let Some(s) = self.head_sent.get_mut(j) {
+            // sent + n < len: no wrap.
+            *s = sent.wrapping_add(n);
         }
-        if let Some(next) = resolved {
-            self.state = next;
-        }
-        account(&mut self.state, cfg, j, n);
+        account(&mut self.state, cfg, j, bit, n);
         Decision::Send {
             chunk: Chunk {
                 prio,
-                handle: head.handle,
+                handle,
                 offset_bytes: sent,
                 len_bytes: n,
                 last,
@@ -420,17 +488,60 @@ impl<const N: usize> Conductor<N> {
             deadlock_resolved,
         }
     }
+
+    /// Removes queue `j`'s finished head message and caches the next one, if any.
+    #[inline(always)]
+    fn pop_head(&mut self, j: usize, bit: u8) {
+        let (Some(count), Some(first), Some(ring)) = (
+            self.count.get_mut(j),
+            self.first.get_mut(j),
+            self.ring.get(j),
+        ) else {
+            return;
+        };
+        let c = *count; // ≥ 1: the queue is non-empty
+        if c <= 1 {
+            *count = 0;
+            // Emptied: `first` may stay where it is (the next enqueue writes slot `first`), and
+            // the stale head cache is overwritten by that enqueue too.
+            self.nonempty &= !bit;
+            return;
+        }
+        *count = c.wrapping_sub(1); // c ≥ 2: no wrap
+        // first < N ≤ u16::MAX: first + 1 ≤ N fits; a mask (N a power of two, decided at
+        // compile time) or one comparison wraps it.
+        let f = usize::from(*first).wrapping_add(1);
+        let f = if N.is_power_of_two() {
+            f & N.wrapping_sub(1)
+        } else if f >= N {
+            0
+        } else {
+            f
+        };
+        #[allow(clippy::cast_possible_truncation)] // f < N ≤ u16::MAX
+        {
+            *first = f as u16;
+        }
+        if let Some(&next) = ring.get(f) {
+            self.set_head(j, next);
+        }
+    }
 }
 
-/// Index of the lowest set bit of a 5-bit mask (8 for 0), by table: rv32imac has no `ctz`
-/// instruction and the generic bit trick costs ~13 instructions; this is one load.
-const LOWEST_BIT: [u8; 32] = {
-    let mut t = [8u8; 32];
+/// The queue each 5-bit mask of Eligible non-empty queues picks: its lowest set bit, as a
+/// [`Prio`] (entry 0 is never used). rv32imac has no `ctz` instruction and the generic bit trick
+/// costs ~13 instructions; this is one load, and its result is already the `Prio` the chunk
+/// reports.
+const PICK: [Prio; 32] = {
+    let mut t = [Prio::P4; 32];
     let mut m: usize = 1;
     while m < 32 {
-        #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // m < 32; tz ≤ 4
+        #[allow(clippy::indexing_slicing)] // m < 32; trailing_zeros(m) ≤ 4 for 0 < m < 32
         {
-            t[m] = m.trailing_zeros() as u8;
+            t[m] = match Prio::from_index(m.trailing_zeros() as usize) {
+                Some(p) => p,
+                None => Prio::P4,
+            };
         }
         m = m.wrapping_add(1);
     }
@@ -438,31 +549,30 @@ const LOWEST_BIT: [u8; 32] = {
 };
 
 #[inline(always)]
-fn lowest_bit(mask: u8) -> usize {
-    usize::from(
-        LOWEST_BIT
-            .get(usize::from(mask & 0x1F))
-            .copied()
-            .unwrap_or(8),
-    )
+fn pick(mask: u8) -> Prio {
+    PICK.get(usize::from(mask & 0x1F))
+        .copied()
+        .unwrap_or(Prio::P4)
 }
 
-/// The state update after sending `n` bytes from queue `j`.
+/// The state update after sending `n` bytes from queue `j` (`bit = 1 << j`).
 #[inline(always)]
-fn account(st: &mut State, cfg: &Config, j: usize, n: u32) {
+fn account(st: &mut State, cfg: &Config, j: usize, bit: u8, n: u32) {
     // CATS "State Update": D_j(t+1) = D_j(t) + N; D_j ≥ H_j ⇒ In-Debt. P4 (j = 4) has no
-    // watermarks and never accrues debt. Saturating: cannot be reached (D < H + MSS ≤ 2^25),
-    // but a state seeded from raw parts must not wrap.
+    // watermarks and never accrues debt. Wrapping is exact: D_j ≤ 2^31 before (an Eligible
+    // queue, see `State`) and N ≤ 65 535.
     if let Some(d) = st.debt_bytes.get_mut(j) {
-        *d = d.saturating_add(n);
-        st.owing |= 1 << j;
-        if *d >= cfg.high(j) {
-            st.in_debt |= 1 << j;
+        let nd = d.wrapping_add(n);
+        *d = nd;
+        st.owing |= bit;
+        if nd >= cfg.high(j) {
+            st.in_debt |= bit;
         }
     }
     // Payback: for all i < j with D_i > 0: D_i(t+1) = max(0, D_i(t) − trunc(N × M_j)); an
     // In-Debt queue becomes Eligible when D_i < L_i (strict). Empty queues are paid too.
-    let owing_above = st.owing & (1u8 << j).wrapping_sub(1) & 0x0F;
+    // In u32: no zero-extension of the byte masks on rv32.
+    let owing_above = u32::from(st.owing) & u32::from(bit).wrapping_sub(1);
     if owing_above != 0 {
         payback(st, cfg, j, n, owing_above);
     }
@@ -470,20 +580,22 @@ fn account(st: &mut State, cfg: &Config, j: usize, n: u32) {
 
 /// Payback of the queues in `owing_above` (all `i < j` with `D_i > 0`) after `n` bytes from `j`.
 #[inline(always)]
-fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u8) {
+fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
     let pay = cfg.payback(j, n);
     // A fixed 4-step loop the compiler unrolls: constant indices and offsets, no bit scan, and
     // few live registers (a data-dependent loop needed callee-saved registers in every call).
     for i in 0..4 {
-        if owing_above & (1u8 << i) == 0 {
+        if owing_above & (1u32 << i) == 0 {
             continue;
         }
         if let Some(d) = st.debt_bytes.get_mut(i) {
-            *d = d.saturating_sub(pay); // max(0, ·)
-            if *d == 0 {
+            let nd = d.saturating_sub(pay); // max(0, ·)
+            *d = nd;
+            if nd == 0 {
                 st.owing &= !(1u8 << i);
             }
-            if *d < cfg.low(i) {
+            // Clearing the flag of a queue that is not In-Debt changes nothing, so no test.
+            if nd < cfg.low(i) {
                 st.in_debt &= !(1u8 << i);
             }
         }
@@ -492,23 +604,22 @@ fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u8) {
 
 /// CATS Eq. 2 for every non-empty queue `p < 4` with `D_p > 0`.
 fn resolve_deadlock(st: &mut State, cfg: &Config, nonempty: u8) {
-    let mut todo = nonempty & st.owing & 0x0F;
-    while todo != 0 {
-        let p = lowest_bit(todo);
-        todo &= todo.wrapping_sub(1);
+    for p in 0..4 {
+        if nonempty & st.owing & (1u8 << p) == 0 {
+            continue;
+        }
         let low = cfg.low(p);
         if let Some(d) = st.debt_bytes.get_mut(p) {
             // D_p = min(trunc(D_p·M_p/M_total), L_p − 1)   (L_p ≥ 1 by Config::new)
             let scaled = cfg.scale_down(p, *d);
-            let cap = low.saturating_sub(1);
-            *d = if scaled < cap { scaled } else { cap };
-            if *d == 0 {
+            let cap = low.wrapping_sub(1);
+            let nd = if scaled < cap { scaled } else { cap };
+            *d = nd;
+            if nd == 0 {
                 st.owing &= !(1u8 << p);
             }
             // Eligible when D_p < L_p (always true after the clamp).
-            if *d < low {
-                st.in_debt &= !(1u8 << p);
-            }
+            st.in_debt &= !(1u8 << p);
         }
     }
 }

@@ -120,11 +120,12 @@ fn state_sizes() {
     // Documented in docs/cats.md: 4 debts + 2 masks, padded.
     assert_eq!(core::mem::size_of::<State>(), 20);
     assert_eq!(core::mem::size_of::<Descriptor>(), 8);
-    // heapless Deque<Descriptor, 16> = 128 + 2 usize + bool; on this 64-bit host 152 bytes.
-    // 5·152 + 5·4 (head offsets) + 20 (State) + 1 (mask) = 801 → 808 (align 8). On riscv32 the
-    // same struct is 744 bytes (asserted in fw-probe).
-    assert_eq!(core::mem::size_of::<heapless::Deque<Descriptor, 16>>(), 152);
-    assert_eq!(core::mem::size_of::<Conductor<16>>(), 808);
+    // Conductor<N>: rings 5·8·N + head cache 3·5·4 + u16 first/count 2·5·2 + State 20 + mask 1,
+    // rounded up to 4; no usize field, so the same on every target (fw-probe asserts riscv32).
+    // N = 16: 640 + 60 + 20 + 20 + 1 = 741 → 744.
+    assert_eq!(core::mem::size_of::<Conductor<16>>(), 744);
+    assert_eq!(core::mem::align_of::<Conductor<16>>(), 4);
+    assert_eq!(core::mem::size_of::<Conductor<1>>(), 144);
 }
 
 #[test]
@@ -257,6 +258,92 @@ fn deadlock_scales_debts_and_clamps_below_low() {
     assert_eq!(c.state().debt_of(Prio::P3), 1714 + 1000);
 }
 
+/// Review point 1 (regression): a deadlock resolved in a decision whose chunk then did not fit
+/// was discarded, unlike the authors' released conductor (tcp-cats.cc: `ConductorFeedData`
+/// returns early only when the free space is 0; otherwise `GetNextPriorityToServe` runs
+/// `PerformDebtRedistribution` and keeps it, and the too-big `Send` fails afterwards).
+/// Trace: MSS 1000, 6 500 B of space, P3 20 000 B fed until nothing, then P4 5 000 B, then an
+/// ack of 10 000 B. After six P3 chunks D3 = 6000 ≥ H3 (In-Debt) and 500 B are free: the next
+/// decision resolves the deadlock (D3 = min(trunc(6000·1.5/5.25), 2999) = 1714, Eligible) and
+/// keeps it, although the 1000-byte chunk does not fit. So when P4 arrives P3 is Eligible and
+/// P3 — not P4 — goes first once the ack frees space.
+#[test]
+fn deadlock_resolution_discarded_when_chunk_does_not_fit() {
+    let cfg = cfg_mss(1000);
+    let mut c: Conductor<4> = Conductor::new();
+    let mut space = 6_500;
+    c.enqueue(Prio::P3, desc(1, 20_000)).unwrap();
+    let mut chunks = feed(&mut c, &cfg, &mut space); // the enqueue's attempt + `feed`
+    assert_eq!(chunks.len(), 6);
+    assert_eq!(space, 500);
+    // The decision that ended the feed loop resolved the deadlock and kept it.
+    assert_eq!(c.state().debt_of(Prio::P3), 1714);
+    assert!(!c.state().is_in_debt(Prio::P3));
+    c.enqueue(Prio::P4, desc(2, 5_000)).unwrap();
+    // The enqueue's one attempt: P3 is Eligible now, its chunk does not fit; no second deadlock.
+    assert_eq!(
+        c.next_chunk(&cfg, space),
+        Decision::NoSpace {
+            prio: Prio::P3,
+            len_bytes: 1000,
+            deadlock_resolved: false
+        }
+    );
+    space += 10_000;
+    chunks = feed(&mut c, &cfg, &mut space);
+    assert_eq!(chunks[0].prio, Prio::P3, "{chunks:?}");
+}
+
+/// Lead's decision on review point 1: with no free space at all nothing changes (the released
+/// code returns before choosing), and a kept resolution cannot make "feed until nothing" loop:
+/// after it the chosen queue is Eligible, so the next decision finds no deadlock.
+#[test]
+fn deadlock_with_zero_space_changes_nothing_and_never_repeats() {
+    let cfg = cfg_mss(1000);
+    let mut c: Conductor<4> = Conductor::new();
+    c.set_state(State::from_raw([0, 0, 0, 6_000], 0b1000));
+    c.enqueue(Prio::P3, desc(1, 5_000)).unwrap();
+    let before = c.state();
+    let d = c.next_chunk(&cfg, 0);
+    assert_eq!(
+        d,
+        Decision::NoSpace {
+            prio: Prio::P3,
+            len_bytes: 1000,
+            deadlock_resolved: false
+        }
+    );
+    assert_eq!(c.state(), before);
+    // 999 B free: resolved and kept, chunk does not fit.
+    let d = c.next_chunk(&cfg, 999);
+    assert!(d.deadlock_resolved() && d.chunk().is_none());
+    let resolved = c.state();
+    assert_eq!(resolved.debt_of(Prio::P3), 1714);
+    for _ in 0..3 {
+        let d = c.next_chunk(&cfg, 999);
+        assert!(!d.deadlock_resolved() && d.chunk().is_none());
+        assert_eq!(c.state(), resolved);
+    }
+}
+
+/// Review point 5 (regression): a state seeded In-Debt with a zero debt
+/// (`State::from_raw([0; 4], 0b0001)`) stalled P0 forever: the deadlock rule only touches
+/// queues with `D > 0`, so every decision returned `Empty` with data queued. In operation
+/// In-Debt implies `D ≥ L > 0`; `from_raw` now restores that invariant.
+#[test]
+fn seeded_in_debt_state_with_zero_debt_stalls_queue() {
+    let cfg = cfg_mss(1000);
+    let mut c: Conductor<4> = Conductor::new();
+    c.set_state(State::from_raw([0; 4], 0b0001));
+    assert!(!c.state().is_in_debt(Prio::P0));
+    c.enqueue(Prio::P0, desc(7, 100)).unwrap();
+    let ch = c
+        .next_chunk(&cfg, 10_000)
+        .chunk()
+        .expect("P0 must be served");
+    assert_eq!((ch.prio, ch.handle, ch.len_bytes), (Prio::P0, 7, 100));
+}
+
 #[test]
 fn deadlock_clamp_applies_when_eq1_fails() {
     // M3 = 4.0, M_total = 4.0 + 1.0 (M4): ratio 0.8. H3 = 6000, L3 = 1000: Eq. 1 fails.
@@ -307,6 +394,10 @@ fn forced_state_round_trips_raw_parts() {
     let s = State::from_raw([5, 0, 70_000, 1], 0b1_0100);
     assert_eq!(s.debt_bytes(), [5, 0, 70_000, 1]);
     assert_eq!(s.in_debt_mask(), 0b0100); // bit 4 (P4) ignored
+    // Seeded debts are capped at 2^31 so that the per-chunk addition can never wrap.
+    let capped = State::from_raw([u32::MAX, 1 << 31, 0, 7], 0b1011);
+    assert_eq!(capped.debt_bytes(), [1 << 31, 1 << 31, 0, 7]);
+    assert_eq!(capped.in_debt_mask(), 0b1011);
     assert!(s.is_in_debt(Prio::P2) && !s.is_in_debt(Prio::P4));
 }
 
@@ -400,36 +491,83 @@ proptest! {
         }
     }
 
-    /// After a deadlock resolution the very same decision sends (never Empty with data queued),
-    /// every queue that was resolved is Eligible with D < L, and the conductor keeps going.
+    /// Liveness after deadlock resolution (review point 6: the old version asserted only the
+    /// pre-condition and only with unlimited space). Phase 1 queues one message of `H_p + MSS`
+    /// bytes alone, which forces at least one deadlock; phase 2 random messages on P0–P3 (no P4,
+    /// so deadlocks recur). Free space is limited and topped up by random acks. For every
+    /// resolution: every non-empty queue was In-Debt and P4 empty before; afterwards every
+    /// resolved queue holds `D < L` and is Eligible (also when the chunk did not fit); a
+    /// resolution is never followed by another one before a chunk is sent; and everything
+    /// queued is eventually sent.
     #[test]
-    fn live_after_deadlock(cfg in any_cfg(), lens in prop::collection::vec((0u8..4, 1u32..20_000), 1..40)) {
+    fn live_after_deadlock(cfg in any_cfg(), first in 0usize..4,
+                           lens in prop::collection::vec((0u8..4, 1u32..20_000), 1..40),
+                           acks in prop::collection::vec(0u32..4_000, 1..50)) {
         let mut c: Conductor<64> = Conductor::new();
-        for (i, &(p, l)) in lens.iter().enumerate() {
-            c.enqueue(Prio::from_index(p as usize).unwrap(), desc(i as u32, l)).unwrap();
-        }
-        let total: u64 = lens.iter().map(|&(_, l)| u64::from(l)).sum();
+        let p0 = Prio::ALL[first];
+        let big = cfg.high_bytes(p0).unwrap() + cfg.mss_bytes();
+        c.enqueue(p0, desc(1_000, big)).unwrap();
+        let mut total = u64::from(big);
         let mut sent = 0u64;
         let mut deadlocks = 0u32;
-        loop {
-            let before = c.state();
-            let ne = c.nonempty_mask();
-            match c.next_chunk(&cfg, u32::MAX) {
-                Decision::Empty => break,
-                Decision::NoSpace { .. } => prop_assert!(false, "unlimited space"),
-                Decision::Send { chunk, deadlock_resolved } => {
-                    if deadlock_resolved {
-                        deadlocks += 1;
-                        // every non-empty queue was In-Debt
-                        prop_assert_eq!(ne & !before.in_debt_mask() & 0x1F, 0);
-                    }
-                    sent += u64::from(chunk.len_bytes);
+        let mut space = 0u32;
+        let mut ack = acks.iter().cycle();
+        let mut last_was_resolution = false;
+        for phase in 0..2 {
+            if phase == 1 {
+                for (i, &(p, l)) in lens.iter().enumerate() {
+                    c.enqueue(Prio::from_index(p as usize).unwrap(), desc(i as u32, l)).unwrap();
+                    total += u64::from(l);
                 }
             }
-            prop_assert!(sent <= total);
+            let mut guard = 0u64;
+            loop {
+                guard += 1;
+                prop_assert!(guard < 10_000_000, "no progress");
+                let before = c.state();
+                let ne = c.nonempty_mask();
+                let d = c.next_chunk(&cfg, space);
+                let after = c.state();
+                if d.deadlock_resolved() {
+                    prop_assert!(!last_was_resolution, "two resolutions without a chunk sent");
+                    prop_assert!(space > 0, "a resolution with no free space");
+                    deadlocks += 1;
+                    prop_assert_eq!(ne & !before.in_debt_mask() & 0x1F, 0);
+                    prop_assert_eq!(ne & 0x10, 0);
+                    let sent_from = d.chunk().map(|ch| (ch.prio.index(), ch.len_bytes));
+                    for (p, prio) in Prio::ALL[..4].iter().enumerate() {
+                        if ne & (1 << p) == 0 || before.debt_bytes()[p] == 0 {
+                            continue;
+                        }
+                        // The resolved debt (payback only lowers queues above the sender).
+                        let mut dp = after.debt_bytes()[p];
+                        if let Some((j, n)) = sent_from && j == p {
+                            dp -= n;
+                        }
+                        let low = cfg.low_bytes(*prio).unwrap();
+                        prop_assert!(dp < low, "P{} resolved to {} ≥ L {}", p, dp, low);
+                        if sent_from.map(|(j, _)| j) != Some(p) {
+                            prop_assert!(!after.is_in_debt(*prio));
+                        }
+                    }
+                }
+                match d {
+                    Decision::Empty => break,
+                    Decision::NoSpace { .. } => {
+                        last_was_resolution |= d.deadlock_resolved();
+                        space = space.saturating_add(*ack.next().unwrap() + 1);
+                    }
+                    Decision::Send { chunk, .. } => {
+                        last_was_resolution = false;
+                        space -= chunk.len_bytes;
+                        sent += u64::from(chunk.len_bytes);
+                    }
+                }
+                prop_assert!(sent <= total);
+            }
         }
         prop_assert_eq!(sent, total);
-        let _ = deadlocks;
+        prop_assert!(deadlocks > 0, "phase 1 must deadlock");
     }
 
     /// No input panics: arbitrary raw states, configs, enqueues and spaces.
@@ -447,7 +585,7 @@ proptest! {
     /// The exact deadlock scaling: trunc(D·M_p/M_total) computed without division equals the
     /// exact rational floor, for any debt and multipliers (observed through one deadlock).
     #[test]
-    fn deadlock_scaling_is_exact(d in 1u32..(1 << 25), mm in prop::array::uniform5(0u32..(1 << 22)), p in 0usize..4) {
+    fn deadlock_scaling_is_exact(d in prop_oneof![1u32..(1 << 25), 1u32..=u32::MAX], mm in prop::array::uniform5(0u32..(1 << 22)), p in 0usize..4) {
         let mut mm = mm;
         if mm.iter().all(|&x| x == 0) { mm[4] = 1; }
         let cfg = Config::new(1000, [1 << 24; 4], [(1 << 24) - 1; 4], m(mm)).unwrap();
@@ -459,6 +597,8 @@ proptest! {
         let dec = c.next_chunk(&cfg, 1); // sends the 1-byte message after the deadlock rule
         prop_assert!(dec.deadlock_resolved() && dec.chunk().is_some());
         let total: u64 = mm.iter().map(|&x| u64::from(x)).sum();
+        // from_raw caps a seeded debt at 2^31 (State::MAX_DEBT_BYTES).
+        let d = d.min(State::MAX_DEBT_BYTES);
         let exact = (u128::from(d) * u128::from(mm[p]) / u128::from(total)) as u64;
         let want = exact.min(u64::from((1u32 << 24) - 2)) + 1; // + the 1 byte just sent
         prop_assert_eq!(u64::from(c.state().debt_bytes()[p]), want);
@@ -467,6 +607,6 @@ proptest! {
 
 #[test]
 fn config_size() {
-    // docs/cats.md: shared by all connections; fields reordered, u64 ratios align it to 8.
-    assert_eq!(core::mem::size_of::<Config>(), 96);
+    // docs/cats.md: shared by all connections: 4 + 16 + 16 + 20 + 4 + 16 + 1 → 80 (align 4).
+    assert_eq!(core::mem::size_of::<Config>(), 80);
 }

@@ -15,18 +15,13 @@
 // Descriptors per priority queue of one connection (the conductor's const-generic `N`).
 #define CC_CATS_QUEUE_CAPACITY 16
 
-#if !defined(__LP64__)
-// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32) targets.
+// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` (the same on every
+// target: 5 rings of 16 descriptors, the cached head of each queue, `u16` ring indices, the
+// 20-byte debt state and the non-empty mask).
 #define CC_CATS_CONN_BYTES 744
-#endif
 
-#if defined(__LP64__)
-// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' indices are `usize`).
-#define CC_CATS_CONN_BYTES 808
-#endif
-
-// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
-#define CC_CATS_CONFIG_BYTES 96
+// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 80).
+#define CC_CATS_CONFIG_BYTES 80
 
 // Bytes of a [`CcHpccFlow`] block (`size_of` the Rust `hpcc_cc::State`, 5 hops).
 #define CC_HPCC_FLOW_BYTES 64
@@ -100,7 +95,9 @@ enum CcCatsDecision
   // `*out` is the chunk to feed the transport; the debts have been updated.
   CC_CATS_DECISION_SEND = 1,
   // The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-  // sent and the state is unchanged (`out->handle`, `out->offset_bytes` and `out->last` are 0).
+  // sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
+  // unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
+  // as in the authors' released conductor (docs/cats.md).
   CC_CATS_DECISION_NO_SPACE = 2,
 };
 #ifndef __cplusplus
@@ -214,7 +211,8 @@ typedef struct CcCatsChunk {
   uint32_t len_bytes;
   // 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
   uint8_t last;
-  // 1 when the deadlock rule (CATS Eq. 2) ran for this decision (committed only on `SEND`).
+  // 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
+  // `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
   uint8_t deadlock_resolved;
 } CcCatsChunk;
 

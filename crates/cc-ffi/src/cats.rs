@@ -16,15 +16,13 @@ pub const CC_CATS_QUEUE_CAPACITY: usize = 16;
 
 type Conn = Conductor<CC_CATS_QUEUE_CAPACITY>;
 
-/// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32) targets.
-#[cfg(not(target_pointer_width = "64"))]
+/// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` (the same on every
+/// target: 5 rings of 16 descriptors, the cached head of each queue, `u16` ring indices, the
+/// 20-byte debt state and the non-empty mask).
 pub const CC_CATS_CONN_BYTES: usize = 744;
-/// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' indices are `usize`).
-#[cfg(target_pointer_width = "64")]
-pub const CC_CATS_CONN_BYTES: usize = 808;
 
-/// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 96).
-pub const CC_CATS_CONFIG_BYTES: usize = 96;
+/// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 80).
+pub const CC_CATS_CONFIG_BYTES: usize = 80;
 
 /// Opaque per-connection conductor state. Allocate one per connection (any storage, aligned to
 /// 8), initialise it with [`cc_cats_conn_init`]; never copy it while a call uses it.
@@ -90,7 +88,9 @@ pub enum CcCatsDecision {
     /// `*out` is the chunk to feed the transport; the debts have been updated.
     Send = 1,
     /// The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-    /// sent and the state is unchanged (`out->handle`, `out->offset_bytes` and `out->last` are 0).
+    /// sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
+    /// unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
+    /// as in the authors' released conductor (docs/cats.md).
     NoSpace = 2,
 }
 
@@ -108,7 +108,8 @@ pub struct CcCatsChunk {
     pub len_bytes: u32,
     /// 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
     pub last: u8,
-    /// 1 when the deadlock rule (CATS Eq. 2) ran for this decision (committed only on `SEND`).
+    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
+    /// `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
     pub deadlock_resolved: u8,
 }
 
@@ -222,7 +223,9 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     // The deadlock rule (data queued, no non-empty queue Eligible) is rare and needs many
     // registers: route it to an out-of-line tail call so the common path saves none. The same
     // test inside `next_chunk` is then provably false and folds away.
-    let nonempty = c.nonempty_mask() & 0x1F;
+    // Same expressions as in `Conductor::next_chunk` (the mask holds only bits 0..4), so that
+    // LLVM folds its copy of the test.
+    let nonempty = c.nonempty_mask();
     if nonempty != 0 && nonempty & !c.state().in_debt_mask() == 0 {
         // SAFETY: caller contract (forwarded unchanged).
         return unsafe { next_chunk_deadlock(conn, cfg, space_bytes, out) };

@@ -49,7 +49,7 @@ pub struct RefConductor {
     pub debt: [f64; 4],
     /// In-Debt flags of P0..P3.
     pub in_debt: [bool; 4],
-    /// Deadlock resolutions that changed state.
+    /// Deadlock resolutions (each one is kept, whether or not its chunk fitted).
     pub deadlocks: u64,
     /// Debts that Eq. 2's `L−1` clamp lowered (the scaled debt was ≥ L).
     pub clamps: u64,
@@ -85,11 +85,16 @@ impl RefConductor {
         (0..5).find(|&q| !self.queues[q].is_empty() && self.eligible(q))
     }
 
-    /// One decision with `space` bytes free in the send buffer. A decision that sends nothing
-    /// leaves every variable as it was (issue 4 convention, see docs/cats.md).
+    /// One decision with `space` bytes free in the send buffer. As the authors' released
+    /// conductor (tcp-cats.cc, `ConductorFeedData`): with no free space it stops before
+    /// choosing, so nothing changes; otherwise it chooses — resolving a deadlock if needed, and
+    /// keeping that resolution — and only then finds out whether the chunk fits.
     pub fn next(&mut self, space: u64) -> RefDecision {
         if self.queues.iter().all(VecDeque::is_empty) {
             return RefDecision::Empty;
+        }
+        if space == 0 {
+            return RefDecision::NoSpace;
         }
         let mut debt = self.debt;
         let mut in_debt = self.in_debt;
@@ -126,6 +131,13 @@ impl RefConductor {
             .front()
             .expect("chosen queue is non-empty");
         let n = left.min(self.p.mss as u64);
+        if deadlock {
+            // The resolution stands whether or not the chunk fits.
+            self.debt = debt;
+            self.in_debt = in_debt;
+            self.deadlocks += 1;
+            self.clamps += clamps;
+        }
         if n > space {
             return RefDecision::NoSpace;
         }
@@ -153,10 +165,6 @@ impl RefConductor {
         }
         self.debt = debt;
         self.in_debt = in_debt;
-        if deadlock {
-            self.deadlocks += 1;
-            self.clamps += clamps;
-        }
         RefDecision::Send {
             prio: chosen,
             bytes: n,

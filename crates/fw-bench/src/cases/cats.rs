@@ -245,7 +245,7 @@ impl Sim<'_> {
             (1, false) => "send",
             (1, true) => "send, deadlock resolved",
             (2, false) => "no space",
-            _ => "no space, deadlock (discarded)",
+            _ => "no space, deadlock resolved",
         };
         self.record(Entry::NextChunk, label, r.instret);
         if r.a0 != 1 {
