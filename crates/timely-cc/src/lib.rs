@@ -302,9 +302,139 @@ impl State {
     /// Feeds one completion through the RTT engine and Algorithm 1; returns the new rate and the
     /// branch. Division-free, panic-free; 32-bit arithmetic except on the `T_high` branch, for
     /// RTT spans ≥ 67 ms and for the optional §5 rules.
-    #[inline]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
+    ///
+    /// Two implementations of the same semantics: a call-free fast path (inlined) for the
+    /// common events — RTT span < 67 ms, `low`/`inc`/`hai`/`dec`, no optional rule, no residual
+    /// to start — which changes nothing when it declines, and the general path for the rest
+    /// (the tests check that both give identical results on every fixture event).
+    #[inline(always)]
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
+        match self.on_completion_fast(cfg, ev) {
+            Some(u) => u,
+            None => self.general_from_parts(
+                cfg,
+                ev.t_send_ns,
+                ev.t_complete_ns,
+                ev.bytes,
+                ev.sending_rate_bps,
+            ),
+        }
+    }
+
+    /// The general path from the event's fields (so that a caller holding them in registers
+    /// does not build the event in memory on the fast path).
+    #[inline(never)]
+    fn general_from_parts(
+        &mut self,
+        cfg: &Config,
+        t_send_ns: u64,
+        t_complete_ns: u64,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        self.on_completion_general(
+            cfg,
+            &Completion {
+                t_send_ns,
+                t_complete_ns,
+                bytes,
+                sending_rate_bps,
+            },
+        )
+    }
+
+    /// The fast path: `None` (state untouched) when the event needs the general path.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // as in the general path
+    fn on_completion_fast(&mut self, cfg: &Config, ev: &Completion) -> Option<Update> {
+        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
+        if dt_ns >= FAST_DT_NS || !self.started || cfg.optional {
+            return None;
+        }
+        let rtt = Self::rtt_q4_fast(cfg, dt_ns, ev.bytes);
+        if rtt > cfg.t_high_q4 {
+            return None;
+        }
+        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt; rtt_diff = d + α·(new_rtt_diff − d)
+        let nd = rtt as i32 - self.prev_rtt_q4 as i32;
+        let d = self.rtt_diff_q4;
+        let s = (i64::from(d) << 32) + i64::from(nd - d) * i64::from(cfg.alpha_q32);
+        let mut d_new = ((s + (1 << 31)) >> 32) as i32;
+        let (r_new, g_sign) = if nd != 0 {
+            if d_new == 0 && s != 0 {
+                return None; // sub-ulp residual
+            }
+            (0, d_new)
+        } else {
+            // Identical RTT: as `hold`, without starting a countdown.
+            let r = self.resid;
+            if r == 0 {
+                if d != 0 {
+                    return None; // first identical sample: the countdown starts (general path)
+                }
+                (0, 0)
+            } else {
+                if d_new == d || r.unsigned_abs() <= 1 {
+                    d_new = 0;
+                }
+                let sign = if d_new != 0 {
+                    d_new
+                } else {
+                    i32::from(r.signum())
+                };
+                (r - r.signum(), sign)
+            }
+        };
+        self.prev_rtt_q4 = rtt;
+        self.rtt_diff_q4 = d_new;
+        self.resid = r_new;
+        let branch = if rtt < cfg.t_low_q4 {
+            // Alg. 1: rate ← rate + δ (HAI counter untouched)
+            self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+            Branch::Low
+        } else if g_sign <= 0 {
+            self.hai_count = self.hai_count.saturating_add(1);
+            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
+                // Alg. 1: rate ← rate + N·δ
+                self.rate_u = self.rate_u.saturating_add(cfg.delta_hai_u);
+                Branch::Hai
+            } else {
+                self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+                Branch::Inc
+            }
+        } else {
+            // Alg. 1: rate ← rate·(1 − β·g)
+            self.hai_count = 0;
+            let du = d_new.unsigned_abs();
+            self.rate_u = if du >= cfg.dthr_q4 {
+                0
+            } else {
+                cut_rate(
+                    self.rate_u,
+                    mulhu(du.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1,
+                )
+            };
+            Branch::Dec
+        };
+        self.rate_u = if self.rate_u > cfg.max_rate_u {
+            cfg.max_rate_u
+        } else if self.rate_u < cfg.min_rate_u {
+            cfg.min_rate_u
+        } else {
+            self.rate_u
+        };
+        Some(Update {
+            rate_bps: self.rate_bps(),
+            branch,
+            rtt_q4: u64::from(rtt),
+            app_limited: false,
+        })
+    }
+
+    /// The general path: every event (the reference implementation of the fast path).
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
+    pub fn on_completion_general(&mut self, cfg: &Config, ev: &Completion) -> Update {
         let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
         // Stored RTT (saturated at 67 ms) and the full value when it differs.
         let (rtt, full) = if dt_ns < FAST_DT_NS {

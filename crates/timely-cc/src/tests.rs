@@ -521,6 +521,27 @@ fn per_completion_scaling_divides_changes() {
 }
 
 proptest! {
+    /// The fast path and the general path agree on every event (state and result).
+    #[test]
+    fn fast_path_matches_the_general_path(
+        rtts in proptest::collection::vec((0u64..1_000_000, 0u32..70_000, 0u8..4), 1..400),
+        alpha in prop_oneof![Just((7u32, 8u32)), Just((1, 2)), Just((3, 10)), Just((1, 16)), Just((1, 1))],
+    ) {
+        let cfg = Config::new(Params { alpha: Ratio::new(alpha.0, alpha.1), ..Params::DEFAULT }).unwrap();
+        let (mut a, mut b) = (State::new(&cfg), State::new(&cfg));
+        let mut last = 0;
+        for (i, (rtt, bytes, rep)) in rtts.into_iter().enumerate() {
+            // Repeat the previous RTT often (holds).
+            let rtt = if rep == 0 { rtt } else { last };
+            last = rtt;
+            let e = Completion::new(i as u64, i as u64 + rtt, bytes);
+            let ua = a.on_completion(&cfg, &e);
+            let ub = b.on_completion_general(&cfg, &e);
+            prop_assert_eq!(ua, ub);
+            prop_assert_eq!(a, b);
+        }
+    }
+
     #[test]
     fn rate_stays_in_bounds_and_nothing_panics(
         evs in proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u32>(), any::<Option<u64>>()), 1..200),
