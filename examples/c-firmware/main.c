@@ -175,7 +175,7 @@ static int timely(void) {
     /* Restore a saved state: the flow continues from it. */
     cc_timely_flow_set_state(f, &before);
     cc_timely_flow_get_state(f, &after);
-    if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q7 != before.rtt_diff_q7) return 54;
+    if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q4 != before.rtt_diff_q4 || after.residual != before.residual) return 54;
     return 0;
 }
 

@@ -36,7 +36,7 @@
 #define CC_TIMELY_FLOW_BYTES 16
 
 // Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
-#define CC_TIMELY_CONFIG_BYTES 168
+#define CC_TIMELY_CONFIG_BYTES 192
 
 // Result of a fallible call. `CC_STATUS_OK` is 0; every error is non-zero.
 enum CcStatus
@@ -368,10 +368,12 @@ typedef struct CcTimelyUpdate {
 typedef struct CcTimelyState {
   // Rate in units of 128 bit/s.
   uint32_t rate_u128bps;
-  // Previous RTT, Q28.4 ns.
+  // Previous RTT, Q26.4 ns (≤ 2^30 − 1; larger values are clamped).
   uint32_t prev_rtt_q4;
-  // EWMA of RTT differences, Q24.7 ns.
-  int32_t rtt_diff_q7;
+  // EWMA of RTT differences, Q26.4 ns (|·| ≤ 2^30 − 1; larger values are clamped).
+  int32_t rtt_diff_q4;
+  // Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
+  int16_t residual;
   // Completions with `g ≤ 0` in a row.
   uint8_t hai_count;
   // 1 once the first valid sample was seen.

@@ -13,7 +13,7 @@ use crate::{CcStatus, block};
 /// Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 pub const CC_TIMELY_FLOW_BYTES: usize = 16;
 /// Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
-pub const CC_TIMELY_CONFIG_BYTES: usize = 168;
+pub const CC_TIMELY_CONFIG_BYTES: usize = 192;
 
 /// Opaque per-flow state (16 bytes). Allocate one per flow, initialise with
 /// [`cc_timely_flow_init`].
@@ -139,10 +139,12 @@ pub struct CcTimelyUpdate {
 pub struct CcTimelyState {
     /// Rate in units of 128 bit/s.
     pub rate_u128bps: u32,
-    /// Previous RTT, Q28.4 ns.
+    /// Previous RTT, Q26.4 ns (≤ 2^30 − 1; larger values are clamped).
     pub prev_rtt_q4: u32,
-    /// EWMA of RTT differences, Q24.7 ns.
-    pub rtt_diff_q7: i32,
+    /// EWMA of RTT differences, Q26.4 ns (|·| ≤ 2^30 − 1; larger values are clamped).
+    pub rtt_diff_q4: i32,
+    /// Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
+    pub residual: i16,
     /// Completions with `g ≤ 0` in a row.
     pub hai_count: u8,
     /// 1 once the first valid sample was seen.
@@ -302,7 +304,8 @@ pub unsafe extern "C" fn cc_timely_flow_get_state(
     let raw = CcTimelyState {
         rate_u128bps: s.rate_u128bps(),
         prev_rtt_q4: s.prev_rtt_q4(),
-        rtt_diff_q7: s.rtt_diff_q7(),
+        rtt_diff_q4: s.rtt_diff_q4(),
+        residual: s.residual(),
         hai_count: s.hai_count(),
         started: u8::from(s.started()),
     };
@@ -324,7 +327,8 @@ pub unsafe extern "C" fn cc_timely_flow_set_state(
     let v = State::from_raw(
         s.rate_u128bps,
         s.prev_rtt_q4,
-        s.rtt_diff_q7,
+        s.rtt_diff_q4,
+        s.residual,
         s.hai_count,
         s.started != 0,
     );

@@ -21,17 +21,6 @@ impl Ratio {
     pub const fn new(num: u32, den: u32) -> Self {
         Self { num, den }
     }
-
-    /// `round(num · 2^bits / den)`; `None` if `den = 0` or the value exceeds `2^bits`
-    /// (`bits ≤ 32`, so the product fits `u64`).
-    #[allow(clippy::arithmetic_side_effects)] // const, den ≠ 0 checked; num·2^32 < 2^64
-    const fn to_fixed(self, bits: u32) -> Option<u64> {
-        if self.den == 0 || self.num > self.den {
-            return None;
-        }
-        let den = self.den as u64;
-        Some(((self.num as u64) << bits).saturating_add(den / 2) / den)
-    }
 }
 
 /// The user-facing parameters (TIMELY §4–§6, names as in the issue; every rate in bit/s, every
@@ -53,7 +42,7 @@ pub struct Params {
     pub t_high_ns: u32,
     /// `minRTT`, the gradient's normaliser (Algorithm 1).
     pub min_rtt_ns: u32,
-    /// EWMA weight `α` of the newest RTT difference (Algorithm 1).
+    /// EWMA weight `α` of the newest RTT difference (Algorithm 1), in `[1/16, 1]`.
     pub alpha: Ratio,
     /// Multiplicative decrease factor `β` (Algorithm 1), in `(0, 1]`.
     pub beta: Ratio,
@@ -107,6 +96,10 @@ pub enum ConfigError {
     LineRateTooLow,
     /// A rate parameter is zero (`min_rate_bps`, `max_rate_bps`, `init_rate_bps` or `delta_bps`).
     ZeroRate,
+    /// A rate parameter (`min_rate_bps`, `max_rate_bps`, `init_rate_bps`, `delta_bps`) is not
+    /// within 1/8192 (1.2e-4) of a multiple of the 128 b/s rate unit — e.g. anything below
+    /// 64 b/s or a `delta_bps` of 100. Every rate ≥ 524 288 b/s passes.
+    RateNotRepresentable,
     /// `min_rate_bps > max_rate_bps`.
     MinAboveMax,
     /// `init_rate_bps` outside `[min_rate_bps, max_rate_bps]`.
@@ -119,11 +112,12 @@ pub enum ConfigError {
     THighOutOfRange,
     /// `min_rtt_ns` is zero.
     ZeroMinRtt,
-    /// `alpha` outside `[0, 1]` or with a zero denominator.
+    /// `alpha` outside [`[1/16, 1]`](MIN_ALPHA_INV) or with a zero denominator.
     AlphaOutOfRange,
     /// `beta` outside `(0, 1]` or with a zero denominator.
     BetaOutOfRange,
-    /// `beta / min_rtt_ns` too small to represent (below `2^-40` per ns).
+    /// `beta / min_rtt_ns` too small to represent (the gradient constant would keep fewer than
+    /// 16 significant bits).
     BetaOverMinRttTooSmall,
     /// `hai_n` is zero.
     ZeroHaiN,
@@ -137,21 +131,27 @@ pub enum ConfigError {
 pub const RATE_UNIT_BPS: u64 = 128;
 /// The largest rate the `u32` rate format holds: `(2^32 − 1) · 128` ≈ 549.7 Gb/s.
 pub const MAX_RATE_BPS: u64 = (u32::MAX as u64) * RATE_UNIT_BPS;
-/// Fractional bits of RTTs (`Q28.4` ns, resolution 1/16 ns).
+/// Fractional bits of RTTs and of the RTT-difference EWMA (`Q.4` ns, resolution 1/16 ns).
 pub const RTT_FRAC_BITS: u32 = 4;
-/// Fractional bits of the RTT-difference EWMA (`Q24.7` ns, resolution 1/128 ns).
-pub const DIFF_FRAC_BITS: u32 = 7;
-/// The largest RTT the stored `Q28.4` format holds: `2^28 − 1/16` ns ≈ 268 ms.
-pub const MAX_RTT_NS: u32 = (1 << 28) - 1;
+/// The largest RTT the stored `Q26.4` format holds: `2^26 − 1/16` ns ≈ 67.1 ms. `T_high` must
+/// be at most `2^26 − 1` ns, so a saturated RTT is always above it.
+pub const MAX_RTT_NS: u32 = (1 << 26) - 1;
+/// Stored RTTs saturate here (`Q26.4`, `2^30 − 1`); `rtt_diff` stays within `±RTT_SAT_Q4`.
+pub const RTT_SAT_Q4: u32 = (1 << 30) - 1;
+/// `α` must be at least `1/MIN_ALPHA_INV` (see docs/timely.md: below it the `Q.4` EWMA
+/// stalls far above its resolution in a hold, and the residual counter would not fit `i16`).
+pub const MIN_ALPHA_INV: u32 = 16;
 
 /// A validated configuration with every constant the per-event path needs precomputed.
 ///
 /// Fixed-point constants (all computed by [`Config::new`]):
-/// * rates in units of 128 bit/s (`u32`),
-/// * `T_low`, `T_high` in `Q28.4` ns (kept in `u64` for comparisons with the unsaturated RTT),
-/// * `α` in `Q0.16` (exact for 0.875), `β` in `Q2.30`,
-/// * `β/minRTT` as a normalised mantissa and shift (relative error ≤ 2^-31),
-/// * the serialisation delay per byte as a normalised mantissa and shift (relative error ≤ 2^-31).
+/// * rates in units of 128 bit/s (`u32`); `δ` and `N·δ` (saturated),
+/// * `T_low`, `T_high` in `Q26.4` ns,
+/// * `α` in `Q0.32` (`1` is stored as `1 − 2^-32`, which rounds to the exact `rtt_diff = new_diff`),
+/// * `β·g` as `mulhu(diff << bg_shift, bg_mul) · 2` (`Q0.32`, mantissa ≥ 2^31: ≤ 2^-31 relative)
+///   and the `rtt_diff` from which `β·g ≥ 1`,
+/// * the serialisation delay per byte as an integer and a `Q0.32` fraction of 1/16 ns,
+/// * the residual horizon constants (see [`crate::State`], "the EWMA of identical RTTs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Config {
@@ -160,58 +160,75 @@ pub struct Config {
     pub(crate) max_rate_u: u32,
     pub(crate) init_rate_u: u32,
     pub(crate) delta_u: u32,
-    pub(crate) t_low_q4: u64,
+    /// `N·δ` (saturated): the HAI step.
+    pub(crate) delta_hai_u: u32,
+    pub(crate) t_low_q4: u32,
     pub(crate) t_high_q4: u32,
-    pub(crate) alpha_q16: u32,
-    pub(crate) beta_q30: u32,
-    /// `β / (minRTT · 2^7)` · 2^(30 + beta_g_shift): `β·g` in Q30 = `diff_q7 · beta_g_mul >> beta_g_shift`.
-    pub(crate) beta_g_mul: u32,
-    pub(crate) beta_g_shift: u32,
-    /// Serialisation delay in Q4 ns = `bytes · ser_mul >> ser_shift`.
-    pub(crate) ser_mul: u32,
-    pub(crate) ser_shift: u32,
+    /// `α` in `Q0.32` (≤ 2^32 − 1).
+    pub(crate) alpha_q32: u32,
+    /// `β` in `Q1.31` (≤ 2^31), for the `T_high` branch.
+    pub(crate) beta_q31: u32,
+    /// Smallest `rtt_diff` (Q4 ns) with `β·rtt_diff/minRTT ≥ 1` (capped at 2^30: unreachable).
+    pub(crate) dthr_q4: u32,
+    /// `β·g` in Q32 = `mulhu(rtt_diff << bg_shift, bg_mul) << 1` for `0 ≤ rtt_diff < dthr_q4`.
+    pub(crate) bg_shift: u32,
+    pub(crate) bg_mul: u32,
+    /// Serialisation delay in Q4 ns = `bytes·ser_int + mulhu(bytes, ser_frac)` (truncated).
+    pub(crate) ser_int: u32,
+    pub(crate) ser_frac: u32,
+    /// Larger segments are clamped to this size: their delay is ≥ 2^30 Q4 (67 ms) anyway.
+    pub(crate) ser_max_bytes: u32,
     pub(crate) hai_n: u32,
     pub(crate) hai_after: u8,
+    /// Residual horizon: `1075 − 4 − log2 minRTT` in `Q16` (see `State::residual_events`).
+    pub(crate) resid_c_q16: i32,
+    /// `2^32 / log2(1/(1−α))_Q16`; 0 when `α = 1` (no residual).
+    pub(crate) resid_inv_l: u32,
     /// Per-completion scaling: `bytes · 8e9 / (128 · minRTT)` in Q8 (`0`: off).
     pub(crate) scale_mul_q8: u64,
+    /// An optional §5 rule is on (the slow increase/decrease variants are used).
+    pub(crate) optional: bool,
 }
 
-/// `round(x / 128)`, as the `u32` rate format (caller checked `x ≤ MAX_RATE_BPS`).
+/// `round(x / 128)` as the `u32` rate format, `None` unless within `x/8192` of it
+/// (caller checked `x ≤ MAX_RATE_BPS`).
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // x ≤ MAX_RATE_BPS: (x+64)/128 < 2^32
-const fn rate_units(x: u64) -> u32 {
+const fn rate_units(x: u64) -> Option<u32> {
     let u = x.saturating_add(RATE_UNIT_BPS / 2) / RATE_UNIT_BPS;
-    if u > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        u as u32
+    if u == 0 || u > u32::MAX as u64 {
+        return None;
     }
+    let back = u * RATE_UNIT_BPS;
+    let err = back.abs_diff(x);
+    if (err as u128) * 8192 > x as u128 {
+        return None;
+    }
+    Some(u as u32)
 }
 
-/// Normalises `num · 2^extra / den` to a mantissa in `[2^31, 2^32)` and a shift, so that the
-/// value equals `mant · 2^-shift` within 2^-31 relative. `shift` is capped at `max_shift` (the
-/// mantissa is then smaller). `None` if the value is zero at the cap.
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // const; den ≠ 0; all in u128
-const fn normalise(num: u128, den: u128, extra: u32, max_shift: u32) -> Option<(u32, u32)> {
-    let mut shift = max_shift;
-    loop {
-        // mant = round(num · 2^(extra + shift) / den)
-        let total = extra + shift;
-        let m = if total >= 100 {
-            return None;
-        } else {
-            ((num << total) + den / 2) / den
-        };
-        if m < (1u128 << 32) {
-            if m == 0 {
-                return None;
-            }
-            return Some((m as u32, shift));
-        }
-        if shift == 0 {
-            return None;
-        }
-        shift -= 1;
+/// `log2(x)` in `Q16` for `x ≥ 1` (0 for 0): integer part from the bit length, 16 fraction bits
+/// by repeated squaring of the normalised mantissa (truncated: error < 2^-16 + 2^-30·16).
+/// `const`, branch-light and division-free, so it also serves the per-event residual path.
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // m < 2^32: m² < 2^64
+pub(crate) const fn log2_q16(x: u64) -> u32 {
+    if x == 0 {
+        return 0;
     }
+    let int = 63 - x.leading_zeros(); // 0..=63
+    // Mantissa in Q31: [2^31, 2^32).
+    let mut m = (x << (63 - int)) >> 32;
+    let mut frac = 0u32;
+    let mut i = 0;
+    while i < 16 {
+        m = (m * m) >> 31; // [2^31, 2^33)
+        frac <<= 1;
+        if m >= 1 << 32 {
+            m >>= 1;
+            frac |= 1;
+        }
+        i += 1;
+    }
+    (int << 16) | frac
 }
 
 impl Config {
@@ -242,14 +259,24 @@ impl Config {
         if p.min_rtt_ns == 0 {
             return Err(ConfigError::ZeroMinRtt);
         }
-        let alpha_q16 = match p.alpha.to_fixed(16) {
-            Some(a) => a as u32,
-            None => return Err(ConfigError::AlphaOutOfRange),
+        // α ∈ [1/16, 1]; Q0.32, 1 stored as 2^32 − 1.
+        let a = p.alpha;
+        if a.den == 0 || a.num > a.den || (a.num as u64) * (MIN_ALPHA_INV as u64) < a.den as u64 {
+            return Err(ConfigError::AlphaOutOfRange);
+        }
+        let alpha_q32 = {
+            let v = ((a.num as u128) << 32).saturating_add(a.den as u128 / 2) / a.den as u128;
+            if v > u32::MAX as u128 {
+                u32::MAX
+            } else {
+                v as u32
+            }
         };
-        let beta_q30 = match p.beta.to_fixed(30) {
-            Some(b) if b > 0 => b as u32,
-            _ => return Err(ConfigError::BetaOutOfRange),
-        };
+        let b = p.beta;
+        if b.den == 0 || b.num == 0 || b.num > b.den {
+            return Err(ConfigError::BetaOutOfRange);
+        }
+        let beta_q31 = (((b.num as u64) << 31) + b.den as u64 / 2) / b.den as u64; // ≤ 2^31
         if p.hai_n == 0 {
             return Err(ConfigError::ZeroHaiN);
         }
@@ -261,26 +288,41 @@ impl Config {
         {
             return Err(ConfigError::AppLimitedOutOfRange);
         }
-        // β·g in Q30 = diff_q7 · β / (minRTT · 2^7) · 2^30 = diff_q7 · [β·2^23/minRTT]:
-        // mantissa = round(β_num · 2^(23 + shift) / (β_den · minRTT)).
-        let (beta_g_mul, beta_g_shift) = match normalise(
-            p.beta.num as u128,
-            p.beta.den as u128 * p.min_rtt_ns as u128,
-            23,
-            62,
-        ) {
-            Some(x) => x,
-            None => return Err(ConfigError::BetaOverMinRttTooSmall),
+        // Alg. 1 g = rtt_diff/minRTT; β·g ≥ 1 ⇔ rtt_diff_q4 ≥ 16·minRTT·β_den/β_num =: D.
+        let d_num = 16 * p.min_rtt_ns as u128 * b.den as u128;
+        let d_den = b.num as u128;
+        let dthr = {
+            let c = d_num.div_ceil(d_den);
+            if c > 1 << 30 { 1u128 << 30 } else { c }
         };
-        if beta_g_mul < (1 << 16) {
+        // rtt_diff < dthr ≤ 2^bits: shift it to the top of a u32, then multiply by
+        // 2^(31+bits)/D (floored, < 2^32 because D > dthr − 1 ≥ 2^(bits−1)).
+        let bits = {
+            let v = (dthr - 1) as u32;
+            let l = 32 - v.leading_zeros();
+            if l == 0 { 1 } else { l }
+        };
+        let bg_mul = {
+            let m = (d_den << (31 + bits)) / d_num;
+            if m > u32::MAX as u128 {
+                u32::MAX
+            } else {
+                m as u32
+            }
+        };
+        if bg_mul < (1 << 16) {
             return Err(ConfigError::BetaOverMinRttTooSmall);
         }
-        // Serialisation delay per byte in Q4 ns: 8e9 · 2^4 / line_rate.
-        let (ser_mul, ser_shift) =
-            match normalise(8_000_000_000u128 << 4, p.line_rate_bps as u128, 0, 40) {
-                Some(x) => x,
-                None => return Err(ConfigError::LineRateTooLow),
-            };
+        // Serialisation per byte in Q4 ns, Q32 fraction: 8e9 · 16 · 2^32 / line_rate, rounded up
+        // so that exact delays (e.g. 1500 B at 10 Gb/s = 19 200 Q4) truncate to themselves.
+        let ser_q32 = (8_000_000_000u128 << 36).div_ceil(p.line_rate_bps as u128);
+        let ser_int = (ser_q32 >> 32) as u32; // ≤ 128 000 (line ≥ 1 Mb/s)
+        let ser_frac = ser_q32 as u32;
+        let ser_max_bytes = if ser_int == 0 {
+            u32::MAX
+        } else {
+            u32::MAX / (ser_int + 1)
+        };
         // Per-completion scaling: completions per minRTT at rate R (units of 128 b/s) is
         // R·128·minRTT / (bytes·8e9); its inverse is bytes · [8e9 / (128·minRTT)] / R.
         let scale_mul_q8 = if p.per_completion_scaling {
@@ -288,31 +330,65 @@ impl Config {
         } else {
             0
         };
-        if rate_units(p.min_rate_bps) == 0 || rate_units(p.delta_bps) == 0 {
-            // Below half a rate unit (64 b/s): would round to zero.
-            return Err(ConfigError::ZeroRate);
-        }
-        Ok(Self {
-            params: p,
-            min_rate_u: rate_units(p.min_rate_bps),
-            max_rate_u: rate_units(p.max_rate_bps),
-            init_rate_u: rate_units(p.init_rate_bps),
-            delta_u: rate_units(if p.delta_bps > MAX_RATE_BPS {
+        let (min_rate_u, max_rate_u, init_rate_u, delta_u) = match (
+            rate_units(p.min_rate_bps),
+            rate_units(p.max_rate_bps),
+            rate_units(p.init_rate_bps),
+            rate_units(if p.delta_bps > MAX_RATE_BPS {
                 MAX_RATE_BPS
             } else {
                 p.delta_bps
             }),
-            t_low_q4: (p.t_low_ns as u64) << RTT_FRAC_BITS,
+        ) {
+            (Some(a), Some(b), Some(c), Some(d)) => (a, b, c, d),
+            _ => return Err(ConfigError::RateNotRepresentable),
+        };
+        let delta_hai_u = {
+            let v = delta_u as u64 * p.hai_n as u64;
+            if v > u32::MAX as u64 {
+                u32::MAX
+            } else {
+                v as u32
+            }
+        };
+        // Residual horizon (docs/timely.md): an EWMA of d·2^-4 ns has f64 gradient
+        // g0 = d·2^-4/minRTT, which decays by L = log2(1/(1−α)) bits per identical sample and
+        // flushes to 0 below 2^-1075: it stays non-zero for k < (log2 d + C)/L samples,
+        // C = 1075 − 4 − log2(minRTT).
+        let resid_c_q16 = ((1075 - 4) << 16) - log2_q16(p.min_rtt_ns as u64) as i32;
+        let resid_inv_l = if a.num == a.den {
+            0
+        } else {
+            let l = log2_q16(a.den as u64) - log2_q16((a.den - a.num) as u64); // ≥ 0.093·2^16
+            if l == 0 {
+                u32::MAX
+            } else {
+                ((1u64 << 32) / l as u64) as u32
+            }
+        };
+        Ok(Self {
+            params: p,
+            min_rate_u,
+            max_rate_u,
+            init_rate_u,
+            delta_u,
+            delta_hai_u,
+            t_low_q4: p.t_low_ns << RTT_FRAC_BITS,
             t_high_q4: p.t_high_ns << RTT_FRAC_BITS,
-            alpha_q16,
-            beta_q30,
-            beta_g_mul,
-            beta_g_shift,
-            ser_mul,
-            ser_shift,
+            alpha_q32,
+            beta_q31: beta_q31 as u32,
+            dthr_q4: dthr as u32,
+            bg_shift: 32 - bits,
+            bg_mul,
+            ser_int,
+            ser_frac,
+            ser_max_bytes,
             hai_n: p.hai_n,
             hai_after: p.hai_after as u8,
+            resid_c_q16,
+            resid_inv_l,
             scale_mul_q8,
+            optional: p.per_completion_scaling || p.app_limited.is_some(),
         })
     }
 

@@ -28,23 +28,24 @@
 //! # Number formats
 //! | quantity | format | range | resolution | at the ends |
 //! |---|---|---|---|---|
-//! | rate | `u32`, units of 128 b/s | 0 ..≈ 549.7 Gb/s | 128 b/s (1.3e-5 of 10 Mb/s) | clamped to `[min, max]`; products saturate |
-//! | RTT (stored `prev_rtt`) | `u32` `Q28.4` ns | 0 .. 268 ms | 1/16 ns | saturates at 268 ms (the current RTT is kept unsaturated in `u64` for the branch tests and the `T_high` ratio) |
-//! | `rtt_diff` (EWMA) | `i32` `Q24.7` ns | ±16.7 ms | 1/128 ns | saturates; rounding is sign-preserving (see below) |
-//! | `α` | `Q0.16` | `[0, 1]` | 2^-16 (0.875 exact) | — |
-//! | `β`, factors | `Q2.30` | `[0, 1]` | 2^-30 | a factor ≤ 0 sets `min_rate` |
-//! | `β/minRTT` | mantissa `u32` · 2^-shift | any valid | 2^-31 relative | rejected at build if < 2^-40 /ns |
+//! | rate | `u32`, units of 128 b/s | 0 ..≈ 549.7 Gb/s | 128 b/s (1.3e-5 of 10 Mb/s) | clamped to `[min, max]`; increases saturate |
+//! | RTT (stored `prev_rtt`, branch tests) | `u32` `Q26.4` ns | 0 .. 67.1 ms | 1/16 ns | saturates at 67.1 ms, above any valid `T_high`; the `T_high` ratio uses the unsaturated `u64` value |
+//! | `rtt_diff` (EWMA) | `i32` `Q26.4` ns | ±67.1 ms (the RTT's range: never saturates) | 1/16 ns | a non-zero value below the resolution is kept as a residual (below) |
+//! | `α` | `Q0.32` | `[1/16, 1]` | 2^-32 | 1 is stored as `1 − 2^-32`, which rounds to the exact result |
+//! | `β·g` | `Q0.32` via a normalised mantissa | `[0, 1)`; `≥ 1` → `min_rate` | ≤ 2^-31 | — |
 //! | HAI counter | `u8` | 0..255 | 1 | saturates at 255 (`hai_after ≤ 255`, so `count ≥ hai_after` is unchanged) |
+//! | residual counter | `i16` | ±32 767 | 1 event | — |
 //!
 //! # The EWMA of identical RTTs
-//! After a run of equal RTTs, `rtt_diff` decays by `(1 − α)` per event. Rounded to nearest, a
-//! fixed-point EWMA reaches 0 after a few events and `g ≤ 0` then holds, while the real-number
-//! (and f64) value keeps its sign. The EWMA here rounds to nearest but never rounds a non-zero
-//! exact result to zero: it keeps one ulp (1/128 ns) of the exact result's sign, so the sign of
-//! `rtt_diff` (the branch decision) is that of the exact EWMA of the quantised RTTs. The f64
-//! reference keeps the sign too until its gradient underflows the subnormal range (357 equal
-//! samples after a 1 µs step at the defaults), where it flushes to 0 and the two differ;
-//! docs/timely.md measures it.
+//! After a run of equal RTTs, `rtt_diff` decays by `(1 − α)` per event. Real arithmetic keeps
+//! a vanishing positive (or negative) gradient for ever; the f64 reference keeps it until `g`
+//! underflows below 2^-1075 (≈ 351 events after it drops below 1/32 ns at the defaults), then
+//! takes the increase branches. The EWMA here is exact before rounding; when the result is
+//! non-zero but rounds to 0 (or, for α < 1/2, when a hold stops decaying), `rtt_diff` is set to
+//! 0 and a residual counter keeps its sign for as many further identical samples as the f64
+//! gradient needs to underflow from that magnitude (computed from α and minRTT in [`Config`]).
+//! The residual steers the branch only: `rtt_diff = 0` makes the `dec` factor exactly 1.
+//! docs/timely.md measures the agreement.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -59,8 +60,8 @@
 mod config;
 
 pub use config::{
-    Config, ConfigError, DIFF_FRAC_BITS, MAX_RATE_BPS, MAX_RTT_NS, Params, RATE_UNIT_BPS,
-    RTT_FRAC_BITS, Ratio,
+    Config, ConfigError, MAX_RATE_BPS, MAX_RTT_NS, MIN_ALPHA_INV, Params, RATE_UNIT_BPS,
+    RTT_FRAC_BITS, RTT_SAT_Q4, Ratio,
 };
 
 use core::num::NonZeroU32;
@@ -146,18 +147,41 @@ pub struct Update {
 /// Per-flow TIMELY state: 16 bytes (`size_of` asserted in the tests).
 ///
 /// Raw parts (for re-seeding, e.g. the host's forced mode): rate in units of 128 b/s, previous
-/// RTT in `Q28.4` ns, `rtt_diff` in `Q24.7` ns, HAI counter, whether a first sample was seen.
+/// RTT in `Q26.4` ns (≤ [`config::RTT_SAT_Q4`]), `rtt_diff` in `Q26.4` ns (|·| ≤ `RTT_SAT_Q4`),
+/// the residual counter, the HAI counter, whether a first sample was seen.
+///
+/// The residual counter (`i16`) is non-zero only while `rtt_diff` is 0 but the exact EWMA is
+/// not: its sign is the EWMA's sign, its magnitude the number of further identical samples
+/// for which an f64 implementation still sees a non-zero gradient (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State {
     rate_u: u32,
     prev_rtt_q4: u32,
-    rtt_diff_q7: i32,
+    rtt_diff_q4: i32,
+    resid: i16,
     hai_count: u8,
     started: bool,
 }
 
-const ONE_Q30: i64 = 1 << 30;
+/// RTT spans below this (ns) take the 32-bit path: `dt·16 < 2^30` fits the stored format.
+const FAST_DT_NS: u64 = 1 << 26;
+const DIFF_MAX_Q4: i32 = RTT_SAT_Q4 as i32;
+
+/// `x·y >> 32` (`mulhu`).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u32·u32 < 2^64; >> 32 fits u32
+const fn mulhu(x: u32, y: u32) -> u32 {
+    ((x as u64 * y as u64) >> 32) as u32
+}
+
+/// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // product < 2^64; result ≤ rate
+const fn cut_rate(rate: u32, cut_q32: u32) -> u32 {
+    let p = rate as u64 * cut_q32 as u64;
+    rate - ((p + (1 << 31)) >> 32) as u32
+}
 
 impl State {
     /// A flow at `init_rate`, before its first completion.
@@ -166,26 +190,40 @@ impl State {
         Self {
             rate_u: cfg.init_rate_u,
             prev_rtt_q4: 0,
-            rtt_diff_q7: 0,
+            rtt_diff_q4: 0,
+            resid: 0,
             hai_count: 0,
             started: false,
         }
     }
 
-    /// A state from its raw parts (see the type's documentation for the formats). No clamping
-    /// is applied: the next event clamps the rate.
+    /// A state from its raw parts (see the type's documentation for the formats). `prev_rtt_q4`
+    /// is clamped to `RTT_SAT_Q4` and `rtt_diff_q4` to `±RTT_SAT_Q4` (the per-event arithmetic
+    /// relies on those ranges); the rate is not clamped: the next event clamps it.
     #[must_use]
     pub const fn from_raw(
         rate_u128bps: u32,
         prev_rtt_q4: u32,
-        rtt_diff_q7: i32,
+        rtt_diff_q4: i32,
+        resid: i16,
         hai_count: u8,
         started: bool,
     ) -> Self {
         Self {
             rate_u: rate_u128bps,
-            prev_rtt_q4,
-            rtt_diff_q7,
+            prev_rtt_q4: if prev_rtt_q4 > RTT_SAT_Q4 {
+                RTT_SAT_Q4
+            } else {
+                prev_rtt_q4
+            },
+            rtt_diff_q4: if rtt_diff_q4 > DIFF_MAX_Q4 {
+                DIFF_MAX_Q4
+            } else if rtt_diff_q4 < -DIFF_MAX_Q4 {
+                -DIFF_MAX_Q4
+            } else {
+                rtt_diff_q4
+            },
+            resid,
             hai_count,
             started,
         }
@@ -202,15 +240,20 @@ impl State {
     pub const fn rate_bps(&self) -> u64 {
         self.rate_u as u64 * RATE_UNIT_BPS
     }
-    /// Previous RTT, `Q28.4` ns.
+    /// Previous RTT, `Q26.4` ns.
     #[must_use]
     pub const fn prev_rtt_q4(&self) -> u32 {
         self.prev_rtt_q4
     }
-    /// EWMA of RTT differences, `Q24.7` ns.
+    /// EWMA of RTT differences, `Q26.4` ns.
     #[must_use]
-    pub const fn rtt_diff_q7(&self) -> i32 {
-        self.rtt_diff_q7
+    pub const fn rtt_diff_q4(&self) -> i32 {
+        self.rtt_diff_q4
+    }
+    /// Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
+    #[must_use]
+    pub const fn residual(&self) -> i16 {
+        self.resid
     }
     /// Completions with `g ≤ 0` in a row (saturating at 255).
     #[must_use]
@@ -224,121 +267,250 @@ impl State {
     }
 
     /// The RTT of a completion in `Q.4` ns (§3): `t_complete − t_send − bytes·8/line_rate`,
-    /// clamped at 0; `None` when `t_complete < t_send`.
+    /// clamped at 0; `None` when `t_complete < t_send`. The serialisation delay is truncated to
+    /// 1/16 ns (so the RTT is at most 1/16 ns above the exact value).
     #[must_use]
-    #[allow(clippy::arithmetic_side_effects)] // bytes·ser_mul < 2^64; shift < 64; subtraction saturating
+    #[allow(clippy::arithmetic_side_effects)] // products < 2^64 (u32·u32); subtraction saturating
     pub fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u64> {
         // §3: RTT = t_completion − t_send − seg. size / NIC line rate
         let dt_ns = ev.t_complete_ns.checked_sub(ev.t_send_ns)?;
         // Saturating: a span above 2^60 ns (36 years) is not a real RTT; it stays "huge".
         let dt_q4 = dt_ns.saturating_mul(1 << RTT_FRAC_BITS);
-        // Serialisation in Q4 ns, rounded to nearest: bytes · (8e9·16/line_rate).
-        let prod = u64::from(ev.bytes) * u64::from(cfg.ser_mul); // < 2^64
-        let ser_q4 = if cfg.ser_shift == 0 {
-            prod
-        } else {
-            (prod >> cfg.ser_shift) + ((prod >> (cfg.ser_shift - 1)) & 1)
-        };
+        let b = u64::from(ev.bytes);
+        let ser_q4 = b * u64::from(cfg.ser_int) + ((b * u64::from(cfg.ser_frac)) >> 32);
         // Clamped at 0 (a completion faster than its own serialisation).
         Some(dt_q4.saturating_sub(ser_q4))
     }
 
-    /// Feeds one completion through the RTT engine and Algorithm 1; returns the new rate and the
-    /// branch. Division-free, panic-free, constant time.
-    #[allow(clippy::arithmetic_side_effects)] // each operation's range is stated beside it
-    pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
-        let Some(rtt_q4) = Self::rtt_q4(cfg, ev) else {
-            return Update {
-                rate_bps: self.rate_bps(),
-                branch: Branch::Skip,
-                rtt_q4: 0,
-                app_limited: false,
-            };
-        };
-        // Stored RTT saturates at 268 ms (the u32 Q28.4 top).
-        let rtt_stored = u32::try_from(rtt_q4).unwrap_or(u32::MAX);
-        if !self.started {
-            // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
-            self.started = true;
-            self.prev_rtt_q4 = rtt_stored;
-            self.rtt_diff_q7 = 0;
-            return self.update(Branch::Init, rtt_q4, false);
-        }
-        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
-        // Both < 2^32, so the difference fits i64 exactly.
-        let new_diff_q4 = i64::from(rtt_stored) - i64::from(self.prev_rtt_q4);
-        self.prev_rtt_q4 = rtt_stored;
-        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff   (Q7 · Q16 → Q23, then >> 16)
-        // |rtt_diff| < 2^31, 2^16 − α ≤ 2^16: < 2^47; new_diff·8 < 2^36, α ≤ 2^16: < 2^52.
-        let alpha = i64::from(cfg.alpha_q16);
-        let num = (65_536 - alpha) * i64::from(self.rtt_diff_q7)
-            + alpha * (new_diff_q4 << (DIFF_FRAC_BITS - RTT_FRAC_BITS));
-        self.rtt_diff_q7 = sign_preserving_round_q16(num);
-
-        let scale_q30 = self.scale_q30(cfg, ev.bytes);
-        let (branch, grow) = if rtt_q4 < cfg.t_low_q4 {
-            // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            (Branch::Low, true)
-        } else if rtt_q4 > u64::from(cfg.t_high_q4) {
-            // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
-            self.hai_count = 0;
-            let ratio_q30 = ratio_q30(cfg.t_high_q4, rtt_q4); // T_high/rtt < 1, in Q30
-            // β (≤ 2^30) · (1 − ratio) (≤ 2^30) < 2^60, back to Q30.
-            let cut = (i64::from(cfg.beta_q30) * (ONE_Q30 - i64::from(ratio_q30))) >> 30;
-            self.scale_factor(ONE_Q30 - cut, scale_q30);
-            (Branch::High, false)
-        } else if self.rtt_diff_q7 <= 0 {
-            // Alg. 1: normalized_gradient = rtt_diff/minRTT ≤ 0 ⇔ rtt_diff ≤ 0 (minRTT > 0)
-            // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
-            self.hai_count = self.hai_count.saturating_add(1);
-            // N = hai_n if counter ≥ hai_after else 1; the branch is `hai` when N > 1.
-            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
-                (Branch::Hai, true)
-            } else {
-                (Branch::Inc, true)
-            }
+    /// The 32-bit RTT engine for spans below 2^26 ns (67 ms); the same value as
+    /// [`rtt_q4`](Self::rtt_q4).
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
+    fn rtt_q4_fast(cfg: &Config, dt_ns: u64, bytes: u32) -> u32 {
+        let dt_q4 = (dt_ns as u32) << RTT_FRAC_BITS; // dt < 2^26: < 2^30
+        // bytes ≤ ser_max_bytes: bytes·(ser_int + 1) < 2^32. A larger segment serialises for
+        // ≥ 2^30 Q4 (config.rs), more than dt: the RTT is 0 either way.
+        let b = if bytes > cfg.ser_max_bytes {
+            cfg.ser_max_bytes
         } else {
-            // Alg. 1: rate ← rate · (1 − β · normalized_gradient), g = rtt_diff/minRTT
-            self.hai_count = 0;
-            // β·g in Q30: rtt_diff_q7 (0 < · < 2^31) · mul (< 2^32) < 2^63, rounded.
-            let prod = self.rtt_diff_q7.unsigned_abs() as u64 * u64::from(cfg.beta_g_mul);
-            let sh = cfg.beta_g_shift.min(63);
-            let bg = if sh == 0 {
-                prod
-            } else {
-                (prod >> sh) + ((prod >> (sh - 1)) & 1)
-            };
-            // bg ≥ 2^30 means a factor ≤ 0: rate goes to min_rate.
-            let bg = i64::try_from(bg).unwrap_or(i64::MAX).min(2 * ONE_Q30);
-            self.scale_factor(ONE_Q30 - bg, scale_q30);
-            (Branch::Dec, false)
+            bytes
         };
-        let mut limited = false;
-        if grow {
-            limited = self.app_limited(cfg, ev.sending_rate_bps);
-            if !limited {
-                // Alg. 1: rate ← rate + N·δ (N = hai_n in HAI mode, else 1). Saturating: rates.
-                let n = if branch == Branch::Hai { cfg.hai_n } else { 1 };
-                let step = u64::from(cfg.delta_u).saturating_mul(u64::from(n));
-                // step < 2^64 / 2^30 is not guaranteed: saturate the product.
-                let step = match scale_q30 {
-                    None => step,
-                    Some(s) => {
-                        u64::try_from((u128::from(step) * u128::from(s)) >> 30).unwrap_or(u64::MAX)
-                    }
-                };
-                let step = u32::try_from(step).unwrap_or(u32::MAX);
-                self.rate_u = self.rate_u.saturating_add(step);
-            }
-        }
-        // Finally clamp rate to [min_rate, max_rate].
-        self.rate_u = self
-            .rate_u
-            .clamp(cfg.min_rate_u, cfg.max_rate_u.max(cfg.min_rate_u));
-        self.update(branch, rtt_q4, limited)
+        let ser_q4 = b * cfg.ser_int + mulhu(b, cfg.ser_frac);
+        dt_q4.saturating_sub(ser_q4)
     }
 
-    fn update(&self, branch: Branch, rtt_q4: u64, app_limited: bool) -> Update {
+    /// Feeds one completion through the RTT engine and Algorithm 1; returns the new rate and the
+    /// branch. Division-free, panic-free; 32-bit arithmetic except on the `T_high` branch, for
+    /// RTT spans ≥ 67 ms and for the optional §5 rules.
+    ///
+    /// Two implementations of the same semantics: a call-free fast path (inlined) for the
+    /// common events — RTT span < 67 ms, `low`/`inc`/`hai`/`dec`, no optional rule, no residual
+    /// to start — which changes nothing when it declines, and the general path for the rest
+    /// (the tests check that both give identical results on every fixture event).
+    #[inline(always)]
+    pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
+        match self.on_completion_fast(cfg, ev) {
+            Some(u) => u,
+            None => self.general_from_parts(
+                cfg,
+                ev.t_send_ns,
+                ev.t_complete_ns,
+                ev.bytes,
+                ev.sending_rate_bps,
+            ),
+        }
+    }
+
+    /// The general path from the event's fields (so that a caller holding them in registers
+    /// does not build the event in memory on the fast path).
+    #[inline(never)]
+    fn general_from_parts(
+        &mut self,
+        cfg: &Config,
+        t_send_ns: u64,
+        t_complete_ns: u64,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        self.on_completion_general(
+            cfg,
+            &Completion {
+                t_send_ns,
+                t_complete_ns,
+                bytes,
+                sending_rate_bps,
+            },
+        )
+    }
+
+    /// The fast path: `None` (state untouched) when the event needs the general path.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // as in the general path
+    fn on_completion_fast(&mut self, cfg: &Config, ev: &Completion) -> Option<Update> {
+        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
+        if dt_ns >= FAST_DT_NS || !self.started || cfg.optional {
+            return None;
+        }
+        let rtt = Self::rtt_q4_fast(cfg, dt_ns, ev.bytes);
+        if rtt > cfg.t_high_q4 {
+            return None;
+        }
+        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt; rtt_diff = d + α·(new_rtt_diff − d)
+        let nd = rtt as i32 - self.prev_rtt_q4 as i32;
+        let d = self.rtt_diff_q4;
+        let s = (i64::from(d) << 32) + i64::from(nd - d) * i64::from(cfg.alpha_q32);
+        let mut d_new = ((s + (1 << 31)) >> 32) as i32;
+        let (r_new, g_sign) = if nd != 0 {
+            if d_new == 0 && s != 0 {
+                return None; // sub-ulp residual
+            }
+            (0, d_new)
+        } else {
+            // Identical RTT: as `hold`, without starting a countdown.
+            let r = self.resid;
+            if r == 0 {
+                if d != 0 {
+                    return None; // first identical sample: the countdown starts (general path)
+                }
+                (0, 0)
+            } else {
+                if d_new == d || r.unsigned_abs() <= 1 {
+                    d_new = 0;
+                }
+                let sign = if d_new != 0 {
+                    d_new
+                } else {
+                    i32::from(r.signum())
+                };
+                (r - r.signum(), sign)
+            }
+        };
+        self.prev_rtt_q4 = rtt;
+        self.rtt_diff_q4 = d_new;
+        self.resid = r_new;
+        let branch = if rtt < cfg.t_low_q4 {
+            // Alg. 1: rate ← rate + δ (HAI counter untouched)
+            self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+            Branch::Low
+        } else if g_sign <= 0 {
+            self.hai_count = self.hai_count.saturating_add(1);
+            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
+                // Alg. 1: rate ← rate + N·δ
+                self.rate_u = self.rate_u.saturating_add(cfg.delta_hai_u);
+                Branch::Hai
+            } else {
+                self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+                Branch::Inc
+            }
+        } else {
+            // Alg. 1: rate ← rate·(1 − β·g)
+            self.hai_count = 0;
+            let du = d_new.unsigned_abs();
+            self.rate_u = if du >= cfg.dthr_q4 {
+                0
+            } else {
+                cut_rate(
+                    self.rate_u,
+                    mulhu(du.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1,
+                )
+            };
+            Branch::Dec
+        };
+        self.rate_u = if self.rate_u > cfg.max_rate_u {
+            cfg.max_rate_u
+        } else if self.rate_u < cfg.min_rate_u {
+            cfg.min_rate_u
+        } else {
+            self.rate_u
+        };
+        Some(Update {
+            rate_bps: self.rate_bps(),
+            branch,
+            rtt_q4: u64::from(rtt),
+            app_limited: false,
+        })
+    }
+
+    /// The general path: every event (the reference implementation of the fast path).
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
+    pub fn on_completion_general(&mut self, cfg: &Config, ev: &Completion) -> Update {
+        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
+        // Stored RTT (saturated at 67 ms) and the full value when it differs.
+        let (rtt, full) = if dt_ns < FAST_DT_NS {
+            (Self::rtt_q4_fast(cfg, dt_ns, ev.bytes), None)
+        } else {
+            match Self::rtt_q4(cfg, ev) {
+                None => return self.skip(),
+                Some(r) => (
+                    u32::try_from(r).unwrap_or(u32::MAX).min(RTT_SAT_Q4),
+                    Some(r),
+                ),
+            }
+        };
+        let rtt_q4 = match full {
+            Some(r) => r,
+            None => u64::from(rtt),
+        };
+        if !self.started {
+            // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
+            return self.init(rtt, rtt_q4);
+        }
+        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
+        // Both in [0, 2^30): the difference fits i32.
+        let nd = rtt as i32 - self.prev_rtt_q4 as i32;
+        self.prev_rtt_q4 = rtt;
+        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff = d + α·(nd − d), exactly in
+        // S = d·2^32 + α_q32·(nd − d) (|d|, |nd| < 2^30: |nd − d| < 2^31, |S| < 2^62), then
+        // rounded to Q4 (half up). The result is a convex combination: |d'| < 2^30.
+        // g = rtt_diff/minRTT has the sign of rtt_diff (minRTT > 0), or of the residual.
+        let g_sign = if nd == 0 {
+            self.hold(cfg)
+        } else {
+            let d = self.rtt_diff_q4;
+            let s = (i64::from(d) << 32) + i64::from(nd - d) * i64::from(cfg.alpha_q32);
+            let d_new = ((s + (1 << 31)) >> 32) as i32;
+            self.rtt_diff_q4 = d_new;
+            self.resid = 0;
+            if d_new == 0 && s != 0 {
+                self.sub_ulp(cfg, s)
+            } else {
+                d_new
+            }
+        };
+
+        let (branch, app_limited) = if rtt < cfg.t_low_q4 {
+            // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
+            (Branch::Low, self.grow(cfg, cfg.delta_u, ev))
+        } else if rtt > cfg.t_high_q4 {
+            // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
+            self.hai_count = 0;
+            self.high(cfg, rtt_q4, ev.bytes);
+            (Branch::High, false)
+        } else if g_sign <= 0 {
+            // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
+            // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
+            self.hai_count = self.hai_count.saturating_add(1);
+            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
+                // Alg. 1: rate ← rate + N·δ
+                (Branch::Hai, self.grow(cfg, cfg.delta_hai_u, ev))
+            } else {
+                (Branch::Inc, self.grow(cfg, cfg.delta_u, ev))
+            }
+        } else {
+            // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
+            self.hai_count = 0;
+            self.dec(cfg, self.rtt_diff_q4, ev.bytes);
+            (Branch::Dec, false)
+        };
+        // Finally clamp rate to [min_rate, max_rate] (min ≤ max by construction).
+        self.rate_u = if self.rate_u > cfg.max_rate_u {
+            cfg.max_rate_u
+        } else if self.rate_u < cfg.min_rate_u {
+            cfg.min_rate_u
+        } else {
+            self.rate_u
+        };
         Update {
             rate_bps: self.rate_bps(),
             branch,
@@ -347,16 +519,182 @@ impl State {
         }
     }
 
-    /// §5 application-limited rule: an increase is allowed only if the flow sends at ≥ the
-    /// configured fraction `num/den` of its target rate: `sending·den ≥ num·rate` (exact, u128).
-    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96
-    fn app_limited(&self, cfg: &Config, sending: Option<u64>) -> bool {
-        match (sending, cfg.params.app_limited) {
-            (Some(s), Some(r)) => {
-                u128::from(s) * u128::from(r.den) < u128::from(r.num) * u128::from(self.rate_bps())
-            }
-            _ => false,
+    #[cold]
+    #[inline(never)]
+    fn skip(&self) -> Update {
+        Update {
+            rate_bps: self.rate_bps(),
+            branch: Branch::Skip,
+            rtt_q4: 0,
+            app_limited: false,
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(&mut self, rtt: u32, rtt_q4: u64) -> Update {
+        self.started = true;
+        self.prev_rtt_q4 = rtt;
+        self.rtt_diff_q4 = 0;
+        self.resid = 0;
+        Update {
+            rate_bps: self.rate_bps(),
+            branch: Branch::Init,
+            rtt_q4,
+            app_limited: false,
+        }
+    }
+
+    /// Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 − α)·rtt_diff`,
+    /// plus the residual countdown. At the first such sample the countdown is set to the number
+    /// of identical samples for which an f64 implementation still sees `g ≠ 0` (from the
+    /// current `rtt_diff`, where its relative precision is best); `rtt_diff` keeps decaying and
+    /// steering the rate, and once it rounds to 0 (or stalls: α < 1/2) only the countdown's sign
+    /// remains, with no effect on the rate. Returns the sign of `g`.
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // |d| < 2^30: |S| < 2^62; countdown toward 0
+    fn hold(&mut self, cfg: &Config) -> i32 {
+        let d = self.rtt_diff_q4;
+        let mut r = self.resid;
+        if r == 0 {
+            if d == 0 {
+                return 0; // exactly 0: g = 0
+            }
+            let h = Self::residual_events(cfg, u64::from(d.unsigned_abs()), 0);
+            r = if d > 0 { h } else { -h };
+        }
+        // (1 − α)·d = d − α·d, rounded half up.
+        let s = (i64::from(d) << 32) - i64::from(d) * i64::from(cfg.alpha_q32);
+        let mut d_new = ((s + (1 << 31)) >> 32) as i32;
+        if d_new == d || r.unsigned_abs() <= 1 {
+            // Stalled (α < 1/2: the decay rounds back), or the f64 gradient flushes after this
+            // sample: the rest is a residual (the sign this time, then 0).
+            d_new = 0;
+        }
+        self.rtt_diff_q4 = d_new;
+        self.resid = r - r.signum();
+        if d_new != 0 {
+            d_new
+        } else {
+            i32::from(r.signum())
+        }
+    }
+
+    /// A non-zero EWMA that rounded to 0 outside a hold (`|S| < 2^31`, e.g. `α·new_diff` below
+    /// half an ulp): keep its sign, and as a countdown the identical samples an f64
+    /// implementation would need to flush it.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects)] // 0 ≤ j ≤ i16::MAX: −j fits
+    fn sub_ulp(&mut self, cfg: &Config, s: i64) -> i32 {
+        let j = Self::residual_events(cfg, s.unsigned_abs(), 32);
+        self.resid = if s > 0 { j } else { -j };
+        if s > 0 { 1 } else { -1 }
+    }
+
+    /// Identical samples for which an f64 EWMA of magnitude `mag·2^-(4+frac)` ns (before the
+    /// first of them) keeps a non-zero gradient: the `k ≥ 1` with `g0·(1−α)^k > 2^-1075`,
+    /// i.e. `k < (log2 mag − frac + C)/L` with `C = 1075 − 4 − log2 minRTT` and
+    /// `L = log2(1/(1−α))` from the config; 0 when `α = 1`; capped at `i16::MAX`.
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // x < 2^27, inv_l < 2^32: < 2^59
+    fn residual_events(cfg: &Config, mag: u64, frac: u32) -> i16 {
+        let x =
+            i64::from(config::log2_q16(mag)) - (i64::from(frac) << 16) + i64::from(cfg.resid_c_q16);
+        if x <= 0 || cfg.resid_inv_l == 0 {
+            return 0;
+        }
+        // ceil(x·inv_l / 2^32) − 1
+        let q = ((x as u64) * u64::from(cfg.resid_inv_l)).div_ceil(1 << 32);
+        q.saturating_sub(1).min(i16::MAX as u64) as i16
+    }
+
+    /// `rate += step` (saturating: rates), unless an optional §5 rule changes it; returns
+    /// whether the application-limited rule suppressed it.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects)] // saturating
+    fn grow(&mut self, cfg: &Config, step: u32, ev: &Completion) -> bool {
+        if cfg.optional {
+            return self.grow_optional(cfg, step, ev);
+        }
+        self.rate_u = self.rate_u.saturating_add(step);
+        false
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96 in u128
+    fn grow_optional(&mut self, cfg: &Config, step: u32, ev: &Completion) -> bool {
+        if let (Some(s), Some(r)) = (ev.sending_rate_bps, cfg.params.app_limited) {
+            // §5: increase only if sending·den ≥ num·rate (exact in u128).
+            if u128::from(s) * u128::from(r.den) < u128::from(r.num) * u128::from(self.rate_bps()) {
+                return true;
+            }
+        }
+        let step = match self.scale_q30(cfg, ev.bytes) {
+            None => step,
+            // step · s (≤ 2^30) < 2^62, back to units: ≤ step.
+            Some(s) => u32::try_from((u64::from(step) * u64::from(s)) >> 30).unwrap_or(u32::MAX),
+        };
+        self.rate_u = self.rate_u.saturating_add(step);
+        false
+    }
+
+    /// Alg. 1 `rate ← rate·(1 − β·g)` for `0 ≤ d < 2^30` (Q4 ns), `g = d/minRTT`.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects)] // ranges beside each step
+    fn dec(&mut self, cfg: &Config, d: i32, bytes: u32) {
+        if cfg.scale_mul_q8 != 0 {
+            return self.dec_scaled(cfg, d, bytes);
+        }
+        let d = d.unsigned_abs();
+        self.rate_u = if d >= cfg.dthr_q4 {
+            // β·g ≥ 1: the factor is ≤ 0, the rate goes to min_rate.
+            0
+        } else {
+            // β·g in Q32: d << bg_shift < 2^32; mulhu < 2^31, so << 1 fits.
+            let bg = mulhu(d.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1;
+            cut_rate(self.rate_u, bg)
+        };
+    }
+
+    /// Per-completion scaling (§5) of the gradient decrease: the cut `s·β·g` is formed in full
+    /// width before anything is clamped, so `s·β·g ≥ 1` reaches `min_rate` as in the reference.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u128 ranges beside each step
+    fn dec_scaled(&mut self, cfg: &Config, d: i32, bytes: u32) {
+        let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);
+        // β·g in Q32, unclamped: (d << bg_shift)·bg_mul·2 / 2^32 (d < 2^30, shift ≤ 31: < 2^93).
+        let bg = ((u128::from(d.unsigned_abs()) << cfg.bg_shift) * u128::from(cfg.bg_mul)) >> 31;
+        let cut = (bg * u128::from(s)) >> 30;
+        self.apply_cut(cut);
+    }
+
+    /// `rate ← rate·(1 − cut)` for a Q32 cut of any size (≥ 1: rate 0, then `min_rate`).
+    #[allow(clippy::cast_possible_truncation)] // cut < 2^32 checked
+    fn apply_cut(&mut self, cut_q32: u128) {
+        self.rate_u = if cut_q32 >= 1 << 32 {
+            0
+        } else {
+            cut_rate(self.rate_u, cut_q32 as u32)
+        };
+    }
+
+    /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`, full
+    /// width), optionally scaled (§5).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects)] // u128 ranges beside each step
+    fn high(&mut self, cfg: &Config, rtt_q4: u64, bytes: u32) {
+        let ratio_q30 = ratio_q30(cfg.t_high_q4, rtt_q4); // T_high/rtt < 1, in Q30
+        // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61; to Q32.
+        let cut =
+            (u128::from(cfg.beta_q31) * u128::from((1u32 << 30) - ratio_q30.min(1 << 30))) >> 29;
+        let cut = match self.scale_q30(cfg, bytes) {
+            None => cut,
+            Some(s) => (cut * u128::from(s)) >> 30,
+        };
+        self.apply_cut(cut);
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
@@ -378,36 +716,6 @@ impl State {
         let s = cc_math::RECIP.recip(rate).mul_scaled(num as u32, 30);
         Some(s.min(1 << 30) as u32)
     }
-
-    /// `rate ← rate · f` for a Q30 factor `f` (≤ 1), optionally scaled towards 1 by `s`:
-    /// `f' = 1 − (1 − f)·s`. A factor ≤ 0 sets the rate to 0 (then clamped to `min_rate`).
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
-    fn scale_factor(&mut self, f_q30: i64, scale_q30: Option<u32>) {
-        // 1 − f ∈ [0, 2^31] here; · s (≤ 2^30) < 2^61.
-        let f = match scale_q30 {
-            None => f_q30,
-            Some(s) => ONE_Q30 - (((ONE_Q30 - f_q30) * i64::from(s)) >> 30),
-        };
-        if f <= 0 {
-            self.rate_u = 0;
-            return;
-        }
-        // rate (< 2^32) · f (≤ 2^30) < 2^62, rounded to nearest; result ≤ rate.
-        let r = (u64::from(self.rate_u) * f as u64 + (1 << 29)) >> 30;
-        self.rate_u = u32::try_from(r).unwrap_or(u32::MAX);
-    }
-}
-
-/// `num · 2^-16` rounded to nearest (ties away from zero), but a non-zero `num` never gives 0:
-/// it gives one ulp with `num`'s sign (the EWMA's sign stays that of its exact value).
-/// Saturates to `i32`.
-#[allow(clippy::arithmetic_side_effects)] // |num| < 2^53: adding 2^15 cannot overflow
-fn sign_preserving_round_q16(num: i64) -> i32 {
-    let mag = (num.unsigned_abs() + (1 << 15)) >> 16;
-    let mag = i32::try_from(mag)
-        .unwrap_or(i32::MAX)
-        .max(i32::from(num != 0));
-    if num < 0 { -mag } else { mag }
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

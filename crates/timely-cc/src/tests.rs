@@ -40,7 +40,7 @@ fn default_config_is_the_papers() {
         (50_000, 500_000, 20_000)
     );
     assert_eq!((p.alpha, p.beta), (Ratio::new(7, 8), Ratio::new(4, 5)));
-    assert_eq!(CFG.alpha_q16, 57_344); // 0.875 exactly
+    assert_eq!(CFG.alpha_q32, 3_758_096_384); // 0.875 exactly
     assert_eq!(State::new(&CFG).rate_bps(), 10_000_000_000);
 }
 
@@ -78,7 +78,7 @@ fn first_sample_only_initialises() {
     let u = st.on_completion(&CFG, &ev(0, 30_000));
     assert_eq!((u.branch, u.rate_bps), (Branch::Init, 10_000_000_000));
     assert_eq!(st.prev_rtt_q4(), 30_000 * 16);
-    assert_eq!(st.rtt_diff_q7(), 0);
+    assert_eq!(st.rtt_diff_q4(), 0);
 }
 
 #[test]
@@ -110,13 +110,13 @@ fn gradient_decrease_worked_number() {
     let mut st = started(100_000);
     let u = st.on_completion(&CFG, &ev(10, 104_000));
     assert_eq!(u.branch, Branch::Dec);
-    assert_eq!(st.rtt_diff_q7(), 3_500 * 128);
+    assert_eq!(st.rtt_diff_q4(), 3_500 * 16);
     assert!((u.rate_bps as f64 - 8.6e9).abs() <= 128.0, "{}", u.rate_bps);
 }
 
 #[test]
 fn low_rtt_adds_delta_and_leaves_the_hai_counter() {
-    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, -128, 3, true);
+    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, -128, 0, 3, true);
     let u = st.on_completion(&CFG, &ev(0, 40_000));
     assert_eq!(u.branch, Branch::Low);
     assert_eq!(u.rate_bps, 1_010_000_000);
@@ -126,7 +126,7 @@ fn low_rtt_adds_delta_and_leaves_the_hai_counter() {
 #[test]
 fn hai_after_five_non_positive_gradients() {
     // Falling RTT in the gradient zone: g < 0 every time; counter 1..4 → inc, 5.. → hai.
-    let mut st = State::from_raw(1_000_000_000 / 128, 300_000 * 16, 0, 0, true);
+    let mut st = State::from_raw(1_000_000_000 / 128, 300_000 * 16, 0, 0, 0, true);
     let mut rate = 1_000_000_000u64;
     for i in 1..=8u64 {
         let u = st.on_completion(&CFG, &ev(i, 300_000 - i * 1_000));
@@ -155,38 +155,210 @@ fn rate_is_clamped_to_min_and_max() {
     assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
 }
 
-/// Regression (identical-RTT EWMA): after a rise, a run of equal RTTs must keep `rtt_diff > 0`
-/// (the exact EWMA's sign), not round to 0 and flip to the increase branches.
+/// Review defect 1 (`rtt_diff` Q24.7 saturated at ±16.7 ms while RTTs reached 268 ms): a 50 ms
+/// spike must leave the EWMA exact, so the later small rise keeps the reference's sign (`inc`).
 #[test]
-fn identical_rtts_keep_the_ewma_sign() {
-    let mut st = started(100_000);
-    st.on_completion(&CFG, &ev(1, 101_000)); // rising: rtt_diff = 875 ns
-    for i in 0..500u64 {
-        let u = st.on_completion(&CFG, &ev(2 + i, 101_000));
-        assert_eq!(u.branch, Branch::Dec, "event {i}");
-        assert!(st.rtt_diff_q7() > 0);
+fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
+    let mut st = State::new(&CFG);
+    let mut branches = std::vec::Vec::new();
+    for (i, rtt) in [60_000u64, 50_000_000, 60_000, 60_000, 60_000, 130_000]
+        .into_iter()
+        .enumerate()
+    {
+        let u = st.on_completion(&CFG, &Completion::new(0, rtt, 0));
+        branches.push(u.branch);
+        if i == 1 {
+            // 0.875 · (50 ms − 60 µs) exactly, in Q4.
+            assert_eq!(st.rtt_diff_q4(), 699_160_000);
+        }
     }
-    // After the run the diff is one ulp and the rate barely moves per event.
-    assert_eq!(st.rtt_diff_q7(), 1);
-    // And falling: stays negative, so the increase branches continue.
-    let mut st = started(100_000);
-    st.on_completion(&CFG, &ev(1, 99_000));
-    for i in 0..500u64 {
-        let b = st.on_completion(&CFG, &ev(2 + i, 99_000)).branch;
-        assert!(matches!(b, Branch::Inc | Branch::Hai));
+    // f64: d = 43.6975 ms, −37.29 ms, −4.66 ms, −0.583 ms, then 0.875·70 µs − 0.073 ms < 0?
+    let mut d = 0.0f64;
+    let mut prev = 60_000.0f64;
+    for r in [50_000_000.0f64, 60_000.0, 60_000.0, 60_000.0, 130_000.0] {
+        d = 0.125 * d + 0.875 * (r - prev);
+        prev = r;
     }
-    assert_eq!(st.rtt_diff_q7(), -1);
+    let want = if d <= 0.0 { Branch::Inc } else { Branch::Dec };
+    assert_eq!(branches[5], want, "f64 rtt_diff {d}");
+    assert_eq!(
+        branches,
+        [
+            Branch::Init,
+            Branch::High,
+            Branch::Inc,
+            Branch::Inc,
+            Branch::Inc,
+            want
+        ]
+    );
+}
+
+/// RTTs above the stored format's top (67.1 ms) saturate `prev_rtt`, take `high` with the exact
+/// ratio, and never panic.
+#[test]
+fn rtt_above_67ms_saturates_only_the_stored_value() {
+    let mut st = started(100_000);
+    let u = st.on_completion(&CFG, &Completion::new(0, 300_000_000, 0));
+    assert_eq!(u.branch, Branch::High);
+    assert_eq!(u.rtt_q4, 300_000_000 * 16);
+    assert_eq!(st.prev_rtt_q4(), RTT_SAT_Q4);
+    // 1 − 0.8·(1 − 0.5/300) = 0.201333…
+    let want = 10e9 * (1.0 - 0.8 * (1.0 - 500.0 / 300_000.0));
+    assert!((u.rate_bps as f64 - want).abs() <= 256.0, "{}", u.rate_bps);
+    assert!(st.rtt_diff_q4() > 0 && st.rtt_diff_q4() <= RTT_SAT_Q4 as i32);
+}
+
+/// Review defect 2: with per-completion scaling, `β·g` was clamped to 2 before the scaling, so
+/// `1 − s·(β·g)` stayed positive for a small segment where the reference reaches `min_rate`.
+#[test]
+fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
+    let cfg = Config::new(Params {
+        per_completion_scaling: true,
+        ..Params::DEFAULT
+    })
+    .unwrap();
+    let mut st = State::new(&cfg);
+    st.on_completion(&cfg, &Completion::new(0, 223_679, 16_384));
+    st.on_completion(&cfg, &Completion::new(0, 63_355, 16_384));
+    let u = st.on_completion(&cfg, &Completion::new(0, 493_577, 1_779));
+    assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
+}
+
+/// f64 model of a hold after a step: the number of identical samples after the step for which
+/// the f64 gradient is still > 0.
+fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {
+    let mut d = alpha * step_ns;
+    let mut n = 0;
+    for _ in 0..holds {
+        d *= 1.0 - alpha;
+        if d / 20_000.0 > 0.0 {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Review defect 3: after a rise, a hold of identical RTTs left `rtt_diff` at +1 ulp for ever
+/// and the rate drifted down by 3.1e-7 per event. Now: the residual keeps `dec` exactly as long
+/// as the f64 gradient is non-zero (±1 event), with no effect on the rate, then increases.
+#[test]
+fn identical_rtts_after_a_rise_do_not_drift_the_rate() {
+    for (num, den) in [(7u32, 8u32), (1, 2), (3, 10), (1, 16), (1, 1), (99, 100)] {
+        let cfg = Config::new(Params {
+            alpha: Ratio::new(num, den),
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        let alpha = f64::from(num) / f64::from(den);
+        for step in [1_000u64, 37, 5_000] {
+            let mut st = State::new(&cfg);
+            st.on_completion(&cfg, &ev(0, 100_000));
+            st.on_completion(&cfg, &ev(1, 100_000 + step));
+            let holds = 30_000;
+            let mut decs = 0;
+            let mut last_dec_rate = None;
+            let mut rate_at_residual = None;
+            for i in 0..holds {
+                let u = st.on_completion(&cfg, &ev(2 + i as u64, 100_000 + step));
+                if u.branch == Branch::Dec {
+                    assert_eq!(decs, i, "α {alpha} step {step}: dec after an increase");
+                    decs += 1;
+                    last_dec_rate = Some(u.rate_bps);
+                    if st.rtt_diff_q4() == 0 {
+                        // A residual: the rate no longer moves.
+                        let r = *rate_at_residual.get_or_insert(u.rate_bps);
+                        assert_eq!(u.rate_bps, r, "α {alpha} step {step} event {i}");
+                    }
+                } else {
+                    assert!(matches!(u.branch, Branch::Inc | Branch::Hai));
+                }
+            }
+            let want = f64_dec_events(alpha, step as f64, holds);
+            // α ≥ 1/2: ±1 event. Below, the hold stalls at a value that is only known to ±½ ulp
+            // (up to one bit of magnitude): ±(1 + 1/log2(1/(1−α))) events.
+            let tol = if alpha >= 0.5 {
+                1
+            } else {
+                1 + (1.0 / (1.0 / (1.0 - alpha)).log2()).ceil() as usize
+            };
+            assert!(
+                decs.abs_diff(want) <= tol,
+                "α {alpha} step {step}: fixed {decs} dec events, f64 {want}"
+            );
+            assert!(last_dec_rate.is_some() || want <= 1);
+        }
+    }
+}
+
+/// Review defect 4: `alpha = 0`, one that rounds to 0, and small ones that lose the EWMA's
+/// accuracy were accepted.
+#[test]
+fn alpha_zero_or_below_one_sixteenth_is_rejected() {
+    for (num, den) in [(0u32, 1u32), (1, 1_000_000), (1, 1_000), (1, 17), (2, 1)] {
+        let p = Params {
+            alpha: Ratio::new(num, den),
+            ..Params::DEFAULT
+        };
+        assert_eq!(
+            Config::new(p),
+            Err(ConfigError::AlphaOutOfRange),
+            "{num}/{den}"
+        );
+    }
+    for (num, den) in [(1u32, 16u32), (1, 1), (875, 1000)] {
+        let p = Params {
+            alpha: Ratio::new(num, den),
+            ..Params::DEFAULT
+        };
+        assert!(Config::new(p).is_ok(), "{num}/{den}");
+    }
+}
+
+/// Review defect 5: rates were rounded silently to the 128 b/s unit (δ = 100 b/s became 128).
+#[test]
+fn rates_not_representable_in_128bps_units_are_rejected() {
+    let d = Params::DEFAULT;
+    for p in [
+        Params {
+            delta_bps: 100,
+            ..d
+        },
+        Params {
+            min_rate_bps: 100,
+            ..d
+        },
+        Params {
+            min_rate_bps: 10_000,
+            ..d
+        },
+    ] {
+        assert_eq!(
+            Config::new(p),
+            Err(ConfigError::RateNotRepresentable),
+            "{p:?}"
+        );
+    }
+    for p in [
+        Params {
+            delta_bps: 128,
+            ..d
+        },
+        Params {
+            min_rate_bps: 524_288 + 13,
+            ..d
+        },
+    ] {
+        assert!(Config::new(p).is_ok(), "{p:?}");
+    }
 }
 
 #[test]
-fn sign_preserving_rounding() {
-    assert_eq!(sign_preserving_round_q16(0), 0);
-    assert_eq!(sign_preserving_round_q16(1), 1);
-    assert_eq!(sign_preserving_round_q16(-1), -1);
-    assert_eq!(sign_preserving_round_q16(3 << 16), 3);
-    assert_eq!(sign_preserving_round_q16((5 << 16) + (1 << 15)), 6); // ties away
-    assert_eq!(sign_preserving_round_q16(-(5 << 16) - (1 << 15)), -6);
-    assert_eq!(sign_preserving_round_q16(i64::MAX >> 8), i32::MAX);
+fn log2_q16_is_accurate() {
+    for x in [1u64, 2, 3, 5, 20_000, 123_456_789, u64::MAX, 1 << 40] {
+        let got = f64::from(config::log2_q16(x)) / 65_536.0;
+        assert!((got - (x as f64).log2()).abs() < 1e-4, "{x}: {got}");
+    }
 }
 
 #[test]
@@ -314,7 +486,7 @@ fn app_limited_rule_suppresses_increases() {
         ..Params::DEFAULT
     })
     .unwrap();
-    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
+    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, 0, true);
     // Sending at 700 Mb/s < 80 % of 1 Gb/s: no increase.
     let mut e = ev(0, 40_000);
     e.sending_rate_bps = Some(700_000_000);
@@ -335,7 +507,7 @@ fn per_completion_scaling_divides_changes() {
     .unwrap();
     // 1 Gb/s, 1500 B: 12 µs per segment, minRTT 20 µs → 1.667 completions per minRTT,
     // s = 12/20 = 0.6: the increase is 0.6·10 Mb/s = 6 Mb/s.
-    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
+    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, 0, true);
     let u = st.on_completion(&cfg, &ev(0, 40_000));
     assert!(
         (u.rate_bps as f64 - 1.006e9).abs() < 1_000.0,
@@ -343,12 +515,33 @@ fn per_completion_scaling_divides_changes() {
         u.rate_bps
     );
     // A large segment (s = 1): unscaled.
-    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, true);
+    let mut st = State::from_raw(1_000_000_000 / 128, 100_000 * 16, 0, 0, 0, true);
     let u = st.on_completion(&cfg, &Completion::new(0, 40_000 + 52_429, 65_536));
     assert_eq!(u.rate_bps, 1_010_000_000);
 }
 
 proptest! {
+    /// The fast path and the general path agree on every event (state and result).
+    #[test]
+    fn fast_path_matches_the_general_path(
+        rtts in proptest::collection::vec((0u64..1_000_000, 0u32..70_000, 0u8..4), 1..400),
+        alpha in prop_oneof![Just((7u32, 8u32)), Just((1, 2)), Just((3, 10)), Just((1, 16)), Just((1, 1))],
+    ) {
+        let cfg = Config::new(Params { alpha: Ratio::new(alpha.0, alpha.1), ..Params::DEFAULT }).unwrap();
+        let (mut a, mut b) = (State::new(&cfg), State::new(&cfg));
+        let mut last = 0;
+        for (i, (rtt, bytes, rep)) in rtts.into_iter().enumerate() {
+            // Repeat the previous RTT often (holds).
+            let rtt = if rep == 0 { rtt } else { last };
+            last = rtt;
+            let e = Completion::new(i as u64, i as u64 + rtt, bytes);
+            let ua = a.on_completion(&cfg, &e);
+            let ub = b.on_completion_general(&cfg, &e);
+            prop_assert_eq!(ua, ub);
+            prop_assert_eq!(a, b);
+        }
+    }
+
     #[test]
     fn rate_stays_in_bounds_and_nothing_panics(
         evs in proptest::collection::vec((any::<u64>(), any::<u64>(), any::<u32>(), any::<Option<u64>>()), 1..200),
@@ -382,8 +575,8 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_raw_state_is_safe(rate: u32, prev: u32, diff: i32, cnt: u8, s: bool, t: u64, d in 0u64..10_000_000, bytes: u32) {
-        let mut st = State::from_raw(rate, prev, diff, cnt, s);
+    fn arbitrary_raw_state_is_safe(rate: u32, prev: u32, diff: i32, resid: i16, cnt: u8, s: bool, t: u64, d in 0u64..100_000_000, bytes: u32) {
+        let mut st = State::from_raw(rate, prev, diff, resid, cnt, s);
         let u = st.on_completion(&CFG, &Completion::new(t, t.saturating_add(d), bytes));
         prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == Branch::Init);
     }

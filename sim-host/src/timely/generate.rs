@@ -405,8 +405,9 @@ fn gradient_hai() -> FixtureFile {
     )
 }
 
-/// A NIC clock with 1 µs resolution and a queue that holds still: plateaus of 20–300 events at
-/// levels in every zone, joined by 3–30-event ramps; both timestamps on the 1 µs grid, so the
+/// A NIC clock with 1 µs resolution and a queue that holds still: plateaus of 20–300 events (or,
+/// one in three, 600–2500 events: past the f64 underflow) at levels in every zone, joined by
+/// 3–30-event ramps; both timestamps on the 1 µs grid, so the
 /// RTT repeats exactly for long runs (with the odd ±1 µs flicker from sub-µs jitter).
 fn identical_rtts() -> FixtureFile {
     const LEVELS_US: [f64; 10] = [
@@ -422,10 +423,11 @@ fn identical_rtts() -> FixtureFile {
         "identical_rtts.csv",
         &[
             "Scripted: 1 us NIC clock (send and completion times truncated to whole us) and a queue",
-            "that holds still: plateaus of 20-300 events at 30-700 us joined by 3-30-event ramps.",
-            "Sub-us jitter (0-300 ns, or 0-900 ns on a third of the plateaus) rarely flips a sample",
-            "by 1 us. Holds stay below ~357 events, where the f64 reference's gradient underflows",
-            "(docs/timely.md). 16 KB segments. Seed 0x1DE27.",
+            "that holds still: plateaus at 30-700 us joined by 3-30-event ramps, two thirds of them",
+            "20-300 events long, one third 600-2500 events (well past the ~357 equal samples after",
+            "which the f64 reference's gradient underflows, docs/timely.md). Sub-us jitter (0-300 ns,",
+            "or 0-900 ns on a third of the plateaus) rarely flips a sample by 1 us. 16 KB segments.",
+            "Seed 0x1DE27.",
         ],
         0x1DE27,
         move |rng, _| {
@@ -434,7 +436,11 @@ fn identical_rtts() -> FixtureFile {
                 to = LEVELS_US[(rng.next_u64() % LEVELS_US.len() as u64) as usize] * 1_000.0;
                 ramp_len = range_u64(rng, 3, 30) as usize;
                 ramp = ramp_len;
-                left = range_u64(rng, 20, 300) as usize;
+                left = if rng.next_u64() % 3 == 0 {
+                    range_u64(rng, 600, 2_500)
+                } else {
+                    range_u64(rng, 20, 300)
+                } as usize;
                 jitter = if rng.next_u64() % 3 == 0 {
                     900.0
                 } else {

@@ -124,7 +124,11 @@ fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
         LineRateTooLow => (&["line_rate_bps"], "line_rate_bps must be at least 1 Mb/s"),
         ZeroRate => (
             &["min_rate_bps", "max_rate_bps", "init_rate_bps", "delta_bps"],
-            "rates must be at least 64 b/s (one half of the 128 b/s rate unit)",
+            "rates must be non-zero",
+        ),
+        RateNotRepresentable => (
+            &["min_rate_bps", "max_rate_bps", "init_rate_bps", "delta_bps"],
+            "rates must be within 1/8192 of a multiple of 128 b/s (any rate ≥ 524288 b/s is)",
         ),
         MinAboveMax => (
             &["min_rate_bps", "max_rate_bps"],
@@ -141,10 +145,10 @@ fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
         TLowAboveTHigh => (&["t_low_ns", "t_high_ns"], "t_low_ns is above t_high_ns"),
         THighOutOfRange => (
             &["t_high_ns"],
-            "t_high_ns must be in 1 ..= 268435455 ns (the RTT format's top)",
+            "t_high_ns must be in 1 ..= 67108863 ns (the RTT format's top)",
         ),
         ZeroMinRtt => (&["min_rtt_ns"], "min_rtt_ns must be > 0"),
-        AlphaOutOfRange => (&["alpha"], "alpha must be in [0, 1]"),
+        AlphaOutOfRange => (&["alpha"], "alpha must be in [1/16, 1]"),
         BetaOutOfRange => (&["beta"], "beta must be in (0, 1]"),
         BetaOverMinRttTooSmall => (
             &["beta", "min_rtt_ns"],

@@ -49,9 +49,19 @@ pub extern "C" fn probe_timely_rtt_q4(
 /// `State::from_raw` and the raw accessors (the re-seeding path).
 #[unsafe(no_mangle)]
 #[inline(never)]
-pub extern "C" fn probe_timely_from_raw(rate: u32, prev: u32, diff: i32, cnt: u8) -> u32 {
-    let st = State::from_raw(rate, prev, diff, cnt, true);
-    st.rate_u128bps() ^ st.prev_rtt_q4() ^ (st.rtt_diff_q7() as u32) ^ u32::from(st.hai_count())
+pub extern "C" fn probe_timely_from_raw(
+    rate: u32,
+    prev: u32,
+    diff: i32,
+    resid: i16,
+    cnt: u8,
+) -> u32 {
+    let st = State::from_raw(rate, prev, diff, resid, cnt, true);
+    st.rate_u128bps()
+        ^ st.prev_rtt_q4()
+        ^ (st.rtt_diff_q4() as u32)
+        ^ (st.residual() as u32)
+        ^ u32::from(st.hai_count())
 }
 
 /// Builds the configuration (may divide) and then calls every per-event entry point.
@@ -85,5 +95,11 @@ pub fn run(seed: u32) -> u32 {
         }
         acc ^= probe_timely_rtt_q4(&cfg, black_box(0), black_box(50_000), black_box(1_500)) as u32;
     }
-    acc ^ probe_timely_from_raw(black_box(1), black_box(2), black_box(-3), black_box(4))
+    acc ^ probe_timely_from_raw(
+        black_box(1),
+        black_box(2),
+        black_box(-3),
+        black_box(5),
+        black_box(4),
+    )
 }
