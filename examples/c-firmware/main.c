@@ -176,6 +176,21 @@ static int timely(void) {
     cc_timely_flow_set_state(f, &before);
     cc_timely_flow_get_state(f, &after);
     if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q4 != before.rtt_diff_q4 || after.residual != before.residual) return 54;
+    /* The by-value calls (result in registers; rate in units of 128 b/s): the same events on a
+     * second flow give the same branches and rates. */
+    CcTimelyFlow *g = &timely_flows[4];
+    cc_timely_flow_init(g, &timely_cfg);
+    CcTimelyResult v = cc_timely_on_completion_rv(&timely_cfg, g, 0, 30000, 0);
+    if (v.branch != CC_TIMELY_BRANCH_INIT || (uint64_t)v.rate_u128bps * 128u != r0) return 55;
+    /* cc_timely_on_rtt: the caller measured the RTT (Q.4 ns, serialisation removed): 600 us. */
+    v = cc_timely_on_rtt(&timely_cfg, g, 600000ull * 16u, 0);
+    if (v.branch != CC_TIMELY_BRANCH_HIGH || (uint64_t)v.rate_u128bps * 128u != r1) return 56;
+    v = cc_timely_on_completion_rv(&timely_cfg, g, 800000, 830000, 0);
+    if (v.branch != CC_TIMELY_BRANCH_LOW || (uint64_t)v.rate_u128bps * 128u != r2) return 57;
+    v = cc_timely_on_completion_rv(&timely_cfg, g, 900000, 899999, 0);
+    if (v.branch != CC_TIMELY_BRANCH_SKIP || (uint64_t)v.rate_u128bps * 128u != r2) return 58;
+    v = cc_timely_on_rtt(&timely_cfg, g, 100000ull * 16u, 0);
+    if (v.branch != CC_TIMELY_BRANCH_DEC || (uint64_t)v.rate_u128bps * 128u != r4) return 59;
     return 0;
 }
 

@@ -342,6 +342,16 @@ typedef struct CC_FFI_ALIGNED(8) CcTimelyFlow {
   uint8_t _opaque[CC_TIMELY_FLOW_BYTES];
 } CcTimelyFlow;
 
+// The result of [`cc_timely_on_completion_rv`] and [`cc_timely_on_rtt`], returned by value
+// (8 bytes: in registers `a0`/`a1` on RISC-V).
+typedef struct CcTimelyResult {
+  // The branch taken.
+  CcTimelyBranch branch;
+  // The rate after the event in units of 128 bit/s (bit/s = `rate_u128bps · 128`, up to
+  // 549.7 Gb/s).
+  uint32_t rate_u128bps;
+} CcTimelyResult;
+
 // A completion with everything [`cc_timely_on_completion_ex`] can use.
 typedef struct CcTimelyCompletion {
   // When the segment was sent (NIC clock, ns).
@@ -575,6 +585,7 @@ void cc_timely_flow_init(struct CcTimelyFlow *flow, const struct CcTimelyConfig 
 // One completion (segment of `bytes` sent at `t_send_ns`, completed at `t_complete_ns`, NIC
 // clock): the RTT engine and Algorithm 1. Writes the new rate (bit/s) to `*out_rate_bps` and
 // returns the branch (`SKIP` when `t_complete_ns < t_send_ns`: nothing changed).
+// [`cc_timely_on_completion_rv`] is the same call with the result in registers (cheaper).
 //
 // # Safety
 // `cfg` and `flow` were initialised; `out_rate_bps` is writable.
@@ -584,6 +595,32 @@ CcTimelyBranch cc_timely_on_completion(const struct CcTimelyConfig *cfg,
                                        uint64_t t_complete_ns,
                                        uint32_t bytes,
                                        uint64_t *out_rate_bps);
+
+// [`cc_timely_on_completion`] with the result returned in registers instead of through a
+// pointer: the branch and the rate in units of 128 bit/s. The cheapest per-completion call
+// (docs/timely.md measures it); same semantics, same state.
+//
+// # Safety
+// `cfg` and `flow` were initialised.
+struct CcTimelyResult cc_timely_on_completion_rv(const struct CcTimelyConfig *cfg,
+                                                 struct CcTimelyFlow *flow,
+                                                 uint64_t t_send_ns,
+                                                 uint64_t t_complete_ns,
+                                                 uint32_t bytes);
+
+// The rate computation engine (TIMELY §3) alone, for firmware that has the RTT already (the
+// NIC reports it, or the RX path computed it): Algorithm 1 for one sample `rtt_q4` in 1/16 ns
+// with the segment's serialisation delay already removed (`t_complete − t_send −
+// bytes·8/line_rate`, clamped at 0). `bytes` matters only with per-completion scaling. Never
+// returns `SKIP`. For every completion that is not skipped, the same as
+// [`cc_timely_on_completion_rv`] with that completion (the same code runs).
+//
+// # Safety
+// `cfg` and `flow` were initialised.
+struct CcTimelyResult cc_timely_on_rtt(const struct CcTimelyConfig *cfg,
+                                       struct CcTimelyFlow *flow,
+                                       uint64_t rtt_q4,
+                                       uint32_t bytes);
 
 // [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the
 // full result (rate, RTT, whether the rule suppressed an increase) in `*out`.

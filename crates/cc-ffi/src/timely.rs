@@ -236,6 +236,7 @@ pub unsafe extern "C" fn cc_timely_flow_init(flow: *mut CcTimelyFlow, cfg: *cons
 /// One completion (segment of `bytes` sent at `t_send_ns`, completed at `t_complete_ns`, NIC
 /// clock): the RTT engine and Algorithm 1. Writes the new rate (bit/s) to `*out_rate_bps` and
 /// returns the branch (`SKIP` when `t_complete_ns < t_send_ns`: nothing changed).
+/// [`cc_timely_on_completion_rv`] is the same call with the result in registers (cheaper).
 ///
 /// # Safety
 /// `cfg` and `flow` were initialised; `out_rate_bps` is writable.
@@ -249,11 +250,148 @@ pub unsafe extern "C" fn cc_timely_on_completion(
     out_rate_bps: *mut u64,
 ) -> CcTimelyBranch {
     // SAFETY: caller contract.
+    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    match st.on_completion_fast(c, &Completion::new(t_send_ns, t_complete_ns, bytes)) {
+        Some(u) => {
+            // SAFETY: caller contract.
+            unsafe { block::out(out_rate_bps, u.rate_bps) };
+            u.branch.into()
+        }
+        // Same arguments in the same registers: a tail call, so the fast path needs no frame.
+        // SAFETY: caller contract (passed on unchanged).
+        None => unsafe {
+            on_completion_general(cfg, flow, t_send_ns, t_complete_ns, bytes, out_rate_bps)
+        },
+    }
+}
+
+/// The general path of [`cc_timely_on_completion`] (out of line, reached by a tail call).
+///
+/// # Safety
+/// As [`cc_timely_on_completion`].
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn on_completion_general(
+    cfg: *const CcTimelyConfig,
+    flow: *mut CcTimelyFlow,
+    t_send_ns: u64,
+    t_complete_ns: u64,
+    bytes: u32,
+    out_rate_bps: *mut u64,
+) -> CcTimelyBranch {
+    // SAFETY: caller contract.
     let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_completion(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes));
+    let u = st.on_completion_general(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes));
     // SAFETY: caller contract.
     unsafe { block::out(out_rate_bps, u.rate_bps) };
     u.branch.into()
+}
+
+/// The result of [`cc_timely_on_completion_rv`] and [`cc_timely_on_rtt`], returned by value
+/// (8 bytes: in registers `a0`/`a1` on RISC-V).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcTimelyResult {
+    /// The branch taken.
+    pub branch: CcTimelyBranch,
+    /// The rate after the event in units of 128 bit/s (bit/s = `rate_u128bps · 128`, up to
+    /// 549.7 Gb/s).
+    pub rate_u128bps: u32,
+}
+
+impl CcTimelyResult {
+    #[inline(always)]
+    fn of(st: &State, branch: Branch) -> Self {
+        Self {
+            branch: branch.into(),
+            rate_u128bps: st.rate_u128bps(),
+        }
+    }
+}
+
+/// [`cc_timely_on_completion`] with the result returned in registers instead of through a
+/// pointer: the branch and the rate in units of 128 bit/s. The cheapest per-completion call
+/// (docs/timely.md measures it); same semantics, same state.
+///
+/// # Safety
+/// `cfg` and `flow` were initialised.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_timely_on_completion_rv(
+    cfg: *const CcTimelyConfig,
+    flow: *mut CcTimelyFlow,
+    t_send_ns: u64,
+    t_complete_ns: u64,
+    bytes: u32,
+) -> CcTimelyResult {
+    // SAFETY: caller contract.
+    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    match st.on_completion_fast(c, &Completion::new(t_send_ns, t_complete_ns, bytes)) {
+        Some(u) => CcTimelyResult::of(st, u.branch),
+        // SAFETY: caller contract (passed on unchanged; tail call).
+        None => unsafe { on_completion_rv_general(cfg, flow, t_send_ns, t_complete_ns, bytes) },
+    }
+}
+
+/// The general path of [`cc_timely_on_completion_rv`].
+///
+/// # Safety
+/// As [`cc_timely_on_completion_rv`].
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn on_completion_rv_general(
+    cfg: *const CcTimelyConfig,
+    flow: *mut CcTimelyFlow,
+    t_send_ns: u64,
+    t_complete_ns: u64,
+    bytes: u32,
+) -> CcTimelyResult {
+    // SAFETY: caller contract.
+    let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    let u = st.on_completion_general(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes));
+    CcTimelyResult::of(st, u.branch)
+}
+
+/// The rate computation engine (TIMELY §3) alone, for firmware that has the RTT already (the
+/// NIC reports it, or the RX path computed it): Algorithm 1 for one sample `rtt_q4` in 1/16 ns
+/// with the segment's serialisation delay already removed (`t_complete − t_send −
+/// bytes·8/line_rate`, clamped at 0). `bytes` matters only with per-completion scaling. Never
+/// returns `SKIP`. For every completion that is not skipped, the same as
+/// [`cc_timely_on_completion_rv`] with that completion (the same code runs).
+///
+/// # Safety
+/// `cfg` and `flow` were initialised.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_timely_on_rtt(
+    cfg: *const CcTimelyConfig,
+    flow: *mut CcTimelyFlow,
+    rtt_q4: u64,
+    bytes: u32,
+) -> CcTimelyResult {
+    // SAFETY: caller contract.
+    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    match st.on_rtt_fast(c, rtt_q4) {
+        Some(u) => CcTimelyResult::of(st, u.branch),
+        // SAFETY: caller contract (passed on unchanged; tail call).
+        None => unsafe { on_rtt_general(cfg, flow, rtt_q4, bytes) },
+    }
+}
+
+/// The general path of [`cc_timely_on_rtt`].
+///
+/// # Safety
+/// As [`cc_timely_on_rtt`].
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn on_rtt_general(
+    cfg: *const CcTimelyConfig,
+    flow: *mut CcTimelyFlow,
+    rtt_q4: u64,
+    bytes: u32,
+) -> CcTimelyResult {
+    // SAFETY: caller contract.
+    let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    let u = st.on_rtt_general(cfg, rtt_q4, bytes, None);
+    CcTimelyResult::of(st, u.branch)
 }
 
 /// [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the

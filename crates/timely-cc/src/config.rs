@@ -188,6 +188,9 @@ pub struct Config {
     pub(crate) scale_mul_q8: u64,
     /// An optional §5 rule is on (the slow increase/decrease variants are used).
     pub(crate) optional: bool,
+    /// The fast path takes RTTs (Q4) below this: `min(T_high, RTT_SAT) + 1`, or 0 (never)
+    /// when an optional rule is on — one compare for all three conditions.
+    pub(crate) fast_lim_q4: u32,
 }
 
 /// `round(x / 128)` as the `u32` rate format, `None` unless within `x/8192` of it
@@ -366,6 +369,7 @@ impl Config {
                 ((1u64 << 32) / l as u64) as u32
             }
         };
+        let optional = p.per_completion_scaling || p.app_limited.is_some();
         Ok(Self {
             params: p,
             min_rate_u,
@@ -388,7 +392,14 @@ impl Config {
             resid_c_q16,
             resid_inv_l,
             scale_mul_q8,
-            optional: p.per_completion_scaling || p.app_limited.is_some(),
+            optional,
+            fast_lim_q4: if optional {
+                0
+            } else {
+                // T_high_q4 ≤ (2^28 − 1)·16 < 2^32 − 1: + 1 fits.
+                let t = p.t_high_ns << RTT_FRAC_BITS;
+                (if t < RTT_SAT_Q4 { t } else { RTT_SAT_Q4 }) + 1
+            },
         })
     }
 

@@ -303,10 +303,12 @@ impl State {
     /// branch. Division-free, panic-free; 32-bit arithmetic except on the `T_high` branch, for
     /// RTT spans ≥ 67 ms and for the optional §5 rules.
     ///
-    /// Two implementations of the same semantics: a call-free fast path (inlined) for the
-    /// common events — RTT span < 67 ms, `low`/`inc`/`hai`/`dec`, no optional rule, no residual
-    /// to start — which changes nothing when it declines, and the general path for the rest
-    /// (the tests check that both give identical results on every fixture event).
+    /// Two implementations of the same semantics: a call-free fast path (inlined,
+    /// [`on_completion_fast`](Self::on_completion_fast)) for the common events — RTT span
+    /// < 67 ms, `low`/`inc`/`hai`/`dec`, no optional rule, no residual to start — which changes
+    /// nothing when it declines, and the general path
+    /// ([`on_completion_general`](Self::on_completion_general)) for the rest (the tests check
+    /// that both give identical results and states).
     #[inline(always)]
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
         match self.on_completion_fast(cfg, ev) {
@@ -323,6 +325,7 @@ impl State {
 
     /// The general path from the event's fields (so that a caller holding them in registers
     /// does not build the event in memory on the fast path).
+    #[cold]
     #[inline(never)]
     fn general_from_parts(
         &mut self,
@@ -343,16 +346,59 @@ impl State {
         )
     }
 
-    /// The fast path: `None` (state untouched) when the event needs the general path.
+    /// The fast path of [`on_completion`](Self::on_completion) alone (inlined, no calls):
+    /// `Some` with exactly what `on_completion` returns, or `None` — state untouched — when the
+    /// event needs [`on_completion_general`](Self::on_completion_general). For wrappers that
+    /// want the general path out of line (e.g. as a tail call, so the fast path keeps no stack
+    /// frame).
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // as in the general path
-    fn on_completion_fast(&mut self, cfg: &Config, ev: &Completion) -> Option<Update> {
+    pub fn on_completion_fast(&mut self, cfg: &Config, ev: &Completion) -> Option<Update> {
         let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        if dt_ns >= FAST_DT_NS || !self.started || cfg.optional {
+        if dt_ns >= FAST_DT_NS {
             return None;
         }
-        let rtt = Self::rtt_q4_fast(cfg, dt_ns, ev.bytes);
-        if rtt > cfg.t_high_q4 {
+        // dt < 2^26 ns: the RTT is < 2^30 (Q4), within the stored format.
+        self.rtt_fast(cfg, Self::rtt_q4_fast(cfg, dt_ns, ev.bytes))
+    }
+
+    /// The rate computation engine (§3) on its own, for firmware that measured the RTT itself
+    /// (a NIC that reports it, or an RX path that computed it): Algorithm 1 for one RTT sample
+    /// `rtt_q4` in `Q.4` ns (serialisation delay already removed, as [`rtt_q4`](Self::rtt_q4)
+    /// computes it). `bytes` (segment size) is used only by per-completion scaling and
+    /// `sending_rate_bps` only by the application-limited rule (§5). Never returns
+    /// [`Branch::Skip`]. `on_completion(ev)` is exactly `on_rtt(rtt_q4(ev), ev.bytes,
+    /// ev.sending_rate_bps)` for every event that is not skipped: both run the same code.
+    #[inline(always)]
+    pub fn on_rtt(
+        &mut self,
+        cfg: &Config,
+        rtt_q4: u64,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        match self.on_rtt_fast(cfg, rtt_q4) {
+            Some(u) => u,
+            None => self.on_rtt_general(cfg, rtt_q4, bytes, sending_rate_bps),
+        }
+    }
+
+    /// The fast path of [`on_rtt`](Self::on_rtt) alone: `None` (state untouched) when the
+    /// sample needs [`on_rtt_general`](Self::on_rtt_general).
+    #[inline(always)]
+    pub fn on_rtt_fast(&mut self, cfg: &Config, rtt_q4: u64) -> Option<Update> {
+        // ≥ 2^32: above any T_high, general path.
+        let rtt = u32::try_from(rtt_q4).ok()?;
+        self.rtt_fast(cfg, rtt)
+    }
+
+    /// The shared fast path: Algorithm 1 for `low`/`inc`/`hai`/`dec` without an optional rule
+    /// or a residual to start; `None` (state untouched) otherwise.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // as in the general path
+    fn rtt_fast(&mut self, cfg: &Config, rtt: u32) -> Option<Update> {
+        // fast_lim_q4 = min(T_high, RTT_SAT) + 1, or 0 (never) when an optional rule is on:
+        // one compare for "not T_high, within the stored format, no optional rule".
+        if rtt >= cfg.fast_lim_q4 || !self.started {
             return None;
         }
         // Alg. 1: new_rtt_diff = new_rtt − prev_rtt; rtt_diff = d + α·(new_rtt_diff − d)
@@ -433,25 +479,33 @@ impl State {
 
     /// The general path: every event (the reference implementation of the fast path).
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
     pub fn on_completion_general(&mut self, cfg: &Config, ev: &Completion) -> Update {
         let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        // Stored RTT (saturated at 67 ms) and the full value when it differs.
-        let (rtt, full) = if dt_ns < FAST_DT_NS {
-            (Self::rtt_q4_fast(cfg, dt_ns, ev.bytes), None)
+        let rtt_q4 = if dt_ns < FAST_DT_NS {
+            u64::from(Self::rtt_q4_fast(cfg, dt_ns, ev.bytes))
         } else {
             match Self::rtt_q4(cfg, ev) {
                 None => return self.skip(),
-                Some(r) => (
-                    u32::try_from(r).unwrap_or(u32::MAX).min(RTT_SAT_Q4),
-                    Some(r),
-                ),
+                Some(r) => r,
             }
         };
-        let rtt_q4 = match full {
-            Some(r) => r,
-            None => u64::from(rtt),
-        };
+        self.on_rtt_general(cfg, rtt_q4, ev.bytes, ev.sending_rate_bps)
+    }
+
+    /// The general path of [`on_rtt`](Self::on_rtt) (and of
+    /// [`on_completion_general`](Self::on_completion_general) after the RTT engine): every
+    /// sample.
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
+    pub fn on_rtt_general(
+        &mut self,
+        cfg: &Config,
+        rtt_q4: u64,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        // Stored RTT: saturated at 67 ms; `rtt_q4` itself is reported and used for `T_high`.
+        let rtt = u32::try_from(rtt_q4).unwrap_or(u32::MAX).min(RTT_SAT_Q4);
         if !self.started {
             // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
             return self.init(rtt, rtt_q4);
@@ -481,11 +535,14 @@ impl State {
 
         let (branch, app_limited) = if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            (Branch::Low, self.grow(cfg, cfg.delta_u, ev))
+            (
+                Branch::Low,
+                self.grow(cfg, cfg.delta_u, bytes, sending_rate_bps),
+            )
         } else if rtt > cfg.t_high_q4 {
             // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
             self.hai_count = 0;
-            self.high(cfg, rtt_q4, ev.bytes);
+            self.high(cfg, rtt_q4, bytes);
             (Branch::High, false)
         } else if g_sign <= 0 {
             // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
@@ -493,14 +550,20 @@ impl State {
             self.hai_count = self.hai_count.saturating_add(1);
             if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
                 // Alg. 1: rate ← rate + N·δ
-                (Branch::Hai, self.grow(cfg, cfg.delta_hai_u, ev))
+                (
+                    Branch::Hai,
+                    self.grow(cfg, cfg.delta_hai_u, bytes, sending_rate_bps),
+                )
             } else {
-                (Branch::Inc, self.grow(cfg, cfg.delta_u, ev))
+                (
+                    Branch::Inc,
+                    self.grow(cfg, cfg.delta_u, bytes, sending_rate_bps),
+                )
             }
         } else {
             // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
             self.hai_count = 0;
-            self.dec(cfg, self.rtt_diff_q4, ev.bytes);
+            self.dec(cfg, self.rtt_diff_q4, bytes);
             (Branch::Dec, false)
         };
         // Finally clamp rate to [min_rate, max_rate] (min ≤ max by construction).
@@ -612,9 +675,9 @@ impl State {
     /// whether the application-limited rule suppressed it.
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // saturating
-    fn grow(&mut self, cfg: &Config, step: u32, ev: &Completion) -> bool {
+    fn grow(&mut self, cfg: &Config, step: u32, bytes: u32, sending_rate_bps: Option<u64>) -> bool {
         if cfg.optional {
-            return self.grow_optional(cfg, step, ev);
+            return self.grow_optional(cfg, step, bytes, sending_rate_bps);
         }
         self.rate_u = self.rate_u.saturating_add(step);
         false
@@ -623,14 +686,20 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96 in u128
-    fn grow_optional(&mut self, cfg: &Config, step: u32, ev: &Completion) -> bool {
-        if let (Some(s), Some(r)) = (ev.sending_rate_bps, cfg.params.app_limited) {
+    fn grow_optional(
+        &mut self,
+        cfg: &Config,
+        step: u32,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> bool {
+        if let (Some(s), Some(r)) = (sending_rate_bps, cfg.params.app_limited) {
             // §5: increase only if sending·den ≥ num·rate (exact in u128).
             if u128::from(s) * u128::from(r.den) < u128::from(r.num) * u128::from(self.rate_bps()) {
                 return true;
             }
         }
-        let step = match self.scale_q30(cfg, ev.bytes) {
+        let step = match self.scale_q30(cfg, bytes) {
             None => step,
             // step · s (≤ 2^30) < 2^62, back to units: ≤ step.
             Some(s) => u32::try_from((u64::from(step) * u64::from(s)) >> 30).unwrap_or(u32::MAX),

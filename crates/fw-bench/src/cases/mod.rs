@@ -82,6 +82,20 @@ pub const CASES: &[Case] = &[
         goal: Some(Goal { median_max: 50 }),
         run: timely::run_on_completion,
     },
+    Case {
+        algorithm: "TIMELY",
+        symbol: "cc_timely_on_completion_rv",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 50 }),
+        run: timely::run_on_completion_rv,
+    },
+    Case {
+        algorithm: "TIMELY",
+        symbol: "cc_timely_on_rtt",
+        image: Image::CFirmware,
+        goal: None,
+        run: timely::run_on_rtt,
+    },
     // HPCC per ACK, one case per hop count (goals: 1 hop ≤ 100, 5 hops ≤ 250).
     Case {
         algorithm: "HPCC",

@@ -88,12 +88,38 @@ fn branch_name(code: u32) -> Result<&'static str> {
         4 => "hai",
         5 => "inc",
         6 => "dec",
-        c => bail!("cc_timely_on_completion returned {c}"),
+        c => bail!("a cc_timely entry point returned branch {c}"),
     })
+}
+
+/// Which C entry point a run calls.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// `cc_timely_on_completion(cfg, flow, t_send, t_complete, bytes, &rate) -> branch`.
+    CompletionOut,
+    /// `cc_timely_on_completion_rv(cfg, flow, t_send, t_complete, bytes) -> {branch, rate_u}`.
+    CompletionRv,
+    /// `cc_timely_on_rtt(cfg, flow, rtt_q4, bytes) -> {branch, rate_u}`, with the RTT the host
+    /// RTT engine computes (skipped events are not sent: the firmware would not have an RTT).
+    Rtt,
 }
 
 /// `cc_timely_on_completion(cfg, flow, t_send_ns, t_complete_ns, bytes, &rate) -> CcTimelyBranch`.
 pub fn run_on_completion(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run(m, ctx, Entry::CompletionOut)
+}
+
+/// `cc_timely_on_completion_rv(cfg, flow, t_send_ns, t_complete_ns, bytes) -> CcTimelyResult`.
+pub fn run_on_completion_rv(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run(m, ctx, Entry::CompletionRv)
+}
+
+/// `cc_timely_on_rtt(cfg, flow, rtt_q4, bytes) -> CcTimelyResult`.
+pub fn run_on_rtt(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+    run(m, ctx, Entry::Rtt)
+}
+
+fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
     let dir = ctx.fixtures.join("timely");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -122,13 +148,34 @@ pub fn run_on_completion(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
         for &(ts, tc, bytes) in rows.iter().take(share) {
             let lo = |x: u64| x as u32;
             let hi = |x: u64| (x >> 32) as u32;
-            let r = m.call(
-                "cc_timely_on_completion",
-                &[cfg, flow, lo(ts), hi(ts), lo(tc), hi(tc), bytes, out],
-            )?;
-            let b = m.read_bytes(out, 8)?;
-            let rate = u64::from_le_bytes(b.try_into().map_err(|_| anyhow::anyhow!("rate"))?);
-            let want = host.on_completion(&host_cfg, &Completion::new(ts, tc, bytes));
+            let ev = Completion::new(ts, tc, bytes);
+            let (r, rate) = match entry {
+                Entry::CompletionOut => {
+                    let r = m.call(
+                        "cc_timely_on_completion",
+                        &[cfg, flow, lo(ts), hi(ts), lo(tc), hi(tc), bytes, out],
+                    )?;
+                    let b = m.read_bytes(out, 8)?;
+                    let rate =
+                        u64::from_le_bytes(b.try_into().map_err(|_| anyhow::anyhow!("rate"))?);
+                    (r, rate)
+                }
+                Entry::CompletionRv => {
+                    let r = m.call(
+                        "cc_timely_on_completion_rv",
+                        &[cfg, flow, lo(ts), hi(ts), lo(tc), hi(tc), bytes],
+                    )?;
+                    (r, u64::from(r.a1) * timely_cc::RATE_UNIT_BPS)
+                }
+                Entry::Rtt => {
+                    let Some(rtt) = State::rtt_q4(&host_cfg, &ev) else {
+                        continue;
+                    };
+                    let r = m.call("cc_timely_on_rtt", &[cfg, flow, lo(rtt), hi(rtt), bytes])?;
+                    (r, u64::from(r.a1) * timely_cc::RATE_UNIT_BPS)
+                }
+            };
+            let want = host.on_completion(&host_cfg, &ev);
             let name = branch_name(r.a0)?;
             ensure!(
                 name == Branch::name(want.branch) && rate == want.rate_bps,
