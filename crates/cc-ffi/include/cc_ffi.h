@@ -36,7 +36,7 @@
 #define CC_TIMELY_FLOW_BYTES 16
 
 // Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
-#define CC_TIMELY_CONFIG_BYTES 192
+#define CC_TIMELY_CONFIG_BYTES 208
 
 // Result of a fallible call. `CC_STATUS_OK` is 0; every error is non-zero.
 enum CcStatus

@@ -13,7 +13,7 @@ use crate::{CcStatus, block};
 /// Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 pub const CC_TIMELY_FLOW_BYTES: usize = 16;
 /// Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
-pub const CC_TIMELY_CONFIG_BYTES: usize = 192;
+pub const CC_TIMELY_CONFIG_BYTES: usize = 208;
 
 /// Opaque per-flow state (16 bytes). Allocate one per flow, initialise with
 /// [`cc_timely_flow_init`].

@@ -178,8 +178,17 @@ pub struct Config {
     pub(crate) ser_frac: u32,
     /// Larger segments are clamped to this size: their delay is ≥ 2^30 Q4 (67 ms) anyway.
     pub(crate) ser_max_bytes: u32,
-    pub(crate) hai_n: u32,
-    pub(crate) hai_after: u8,
+    /// HAI from this many `g ≤ 0` completions in a row: `hai_after`, or 256 (never: the
+    /// counter saturates at 255) when `N = 1` (HAI would equal `inc`).
+    pub(crate) hai_from: u32,
+    /// The increase `rate + δ` needs no clamp and no saturation exactly when
+    /// `rate − inc_lo < inc_span` (wrapping): see [`IncRange`].
+    pub(crate) inc: IncRange,
+    /// The same for the HAI step `N·δ`.
+    pub(crate) hai: IncRange,
+    /// `max − min + 1` (≥ 1, ≤ 2^32 − 1 since `min ≥ 1`): `r` needs no clamp exactly when
+    /// `r − min < rate_span` (wrapping).
+    pub(crate) rate_span: u32,
     /// Residual horizon: `1075 − 4 − log2 minRTT` in `Q16` (see `State::residual_events`).
     pub(crate) resid_c_q16: i32,
     /// `2^32 / log2(1/(1−α))_Q16`; 0 when `α = 1` (no residual).
@@ -191,6 +200,35 @@ pub struct Config {
     /// The fast path takes RTTs (Q4) below this: `min(T_high, RTT_SAT) + 1`, or 0 (never)
     /// when an optional rule is on — one compare for all three conditions.
     pub(crate) fast_lim_q4: u32,
+}
+
+/// The rates (units of 128 b/s) for which an increase by `step` lands inside `[min, max]`
+/// without saturating: `rate ∈ [lo, lo + span)`, tested as one wrapping subtraction and one
+/// unsigned compare, `rate.wrapping_sub(lo) < span`. Outside it (a re-seeded state outside the
+/// bounds, or the increase reaching `max`) the caller saturates and clamps in full.
+///
+/// `lo = max(min − step, 0)` and `lo + span − 1 = max − step`: then `rate + step ≤ max` and
+/// `rate + step ≥ min`. `span = 0` (the test never passes) when `step > max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct IncRange {
+    pub(crate) lo: u32,
+    pub(crate) span: u32,
+}
+
+impl IncRange {
+    /// `1 ≤ min ≤ max`, `step ≥ 1` (both checked by `Config::new` before).
+    #[allow(clippy::arithmetic_side_effects)] // step ≥ 1: max − step + 1 − lo ≤ 2^32 − 1; lo ≤ max − step
+    const fn new(min: u32, max: u32, step: u32) -> Self {
+        if step > max {
+            return Self { lo: 0, span: 0 };
+        }
+        let lo = min.saturating_sub(step);
+        Self {
+            lo,
+            span: max - step + 1 - lo,
+        }
+    }
 }
 
 /// `round(x / 128)` as the `u32` rate format, `None` unless within `x/8192` of it
@@ -387,8 +425,10 @@ impl Config {
             ser_int,
             ser_frac,
             ser_max_bytes,
-            hai_n: p.hai_n,
-            hai_after: p.hai_after as u8,
+            hai_from: if p.hai_n > 1 { p.hai_after } else { 256 },
+            inc: IncRange::new(min_rate_u, max_rate_u, delta_u),
+            hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u),
+            rate_span: max_rate_u - min_rate_u + 1,
             resid_c_q16,
             resid_inv_l,
             scale_mul_q8,

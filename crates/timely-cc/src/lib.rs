@@ -161,7 +161,9 @@ pub struct State {
     rtt_diff_q4: i32,
     resid: i16,
     hai_count: u8,
-    started: bool,
+    /// 0 before the first valid sample, 1 after (a `u8`, not a `bool`: the fast path tests it
+    /// with one load and one branch).
+    started: u8,
 }
 
 /// RTT spans below this (ns) take the 32-bit path: `dt·16 < 2^30` fits the stored format.
@@ -173,6 +175,30 @@ const DIFF_MAX_Q4: i32 = RTT_SAT_Q4 as i32;
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u32·u32 < 2^64; >> 32 fits u32
 const fn mulhu(x: u32, y: u32) -> u32 {
     ((x as u64 * y as u64) >> 32) as u32
+}
+
+/// Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
+#[inline(always)]
+const fn clamp(cfg: &Config, r: u32) -> u32 {
+    if r > cfg.max_rate_u {
+        cfg.max_rate_u
+    } else if r < cfg.min_rate_u {
+        cfg.min_rate_u
+    } else {
+        r
+    }
+}
+
+/// `clamp(rate + step)` with `rate + step` saturating (as the general path computes it), with
+/// one range test when no clamp and no saturation can occur (`config::IncRange`).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects)] // inside the range, rate + step ≤ max (IncRange)
+const fn increase(cfg: &Config, rate: u32, range: config::IncRange, step: u32) -> u32 {
+    if rate.wrapping_sub(range.lo) < range.span {
+        rate + step
+    } else {
+        clamp(cfg, rate.saturating_add(step))
+    }
 }
 
 /// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0).
@@ -193,7 +219,7 @@ impl State {
             rtt_diff_q4: 0,
             resid: 0,
             hai_count: 0,
-            started: false,
+            started: 0,
         }
     }
 
@@ -225,7 +251,7 @@ impl State {
             },
             resid,
             hai_count,
-            started,
+            started: started as u8,
         }
     }
 
@@ -263,7 +289,7 @@ impl State {
     /// Whether the first valid sample has been seen.
     #[must_use]
     pub const fn started(&self) -> bool {
-        self.started
+        self.started != 0
     }
 
     /// The RTT of a completion in `Q.4` ns (§3): `t_complete − t_send − bytes·8/line_rate`,
@@ -398,7 +424,7 @@ impl State {
     fn rtt_fast(&mut self, cfg: &Config, rtt: u32) -> Option<Update> {
         // fast_lim_q4 = min(T_high, RTT_SAT) + 1, or 0 (never) when an optional rule is on:
         // one compare for "not T_high, within the stored format, no optional rule".
-        if rtt >= cfg.fast_lim_q4 || !self.started {
+        if rtt >= cfg.fast_lim_q4 || self.started == 0 {
             return None;
         }
         // Alg. 1: new_rtt_diff = new_rtt − prev_rtt; rtt_diff = d + α·(new_rtt_diff − d)
@@ -436,23 +462,25 @@ impl State {
         self.resid = r_new;
         let branch = if rtt < cfg.t_low_q4 {
             // Alg. 1: rate ← rate + δ (HAI counter untouched)
-            self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+            self.rate_u = increase(cfg, self.rate_u, cfg.inc, cfg.delta_u);
             Branch::Low
         } else if g_sign <= 0 {
-            self.hai_count = self.hai_count.saturating_add(1);
-            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
+            // Saturating at 255 as in the general path: c ≤ 256, c − (c >> 8) ≤ 255.
+            let c = u32::from(self.hai_count) + 1;
+            self.hai_count = (c - (c >> 8)) as u8;
+            if c >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
-                self.rate_u = self.rate_u.saturating_add(cfg.delta_hai_u);
+                self.rate_u = increase(cfg, self.rate_u, cfg.hai, cfg.delta_hai_u);
                 Branch::Hai
             } else {
-                self.rate_u = self.rate_u.saturating_add(cfg.delta_u);
+                self.rate_u = increase(cfg, self.rate_u, cfg.inc, cfg.delta_u);
                 Branch::Inc
             }
         } else {
             // Alg. 1: rate ← rate·(1 − β·g)
             self.hai_count = 0;
             let du = d_new.unsigned_abs();
-            self.rate_u = if du >= cfg.dthr_q4 {
+            let r = if du >= cfg.dthr_q4 {
                 0
             } else {
                 cut_rate(
@@ -460,14 +488,13 @@ impl State {
                     mulhu(du.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1,
                 )
             };
+            // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
+            self.rate_u = if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
+                r
+            } else {
+                clamp(cfg, r)
+            };
             Branch::Dec
-        };
-        self.rate_u = if self.rate_u > cfg.max_rate_u {
-            cfg.max_rate_u
-        } else if self.rate_u < cfg.min_rate_u {
-            cfg.min_rate_u
-        } else {
-            self.rate_u
         };
         Some(Update {
             rate_bps: self.rate_bps(),
@@ -506,7 +533,7 @@ impl State {
     ) -> Update {
         // Stored RTT: saturated at 67 ms; `rtt_q4` itself is reported and used for `T_high`.
         let rtt = u32::try_from(rtt_q4).unwrap_or(u32::MAX).min(RTT_SAT_Q4);
-        if !self.started {
+        if self.started == 0 {
             // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
             return self.init(rtt, rtt_q4);
         }
@@ -548,7 +575,7 @@ impl State {
             // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
             // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
             self.hai_count = self.hai_count.saturating_add(1);
-            if self.hai_count >= cfg.hai_after && cfg.hai_n > 1 {
+            if u32::from(self.hai_count) >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
                 (
                     Branch::Hai,
@@ -567,13 +594,7 @@ impl State {
             (Branch::Dec, false)
         };
         // Finally clamp rate to [min_rate, max_rate] (min ≤ max by construction).
-        self.rate_u = if self.rate_u > cfg.max_rate_u {
-            cfg.max_rate_u
-        } else if self.rate_u < cfg.min_rate_u {
-            cfg.min_rate_u
-        } else {
-            self.rate_u
-        };
+        self.rate_u = clamp(cfg, self.rate_u);
         Update {
             rate_bps: self.rate_bps(),
             branch,
@@ -596,7 +617,7 @@ impl State {
     #[cold]
     #[inline(never)]
     fn init(&mut self, rtt: u32, rtt_q4: u64) -> Update {
-        self.started = true;
+        self.started = 1;
         self.prev_rtt_q4 = rtt;
         self.rtt_diff_q4 = 0;
         self.resid = 0;

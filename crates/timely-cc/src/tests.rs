@@ -29,6 +29,12 @@ fn started(rtt_ns: u64) -> State {
 #[test]
 fn state_is_16_bytes() {
     assert_eq!(core::mem::size_of::<State>(), 16);
+    // The C block CcTimelyConfig (cc-ffi) must hold it; 208 on a 64-bit host.
+    assert!(
+        core::mem::size_of::<Config>() <= 208,
+        "{}",
+        core::mem::size_of::<Config>()
+    );
 }
 
 #[test]
@@ -539,6 +545,78 @@ proptest! {
             let ub = b.on_completion_general(&cfg, &e);
             prop_assert_eq!(ua, ub);
             prop_assert_eq!(a, b);
+        }
+    }
+
+    /// The fast path and the general path agree from arbitrary raw states (rates outside the
+    /// bounds, any EWMA, residual and counter), and on configurations where the increase can
+    /// reach `max_rate` or exceed it in one step (the `IncRange` fallbacks).
+    #[test]
+    fn fast_path_matches_the_general_path_from_raw_states(
+        rate: u32, prev in 0u32..(1 << 30), diff in -(1i32 << 30)..(1 << 30), resid: i16, cnt: u8,
+        started: bool,
+        evs in proptest::collection::vec((0u64..800_000, 0u32..70_000), 1..40),
+        cfg_no in 0usize..4,
+    ) {
+        let cfg = [
+            Params::DEFAULT,
+            // N·δ > max: the HAI step always clamps; δ = max − min.
+            Params { min_rate_bps: 10_000_000, max_rate_bps: 40_000_000, init_rate_bps: 40_000_000, delta_bps: 30_000_000, ..Params::DEFAULT },
+            // δ > max: every increase clamps.
+            Params { min_rate_bps: 1_000_000, max_rate_bps: 5_000_000, init_rate_bps: 5_000_000, ..Params::DEFAULT },
+            // N = 1: never HAI.
+            Params { hai_n: 1, hai_after: 0, ..Params::DEFAULT },
+        ][cfg_no];
+        let cfg = Config::new(cfg).unwrap();
+        let mut a = State::from_raw(rate, prev, diff, resid, cnt, started);
+        let mut b = a;
+        for (i, (rtt, bytes)) in evs.into_iter().enumerate() {
+            let e = Completion::new(i as u64, i as u64 + rtt, bytes);
+            let ua = a.on_completion(&cfg, &e);
+            let ub = b.on_completion_general(&cfg, &e);
+            prop_assert_eq!(ua, ub);
+            prop_assert_eq!(a, b);
+        }
+    }
+
+    /// The rate engine alone (`on_rtt`, fast and general) does exactly what `on_completion`
+    /// does after the RTT engine, for every event that is not skipped.
+    #[test]
+    fn on_rtt_matches_on_completion(
+        evs in proptest::collection::vec((0u64..1_000_000, 0u64..200_000_000, 0u32..70_000, 0u8..6), 1..300),
+        rate: u32, cnt: u8, opt in 0usize..3,
+    ) {
+        let cfg = Config::new(Params {
+            app_limited: (opt == 1).then_some(Ratio::new(4, 5)),
+            per_completion_scaling: opt == 2,
+            ..Params::DEFAULT
+        }).unwrap();
+        let mut a = State::from_raw(rate, 0, 0, 0, cnt, false);
+        let (mut b, mut c) = (a, a);
+        let mut last = 0;
+        for (i, (rtt, long, bytes, kind)) in evs.into_iter().enumerate() {
+            // Mostly realistic RTTs, often repeated, sometimes > 67 ms or reversed (skip).
+            let (ts, tc) = match kind {
+                0 => (i as u64 + long, i as u64),
+                1 => (i as u64, i as u64 + long),
+                2 | 3 => (i as u64, i as u64 + last),
+                _ => (i as u64, i as u64 + rtt),
+            };
+            last = tc.saturating_sub(ts);
+            let sr = (i % 3 == 0).then_some(u64::from(bytes) * 100_000);
+            let e = Completion { t_send_ns: ts, t_complete_ns: tc, bytes, sending_rate_bps: sr };
+            let ua = a.on_completion(&cfg, &e);
+            match State::rtt_q4(&cfg, &e) {
+                None => prop_assert_eq!(ua.branch, Branch::Skip),
+                Some(r) => {
+                    let ub = b.on_rtt(&cfg, r, bytes, sr);
+                    prop_assert_eq!(ua, ub);
+                    let uc = c.on_rtt_general(&cfg, r, bytes, sr);
+                    prop_assert_eq!(ua, uc);
+                }
+            }
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(a, c);
         }
     }
 
