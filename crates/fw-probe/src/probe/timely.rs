@@ -33,6 +33,26 @@ pub extern "C" fn probe_timely_on_completion(
     u.rate_bps ^ (u.branch as u64) ^ u.rtt_q4
 }
 
+/// `State::on_rtt`: the rate computation engine alone (a precomputed RTT).
+#[unsafe(no_mangle)]
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // called from Rust only
+pub extern "C" fn probe_timely_on_rtt(
+    cfg: &Config,
+    st: &mut State,
+    rtt_q4: u64,
+    bytes: u32,
+    sending_rate_bps: u64,
+) -> u64 {
+    let sr = if sending_rate_bps == 0 {
+        None
+    } else {
+        Some(sending_rate_bps)
+    };
+    let u = st.on_rtt(cfg, rtt_q4, bytes, sr);
+    u.rate_bps ^ (u.branch as u64) ^ u.rtt_q4
+}
+
 /// `State::rtt_q4`: the RTT engine alone.
 #[unsafe(no_mangle)]
 #[inline(never)]
@@ -88,6 +108,16 @@ pub fn run(seed: u32) -> u32 {
                 black_box(&mut st),
                 black_box(i * 20_000),
                 black_box(i * 20_000 + 100_000 + i * 150_000),
+                black_box(16_384),
+                black_box(5_000_000_000),
+            );
+            acc = acc.wrapping_add(r as u32);
+        }
+        for i in 0..4u64 {
+            let r = probe_timely_on_rtt(
+                black_box(&cfg),
+                black_box(&mut st),
+                black_box((100_000 + i * 250_000) << 4),
                 black_box(16_384),
                 black_box(5_000_000_000),
             );
