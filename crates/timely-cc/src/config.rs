@@ -178,8 +178,9 @@ pub struct Config {
     pub(crate) ser_frac: u32,
     /// Larger segments are clamped to this size: their delay is ≥ 2^30 Q4 (67 ms) anyway.
     pub(crate) ser_max_bytes: u32,
-    /// HAI from this many `g ≤ 0` completions in a row: `hai_after`, or 256 (never: the
-    /// counter saturates at 255) when `N = 1` (HAI would equal `inc`).
+    /// HAI from this many `g ≤ 0` completions in a row: `hai_after`, or 257 (never) when
+    /// `N = 1` (HAI would equal `inc`). 257, not 256: the fast path compares the count + 1
+    /// before saturation (≤ 256), the general path the saturated count (≤ 255).
     pub(crate) hai_from: u32,
     /// The increase `rate + δ` needs no clamp and no saturation exactly when
     /// `rate − inc_lo < inc_span` (wrapping): see [`IncRange`].
@@ -425,7 +426,7 @@ impl Config {
             ser_int,
             ser_frac,
             ser_max_bytes,
-            hai_from: if p.hai_n > 1 { p.hai_after } else { 256 },
+            hai_from: if p.hai_n > 1 { p.hai_after } else { 257 },
             inc: IncRange::new(min_rate_u, max_rate_u, delta_u),
             hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u),
             rate_span: max_rate_u - min_rate_u + 1,

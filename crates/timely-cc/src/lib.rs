@@ -468,6 +468,8 @@ impl State {
             // Saturating at 255 as in the general path: c ≤ 256, c − (c >> 8) ≤ 255.
             let c = u32::from(self.hai_count) + 1;
             self.hai_count = (c - (c >> 8)) as u8;
+            // c is the count before saturation (≤ 256); hai_from ≤ 255 or 257 (never): the
+            // same answer as the saturated count (regression test in proptest-regressions).
             if c >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
                 self.rate_u = increase(cfg, self.rate_u, cfg.hai, cfg.delta_hai_u);

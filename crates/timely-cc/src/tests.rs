@@ -659,3 +659,20 @@ proptest! {
         prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == Branch::Init);
     }
 }
+
+/// Regression: with `N = 1` and the HAI counter saturated at 255, the fast path compared the
+/// unsaturated count (256) with a "never" threshold of 256 and took `hai`; the general path
+/// (and Algorithm 1: `N = 1` is never hyperactive) takes `inc`.
+#[test]
+fn hai_never_with_n_1_and_saturated_counter() {
+    let cfg = Config::new(Params {
+        hai_n: 1,
+        hai_after: 0,
+        ..Params::DEFAULT
+    })
+    .unwrap();
+    let mut st = State::from_raw(1_000_000, 100_000 * 16, 0, 0, 255, true);
+    let u = st.on_completion(&cfg, &Completion::new(0, 90_000, 0));
+    assert_eq!(u.branch, Branch::Inc);
+    assert_eq!(st.hai_count(), 255);
+}
