@@ -34,6 +34,8 @@
 
 mod config;
 
+use heapless::Deque;
+
 pub use config::{Config, ConfigError, Multiplier};
 
 /// A priority: P0 is the highest, P4 the lowest (bulk; no watermarks, never in debt).
@@ -262,16 +264,19 @@ impl State {
     }
 }
 
-/// One connection's conductor: five FIFO queues of up to `N` descriptors each (`1 ≤ N ≤ 65 535`,
-/// checked at compile time), and the hysteresis [`State`].
+/// One connection's conductor: five FIFO queues of up to `N` descriptors each (`N ≥ 1`, checked
+/// at compile time), and the hysteresis [`State`].
 ///
 /// Layout, chosen for the per-decision cost (docs/cats.md § "Cost per decision"): each queue is
-/// a ring of `N` descriptors with a `u16` start index and count; the head message of each queue
-/// is also cached — handle, length and bytes already fed — in three `[u32; 5]` arrays indexed by
-/// the priority, so a decision that does not finish a message touches only `4·j`-offset words
-/// and never the ring. Size: `40·N + 60 + 20 + 20 + 1`, rounded up to 4 — for `N = 16`, 744
-/// bytes on every target (no `usize` fields), asserted in the crate's tests and at compile time
-/// in the riscv32 probe. The [`Config`] is not part of it: one config serves every connection.
+/// a [`heapless::Deque`] of `N` descriptors; the head message of each queue is also cached —
+/// handle, length and bytes already fed — in three `[u32; 5]` arrays indexed by the priority, so
+/// a decision that does not finish a message touches only `4·j`-offset words and never the
+/// deque (only a finished message pops it and reads the next head). A `Deque<Descriptor, N>` is
+/// `8·N` bytes of slots plus two `usize` indices and a `full` flag, so the size depends on the
+/// pointer width: `5·(8·N + 9 → align 4) + 60 + 20 + 1 → align 4` on 32-bit targets (`N = 16`:
+/// 784 bytes) and `5·(8·N + 17 → align 8) + 60 + 20 + 1 → align 8` on 64-bit hosts (`N = 16`:
+/// 848 bytes); asserted in the crate's tests and at compile time in the riscv32 probe. The
+/// [`Config`] is not part of it: one config serves every connection.
 #[derive(Debug, Clone)]
 pub struct Conductor<const N: usize> {
     /// Handle of each queue's head message (valid while the queue is non-empty).
@@ -280,14 +285,11 @@ pub struct Conductor<const N: usize> {
     head_len: [u32; 5],
     /// Bytes of each queue's head message already fed (`< head_len`; valid while non-empty).
     head_sent: [u32; 5],
-    /// Per queue: ring slot of the head message, and messages queued (head included).
-    first: [u16; 5],
-    count: [u16; 5],
     state: State,
-    /// Bit `p` set when queue `p` holds at least one descriptor (`count[p] > 0`); bits 5..7 are 0.
+    /// Bit `p` set when queue `p` holds at least one descriptor; bits 5..7 are 0.
     nonempty: u8,
-    /// The rings; slot `first[p]` holds the head (a copy of the cache above).
-    ring: [[Descriptor; N]; 5],
+    /// The queues; the front of each (head included, a copy of the cache above).
+    queues: [Deque<Descriptor, N>; 5],
 }
 
 impl<const N: usize> Default for Conductor<N> {
@@ -297,8 +299,8 @@ impl<const N: usize> Default for Conductor<N> {
 }
 
 impl<const N: usize> Conductor<N> {
-    /// `N` must fit the `u16` ring indices and be at least 1.
-    const CAPACITY_OK: () = assert!(N >= 1 && N <= u16::MAX as usize, "1 ≤ N ≤ 65 535");
+    /// A queue must hold at least one descriptor (`heapless::Deque` checks the same).
+    const CAPACITY_OK: () = assert!(N >= 1, "N ≥ 1");
 
     /// Empty queues, zero debts.
     pub const fn new() -> Self {
@@ -307,14 +309,9 @@ impl<const N: usize> Conductor<N> {
             head_handle: [0; 5],
             head_len: [0; 5],
             head_sent: [0; 5],
-            first: [0; 5],
-            count: [0; 5],
             state: State::new(),
             nonempty: 0,
-            ring: [[Descriptor {
-                handle: 0,
-                len_bytes: 0,
-            }; N]; 5],
+            queues: [const { Deque::new() }; 5],
         }
     }
 
@@ -335,7 +332,7 @@ impl<const N: usize> Conductor<N> {
 
     /// Messages waiting in queue `p` (including a partly sent head).
     pub fn queued_messages(&self, p: Prio) -> usize {
-        self.count.get(p.index()).map_or(0, |&c| usize::from(c))
+        self.queues.get(p.index()).map_or(0, Deque::len)
     }
 
     /// Appends a message to queue `prio`. Makes no scheduling decision: call
@@ -346,30 +343,15 @@ impl<const N: usize> Conductor<N> {
         if desc.len_bytes == 0 {
             return Err(EnqueueError::ZeroLength(desc));
         }
-        let (Some(count), Some(&first), Some(ring)) = (
-            self.count.get_mut(p),
-            self.first.get(p),
-            self.ring.get_mut(p),
-        ) else {
+        let Some(q) = self.queues.get_mut(p) else {
             return Err(EnqueueError::QueueFull(desc)); // p ≤ 4: unreachable
         };
-        let c = usize::from(*count);
-        if c >= N {
-            return Err(EnqueueError::QueueFull(desc));
-        }
-        // Tail slot = (first + count) mod N, without a division: first < N and count < N, so
-        // the sum is < 2N and one conditional subtraction reduces it (no overflow: N < 2^16).
-        let t = usize::from(first).wrapping_add(c);
-        let tail = if t >= N { t.wrapping_sub(N) } else { t };
-        let Some(slot) = ring.get_mut(tail) else {
-            return Err(EnqueueError::QueueFull(desc)); // tail < N: unreachable
-        };
-        *slot = desc;
-        // c < N ≤ u16::MAX: the increment cannot wrap.
-        *count = count.wrapping_add(1);
-        if c == 0 {
+        q.push_back(desc).map_err(EnqueueError::QueueFull)?;
+        let bit = 1u8 << p;
+        if self.nonempty & bit == 0 {
+            // The queue was empty: the new message is its head.
             self.set_head(p, desc);
-            self.nonempty |= 1 << p;
+            self.nonempty |= bit;
         }
         Ok(())
     }
@@ -492,38 +474,15 @@ impl<const N: usize> Conductor<N> {
     /// Removes queue `j`'s finished head message and caches the next one, if any.
     #[inline(always)]
     fn pop_head(&mut self, j: usize, bit: u8) {
-        let (Some(count), Some(first), Some(ring)) = (
-            self.count.get_mut(j),
-            self.first.get_mut(j),
-            self.ring.get(j),
-        ) else {
-            return;
+        let Some(q) = self.queues.get_mut(j) else {
+            return; // j ≤ 4
         };
-        let c = *count; // ≥ 1: the queue is non-empty
-        if c <= 1 {
-            *count = 0;
-            // Emptied: `first` may stay where it is (the next enqueue writes slot `first`), and
-            // the stale head cache is overwritten by that enqueue too.
-            self.nonempty &= !bit;
-            return;
-        }
-        *count = c.wrapping_sub(1); // c ≥ 2: no wrap
-        // first < N ≤ u16::MAX: first + 1 ≤ N fits; a mask (N a power of two, decided at
-        // compile time) or one comparison wraps it.
-        let f = usize::from(*first).wrapping_add(1);
-        let f = if N.is_power_of_two() {
-            f & N.wrapping_sub(1)
-        } else if f >= N {
-            0
-        } else {
-            f
-        };
-        #[allow(clippy::cast_possible_truncation)] // f < N ≤ u16::MAX
-        {
-            *first = f as u16;
-        }
-        if let Some(&next) = ring.get(f) {
-            self.set_head(j, next);
+        // The popped descriptor is the cached head, already reported in its chunks.
+        let _ = q.pop_front();
+        match q.front() {
+            Some(&next) => self.set_head(j, next),
+            // Emptied: the stale head cache is overwritten by the next enqueue.
+            None => self.nonempty &= !bit,
         }
     }
 }

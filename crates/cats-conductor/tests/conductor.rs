@@ -120,12 +120,24 @@ fn state_sizes() {
     // Documented in docs/cats.md: 4 debts + 2 masks, padded.
     assert_eq!(core::mem::size_of::<State>(), 20);
     assert_eq!(core::mem::size_of::<Descriptor>(), 8);
-    // Conductor<N>: rings 5·8·N + head cache 3·5·4 + u16 first/count 2·5·2 + State 20 + mask 1,
-    // rounded up to 4; no usize field, so the same on every target (fw-probe asserts riscv32).
-    // N = 16: 640 + 60 + 20 + 20 + 1 = 741 → 744.
-    assert_eq!(core::mem::size_of::<Conductor<16>>(), 744);
-    assert_eq!(core::mem::align_of::<Conductor<16>>(), 4);
-    assert_eq!(core::mem::size_of::<Conductor<1>>(), 144);
+    // Conductor<N>: 5 heapless::Deque<Descriptor, N> (8·N slots + front/back usize + full flag,
+    // padded to the usize alignment) + head cache 3·5·4 + State 20 + mask 1, padded.
+    // 32-bit (fw-probe asserts riscv32): deque 8·N + 9 → align 4.
+    //   N = 16: 5·140 + 60 + 20 + 1 = 781 → 784;  N = 1: 5·20 + 81 = 181 → 184.
+    // 64-bit: deque 8·N + 17 → align 8.
+    //   N = 16: 5·152 + 81 = 841 → 848;  N = 1: 5·32 + 81 = 241 → 248.
+    #[cfg(target_pointer_width = "32")]
+    {
+        assert_eq!(core::mem::size_of::<Conductor<16>>(), 784);
+        assert_eq!(core::mem::align_of::<Conductor<16>>(), 4);
+        assert_eq!(core::mem::size_of::<Conductor<1>>(), 184);
+    }
+    #[cfg(target_pointer_width = "64")]
+    {
+        assert_eq!(core::mem::size_of::<Conductor<16>>(), 848);
+        assert_eq!(core::mem::align_of::<Conductor<16>>(), 8);
+        assert_eq!(core::mem::size_of::<Conductor<1>>(), 248);
+    }
 }
 
 #[test]

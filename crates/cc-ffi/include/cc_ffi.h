@@ -15,10 +15,17 @@
 // Descriptors per priority queue of one connection (the conductor's const-generic `N`).
 #define CC_CATS_QUEUE_CAPACITY 16
 
-// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` (the same on every
-// target: 5 rings of 16 descriptors, the cached head of each queue, `u16` ring indices, the
-// 20-byte debt state and the non-empty mask).
-#define CC_CATS_CONN_BYTES 744
+#if !defined(__LP64__)
+// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32)
+// targets (5 `heapless::Deque`s of 16 descriptors with `usize` indices, the cached head of each
+// queue, the 20-byte debt state and the non-empty mask).
+#define CC_CATS_CONN_BYTES 784
+#endif
+
+#if defined(__LP64__)
+// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' `usize` indices are 8 bytes).
+#define CC_CATS_CONN_BYTES 848
+#endif
 
 // Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 80).
 #define CC_CATS_CONFIG_BYTES 80

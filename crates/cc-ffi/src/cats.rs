@@ -2,9 +2,10 @@
 //!
 //! One [`CcCatsConfig`] (validated parameters, shared by every connection) and one
 //! [`CcCatsConn`] per connection (five descriptor queues of [`CC_CATS_QUEUE_CAPACITY`] entries,
-//! head offsets and the 20-byte debt state). Per event: [`cc_cats_enqueue`] when the application
-//! hands over a message, [`cc_cats_next_chunk`] for each scheduling decision (call it after every
-//! enqueue, and in a loop while it returns `CC_CATS_SEND` when send-buffer space frees up).
+//! the cached head of each and the 20-byte debt state). Per event: [`cc_cats_enqueue`] when the
+//! application hands over a message, [`cc_cats_next_chunk`] for each scheduling decision (call it
+//! after every enqueue, and in a loop while it returns `CC_CATS_SEND` when send-buffer space
+//! frees up).
 //! Semantics: `docs/cats.md`.
 
 use cats_conductor::{Conductor, Config, Decision, Descriptor, EnqueueError, Multiplier, Prio};
@@ -16,10 +17,14 @@ pub const CC_CATS_QUEUE_CAPACITY: usize = 16;
 
 type Conn = Conductor<CC_CATS_QUEUE_CAPACITY>;
 
-/// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` (the same on every
-/// target: 5 rings of 16 descriptors, the cached head of each queue, `u16` ring indices, the
-/// 20-byte debt state and the non-empty mask).
-pub const CC_CATS_CONN_BYTES: usize = 744;
+/// Bytes of a [`CcCatsConn`] block: `size_of` the Rust `Conductor<16>` on ilp32 (riscv32)
+/// targets (5 `heapless::Deque`s of 16 descriptors with `usize` indices, the cached head of each
+/// queue, the 20-byte debt state and the non-empty mask).
+#[cfg(not(target_pointer_width = "64"))]
+pub const CC_CATS_CONN_BYTES: usize = 784;
+/// Bytes of a [`CcCatsConn`] block on LP64 hosts (the queues' `usize` indices are 8 bytes).
+#[cfg(target_pointer_width = "64")]
+pub const CC_CATS_CONN_BYTES: usize = 848;
 
 /// Bytes of a [`CcCatsConfig`] block (`size_of` the Rust `Config`: 80).
 pub const CC_CATS_CONFIG_BYTES: usize = 80;

@@ -308,7 +308,7 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
             4,
         )?;
         let cfg = m.alloc(cc_ffi::cats::CC_CATS_CONFIG_BYTES as u32, 8)?;
-        // The host's block size (808) is ≥ the target's (744): room enough either way.
+        // The host's block size (848) is ≥ the target's (784): room enough either way.
         let conn = m.alloc(cc_ffi::cats::CC_CATS_CONN_BYTES as u32, 8)?;
         let out = m.alloc(20, 4)?;
         let r = m.call("cc_cats_config_init", &[cfg, params])?;

@@ -7,7 +7,7 @@ use core::hint::black_box;
 type Conn = Conductor<16>;
 
 // The documented 32-bit sizes (docs/cats.md): checked where they are true.
-const _: () = assert!(core::mem::size_of::<Conn>() == 744);
+const _: () = assert!(core::mem::size_of::<Conn>() == 784);
 const _: () = assert!(core::mem::size_of::<cats_conductor::State>() == 20);
 const _: () = assert!(core::mem::size_of::<Config>() == 80);
 // A firmware build can refuse a configuration that relies on the L−1 clamp (Eq. 1) at compile time.
