@@ -47,9 +47,8 @@
 pub mod fixed;
 pub mod int;
 
-use cc_math::wrap::wrapping_delta;
 use core::num::NonZeroU32;
-use fixed::{Scale, recip_refined};
+use fixed::{Scale, recip_refined, shr64_small};
 pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
@@ -163,11 +162,13 @@ pub struct Config {
     inv_t: Scale,
     /// `W_q8 ↦ W·8/T` in bit/s.
     rate: Scale,
-    /// Per speed code: `qlen_units ↦ qlen·80/(B·T)` in Q32.32.
-    q_coef: [Scale; 10],
-    /// Per speed code: `128/B` ns per `tx` unit (B in bytes/ns) as `mant·2^-shift`, `mant`
-    /// normalised to `[2^31, 2^32)`.
-    tx_coef: [Scale; 10],
+    /// Per speed code (index = the 4-bit code): `a | b << 16` with `a = 5·S`, `b = 8·S`,
+    /// `S = 1600 Gb/s / B` (160, 64, 40, 32, 16, 8, 4, 2, 1 for 10G … 1.6T; 0 for the reserved
+    /// codes). The per-hop numerator `N = a·qmin·Δts + b·Δtx·T` is then an exact integer with
+    /// `u' = N / (12.5·T·Δts)` (see [`hop_numerator`]).
+    hop_ab: [u32; 16],
+    /// `N ↦ N·2^32/(12.5·T)` (times `1/Δts` gives `u'` in Q32.32): `2^33/(25·T)`.
+    u_scale: Scale,
 }
 
 /// `round(n / d)` for const evaluation (`d > 0`).
@@ -222,22 +223,16 @@ impl Config {
         let Some(rate) = Scale::from_ratio(8_000_000_000, 256 * t) else {
             return Err(ConfigError::BaseRtt);
         };
-        let mut q_coef = [Scale { mant: 0, shift: 0 }; 10];
-        let mut tx_coef = [Scale { mant: 0, shift: 0 }; 10];
+        // u' = N/(12.5·T·Δts), so u'·2^32 = N · (2^33/(25·T)) / Δts.
+        let Some(u_scale) = Scale::from_ratio(1 << 33, 25 * t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        let mut hop_ab = [0u32; 16];
         let mut code = 1;
         while code < 10 {
-            let bps = int::SPEED_BPS[code] as u128;
-            // B in bytes/ns = bps/8e9. qlen·80/(B·T)·2^32 = qlen · 80·2^32·8e9/(bps·T)
-            // (≤ 80·2^32/1250 < 2^32 at 10G, T = 1000: a Scale).
-            match Scale::from_ratio((80u128 << 32) * 8_000_000_000, bps * t) {
-                Some(s) => q_coef[code] = s,
-                None => return Err(ConfigError::BaseRtt),
-            }
-            // 128/B = 128·8e9/bps ns per unit: 102.4 at 10G … 0.64 at 1.6T.
-            match Scale::from_ratio(128 * 8_000_000_000, bps) {
-                Some(s) => tx_coef[code] = s,
-                None => return Err(ConfigError::NicRate),
-            }
+            // S = 1600 Gb/s / B: an integer for every speed code (1600 is their LCM).
+            let s = (1_600_000_000_000 / int::SPEED_BPS[code]) as u32;
+            hop_ab[code] = (5 * s) | ((8 * s) << 16);
             code += 1;
         }
         Ok(Config {
@@ -249,8 +244,8 @@ impl Config {
             eta_q32,
             inv_t,
             rate,
-            q_coef,
-            tx_coef,
+            hop_ab,
+            u_scale,
         })
     }
 
@@ -468,17 +463,22 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         int: &[u8],
     ) -> (u32, Branch) {
-        let branch = match IntView::<MAX_HOPS>::parse(int) {
-            Ok(view) => self.step(cfg, ack_seq, snd_nxt, &view),
-            Err(_) => Branch::Bad,
+        // The checks of `IntView::parse` (same acceptance, no error details): header present,
+        // nhop ≤ MAX_HOPS, length 2 + 8·nhop, every speed code in 1..=9.
+        let branch = match int {
+            [b0, b1, body @ ..]
+                if usize::from(b0 >> 4) <= MAX_HOPS
+                    && body.len() == usize::from(b0 >> 4).wrapping_mul(int::HOP_BYTES)
+                    && body.chunks_exact(int::HOP_BYTES).all(|c| {
+                        c.first()
+                            .is_some_and(|&b| (VALID_CODES >> (b >> 4)) & 1 != 0)
+                    }) =>
+            {
+                self.step(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
+            }
+            _ => Branch::Bad,
         };
         (self.w_q8, branch)
-    }
-
-    fn store(&mut self, view: &IntView<'_, MAX_HOPS>) {
-        for (dst, w) in self.hops.iter_mut().zip(view.hop_words()) {
-            *dst = w;
-        }
     }
 
     /// Per-ACK update (paper Algorithm 1) from an already validated INT block.
@@ -489,7 +489,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         view: &IntView<'_, MAX_HOPS>,
     ) -> Update {
-        let branch = self.step(cfg, ack_seq, snd_nxt, view);
+        let body = view.as_bytes().get(int::HEADER_BYTES..).unwrap_or(&[]);
+        let branch = self.step(cfg, ack_seq, snd_nxt, view.header(), body);
         Update {
             window_q8_bytes: self.w_q8,
             rate_bps: cfg.rate_bps(self.w_q8),
@@ -497,16 +498,17 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         }
     }
 
-    /// Algorithm 1 on a validated block: updates the state, returns the branch.
+    /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, every speed
+    /// code valid, `nhop ≤ MAX_HOPS`): updates the state, returns the branch.
     #[inline]
     fn step(
         &mut self,
         cfg: &Config,
         ack_seq: u32,
         snd_nxt: u32,
-        view: &IntView<'_, MAX_HOPS>,
+        header: u16,
+        body: &[u8],
     ) -> Branch {
-        let header = view.header();
         if !self.has_int || header != self.int_header {
             // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
             let branch = if self.has_int {
@@ -517,43 +519,39 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.has_int = true;
             self.int_header = header;
             self.hops = [0; MAX_HOPS];
-            self.store(view);
+            for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
+                *dst = hop_word(c);
+            }
             self.last_update_seq = snd_nxt;
             return branch;
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
-        // (u, τ) of the most utilised hop; the first one wins ties (strict `>` below).
-        let mut best: Option<(u64, u32)> = None;
-        for (prev, w) in self.hops.iter_mut().zip(view.hop_words()) {
+        // The most utilised hop as (N, Δts) with u' = N/(12.5·T·Δts) (N exact, see
+        // `hop_numerator`); the first one wins ties (strict `>` of exact cross products).
+        let t = cfg.params.base_rtt_ns;
+        let mut best_n = 0u64;
+        let mut best_dts = 0u32; // 0: no hop measured yet
+        for (prev, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
+            let w = hop_word(c);
             let old = *prev;
             *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
-            // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units.
-            let dts = wrapping_delta::<{ int::TS_BITS }>(int::word_ts(w), int::word_ts(old));
-            let Some(dts_nz) = NonZeroU32::new(dts) else {
+            let Some((n, dts)) = hop_numerator(cfg, t, w, old) else {
                 continue; // Δts = 0: no rate can be measured on this hop
             };
-            let dtx = wrapping_delta::<{ int::TX_BITS }>(int::word_tx(w), int::word_tx(old));
-            let qmin = int::word_qlen(w).min(int::word_qlen(old));
-            let code = usize::from(int::word_code(w));
-            let (Some(qc), Some(&tc)) = (cfg.q_coef.get(code), cfg.tx_coef.get(code)) else {
-                continue; // unreachable for a parsed view (codes 1..=9); raw parts may hold anything
-            };
-            // Alg. 1 l.5 / Eqn 2: u' = min(qlen, qlen_prev)·80/(B·T) + txRate/B   (Q32.32)
-            let q_term = qc.apply(u32::from(qmin)); // < 4195·2^32 < 2^45
-            let tx_term = tx_term_q32(dtx, tc, dts_nz); // < 2^27·2^32
-            // Saturating only formally: both terms together stay below 2^60 (module docs).
-            let u1 = q_term.saturating_add(tx_term);
-            match best {
-                Some((u, _)) if u1 <= u => {}
-                _ => best = Some((u1, dts)), // Alg. 1 l.6–7: u = u'; τ = Δts
+            // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u' (u'_i > u_best ⇔ N_i·Δts_best
+            // > N_best·Δts_i: both sides exact integers, so ties are exact).
+            if best_dts == 0 || cross_gt(n, best_dts, best_n, dts) {
+                best_n = n;
+                best_dts = dts;
             }
         }
-        let Some((u, tau)) = best else {
+        let Some(tau) = NonZeroU32::new(best_dts) else {
             return Branch::Skip;
         };
+        let u = u_q32_of(cfg, best_n, tau);
+        let tau = tau.get();
         // Alg. 1 l.8: τ = min(τ, T)
-        let t = cfg.params.base_rtt_ns;
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
         self.u_q32 = if tau >= t {
             u // weight 1
@@ -600,36 +598,98 @@ fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-/// `txRate/B = Δtx·(128/B)/Δts` in Q32.32 (never saturates for 20-bit `Δtx`, 24-bit `Δts`).
+/// Bit `c` set for every valid speed code `c` (1 ..= 9).
+const VALID_CODES: u32 = 0x3FE;
+
+/// One hop's 8 bytes as the big-endian 64-bit word (`B << 60 | ts << 36 | tx << 16 | qlen`).
+#[inline(always)]
+fn hop_word(c: &[u8]) -> u64 {
+    match *c {
+        [b0, b1, b2, b3, b4, b5, b6, b7] => u64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+        _ => 0, // unreachable: callers pass `chunks_exact(8)`
+    }
+}
+
+/// The numerator `N` of hop `w` (against its previous word `old`) and `Δts`, or `None` when
+/// `Δts = 0`.
 ///
-/// `128/B = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 25 ..= 32`), `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`,
-/// `s ∈ 31 ..= 54`). First `k = c·m >> 32` (one `mulhu`; `k ∈ (2^29, 2^31]`, relative rounding
-/// ≤ 2^-29), then `Δtx·k` (< 2^51) is shifted by `cs + s − 64 ∈ −8 ..= 22` (left for negative):
-/// the result `< 2^59`, i.e. `u' < 2^27` as the module docs derive.
+/// Alg. 1 l.5 / Eqn 2, `B` in bytes/ns = `G·10^9/8e9` for `G` Gb/s:
+/// `u' = qmin·80/(B·T) + Δtx·128/(Δts·B) = (8/G)·(80·qmin·Δts + 128·T·Δtx)/(T·Δts)`.
+/// With `S = 1600/G` (an integer for every speed code), `8/G = S/200`, so
+/// `u' = N/(12.5·T·Δts)` with `N = 5S·qmin·Δts + 8S·Δtx·T` — an exact integer:
+/// `5S·qmin < 800·2^16 < 2^26`, `·Δts < 2^50`; `8S·Δtx < 1280·2^20 < 2^31`, `·T < 2^55`; so
+/// `N < 2^56`. `T` is the same for every hop, so comparing `N_i/Δts_i` compares `u'_i` exactly.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // high/low words of a u64; 4-bit code
+fn hop_numerator(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
+    let (hi, lo) = ((w >> 32) as u32, w as u32);
+    let (ohi, olo) = ((old >> 32) as u32, old as u32);
+    // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units; the masked
+    // 32-bit difference is the difference modulo 2^24 (2^20).
+    let dts = (hi >> 4).wrapping_sub(ohi >> 4) & 0xFF_FFFF;
+    if dts == 0 {
+        return None;
+    }
+    let tx = (hi << 16) | (lo >> 16);
+    let otx = (ohi << 16) | (olo >> 16);
+    let dtx = tx.wrapping_sub(otx) & 0xF_FFFF;
+    let qmin = (lo & 0xFFFF).min(olo & 0xFFFF);
+    // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any 4-bit
+    // index is in range (`get` keeps it panic-free regardless).
+    let ab = cfg.hop_ab.get((hi >> 28) as usize).copied().unwrap_or(0);
+    let (a, b) = (ab & 0xFFFF, ab >> 16);
+    // a·qmin < 2^26, b·Δtx < 2^31: u32 products; the two u64 products < 2^50 and < 2^55.
+    let n = u64::from(a.wrapping_mul(qmin))
+        .wrapping_mul(u64::from(dts))
+        .wrapping_add(u64::from(b.wrapping_mul(dtx)).wrapping_mul(u64::from(t)));
+    Some((n, dts))
+}
+
+/// `n · d` (`n < 2^56`, `d < 2^32`) as the 88-bit value `(high 56 bits above bit 32, low 32 bits)`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn mul_56x32(n: u64, d: u32) -> (u64, u32) {
+    let p0 = u64::from(n as u32).wrapping_mul(u64::from(d));
+    let p1 = u64::from((n >> 32) as u32).wrapping_mul(u64::from(d)); // < 2^24·2^32
+    (p1.wrapping_add(p0 >> 32), p0 as u32) // < 2^56 + 2^32: no wrap
+}
+
+/// `n1·d2 > n2·d1`, exactly (`n < 2^56`, `d < 2^24`).
+#[inline(always)]
+fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
+    if (n1 | n2) >> 32 == 0 {
+        // Both numerators fit 32 bits (the usual case): 32×32 → 64 products.
+        n1.wrapping_mul(u64::from(d2)) > n2.wrapping_mul(u64::from(d1))
+    } else {
+        mul_56x32(n1, d2) > mul_56x32(n2, d1)
+    }
+}
+
+/// `u = N/(12.5·T·Δts)` in Q32.32, `= N·(2^33/(25·T))/Δts`: one reciprocal per ACK.
+///
+/// `2^33/(25T) = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 13 ..= 27` for `T ∈ [1000, 2^24)`),
+/// `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`, `s ∈ 31 ..= 54`). `k = c·m >> 32` (one `mulhu`,
+/// `k < 2^31 + 1`, relative rounding ≤ 2^-29); `N·k < 2^88` is shifted right by
+/// `cs + s − 32 ∈ 12 ..= 49` (truncating). The result is `< 2^59` (`u' < 2^27`: module
+/// docs).
 #[inline]
-fn tx_term_q32(dtx_units: u32, tx_coef: Scale, dts: NonZeroU32) -> u64 {
+#[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
+fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
-    // c·m < 2^63: the high word is < 2^31 and fits u32.
-    #[allow(clippy::cast_possible_truncation)]
-    let k = (u64::from(tx_coef.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
-    let v = u64::from(dtx_units).wrapping_mul(u64::from(k)); // < 2^20·2^31
-    // cs + s ≤ 32 + 62: no overflow; the result is the right shift (or left shift when < 64).
-    let sh = tx_coef.shift.wrapping_add(r.shift);
-    match sh.checked_sub(64) {
-        // Round to nearest: v + 2^(e−1) < 2^51 + 2^62.
-        Some(0) => v,
-        Some(e) => v
-            .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
-            .wrapping_shr(e),
-        // Left by ≤ 8 (Δts < 2^8 at ≥ 1.6T): v < 2^51 → < 2^59 (checked_shl only guards the
-        // amount; saturating if raw parts ever get here with nonsense).
+    let k = (u64::from(cfg.u_scale.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
+    let (mid, low) = mul_56x32(n, k);
+    let (mid_hi, mid_lo) = ((mid >> 32) as u32, mid as u32);
+    let sh = cfg.u_scale.shift.wrapping_add(r.shift).wrapping_sub(32);
+    // Truncating: the dropped part is below one Q32.32 unit (2^-32), far below k's 2^-29.
+    match sh.checked_sub(32) {
+        // sh ≥ 32: mid >> (sh − 32) (the low word is all fraction).
+        Some(0) => mid,
+        Some(e) => shr64_small(mid_hi, mid_lo, e),
+        // sh ∈ 12 ..= 31: (mid·2^32 + low) >> sh; bits above 2^64 are zero (result < 2^59).
         None => {
-            let l = 64u32.wrapping_sub(sh);
-            if l > 12 {
-                u64::MAX >> 4
-            } else {
-                v.wrapping_shl(l)
-            }
+            let r_hi = shr64_small(mid_hi, mid_lo, sh) as u32;
+            let r_lo = shr64_small(mid_lo, low, sh) as u32;
+            (u64::from(r_hi) << 32) | u64::from(r_lo)
         }
     }
 }
