@@ -169,6 +169,8 @@ pub struct Config {
     hop_ab: [u32; 16],
     /// `N ↦ N·2^32/(12.5·T)` (times `1/Δts` gives `u'` in Q32.32): `2^33/(25·T)`.
     u_scale: Scale,
+    /// `N ↦ N·2^32/(12.5·T²)`: `(τ/T)·u` in Q32.32 when `τ = Δts < T`.
+    a_scale: Scale,
 }
 
 /// `round(n / d)` for const evaluation (`d > 0`).
@@ -227,6 +229,10 @@ impl Config {
         let Some(u_scale) = Scale::from_ratio(1 << 33, 25 * t) else {
             return Err(ConfigError::BaseRtt);
         };
+        // (τ/T)·u·2^32 = N·2^32/(12.5·T²) = N · 2^33/(25·T²)  (2^-16/12.5 at T = 2^24: a Scale).
+        let Some(a_scale) = Scale::from_ratio(1 << 33, 25 * t * t) else {
+            return Err(ConfigError::BaseRtt);
+        };
         let mut hop_ab = [0u32; 16];
         let mut code = 1;
         while code < 10 {
@@ -246,6 +252,7 @@ impl Config {
             rate,
             hop_ab,
             u_scale,
+            a_scale,
         })
     }
 
@@ -549,16 +556,13 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         let Some(tau) = NonZeroU32::new(best_dts) else {
             return Branch::Skip;
         };
-        let u = u_q32_of(cfg, best_n, tau);
-        let tau = tau.get();
         // Alg. 1 l.8: τ = min(τ, T)
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
-        self.u_q32 = if tau >= t {
-            u // weight 1
+        self.u_q32 = if tau.get() >= t {
+            u_q32_of(cfg, best_n, tau) // weight 1: U = u = N/(12.5·T·Δts)
         } else {
-            // w = τ/T in Q0.32; τ < T ≤ 2^24 so w ≤ 2^32 − 256: fits u32.
-            let w = sat_u32(cfg.inv_t.apply(tau));
-            ewma_q32(self.u_q32, u, w)
+            // τ = Δts < T: (τ/T)·u = N/(12.5·T²), no reciprocal needed.
+            ewma_q32(cfg, self.u_q32, best_n, tau.get())
         };
 
         // ---- ComputeWind (Alg. 1 l.11–20) ----
@@ -694,31 +698,54 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     }
 }
 
-/// `(1 − w)·U + w·u` with `w` in Q0.32, written as `U ± max(1, round(w·|u − U|))` so everything
-/// stays unsigned and a constant `u` is reached exactly (no rounding dead band).
+/// `(1 − τ/T)·U + (τ/T)·u` for `τ = Δts < T`, in Q32.32, without a reciprocal: with
+/// `u = N/(12.5·T·τ)`, `(τ/T)·u = N/(12.5·T²)` (τ cancels), so
+/// `U' = U − round(w·U) + round(N·2^32/(12.5·T²))`, `w = round(τ·2^32/T)` (Q0.32).
+///
+/// Errors against the exact EWMA: each rounding ≤ ½ unit (2^-33), and `w`'s rounding
+/// (≤ 2^-33 absolute) multiplies `U` only, so a constant `u` is approached to within
+/// `≈ T/τ` units (`2^-32·T/τ`: 3.8e-8 at `T/τ = 162`) — the same order as the old
+/// `max(1, round(w·|u − U|))` form's transients, and far below the error budget.
 #[inline]
-fn ewma_q32(big_u: u64, u: u64, w: u32) -> u64 {
-    let (d, up) = if u >= big_u {
-        (u.wrapping_sub(big_u), true)
-    } else {
-        (big_u.wrapping_sub(u), false)
-    };
-    // d·w/2^32 as (d_hi·w) + (d_lo·w + 2^31)/2^32: d < 2^64, w < 2^32, so the result is < d.
-    #[allow(clippy::cast_possible_truncation)]
-    let (d_hi, d_lo) = ((d >> 32) as u32, d as u32);
-    let lo = u64::from(d_lo)
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
+    // w = round(τ·c_t·2^-s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 2^32.
+    let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
+    let sh = cfg.inv_t.shift;
+    let w2 = shr64_small((p >> 32) as u32, p as u32, sh.wrapping_sub(1)); // 2w, < 2^33
+    let w = (w2.wrapping_add(1) >> 1) as u32;
+    // B = round(w·U): U < 2^64, w < 2^32: B < U, so U − B cannot wrap.
+    let (u_hi, u_lo) = ((big_u >> 32) as u32, big_u as u32);
+    let lo = u64::from(u_lo).wrapping_mul(u64::from(w));
+    let b = u64::from(u_hi)
         .wrapping_mul(u64::from(w))
-        .wrapping_add(1 << 31)
-        >> 32;
-    let step = u64::from(d_hi)
-        .wrapping_mul(u64::from(w))
-        .wrapping_add(lo)
-        .max(1) // at least one unit toward u …
-        .min(d); // … and never past it (d = 0: no step)
-    if up {
-        big_u.wrapping_add(step) // ≤ u: cannot wrap
-    } else {
-        big_u.wrapping_sub(step) // ≥ u: cannot wrap
+        .wrapping_add((lo >> 32).wrapping_add(u64::from((lo as u32) >> 31)));
+    // A = round(N·c_a·2^-s_a) < 2^59 (= w·u, u < 2^27: module docs).
+    let (mid, low) = mul_56x32(n, cfg.a_scale.mant);
+    let a = shr88_round(mid, low, cfg.a_scale.shift);
+    // Saturating: only raw parts with U near 2^64 could reach it.
+    big_u.wrapping_sub(b).saturating_add(a)
+}
+
+/// `round((mid·2^32 + low) / 2^sh)` for `sh ∈ 1 ..= 63`, the result assumed below 2^64.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn shr88_round(mid: u64, low: u32, sh: u32) -> u64 {
+    match sh.checked_sub(32) {
+        // sh ≥ 32: the low word is all fraction; only its top bit matters at sh = 32.
+        Some(0) => mid.wrapping_add(u64::from(low >> 31)),
+        Some(e) => {
+            let m = mid.wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)));
+            shr64_small((m >> 32) as u32, m as u32, e)
+        }
+        None => {
+            let (l, carry) = low.overflowing_add(1u32.wrapping_shl(sh.wrapping_sub(1)));
+            let m = mid.wrapping_add(u64::from(carry));
+            let (m_hi, m_lo) = ((m >> 32) as u32, m as u32);
+            let r_hi = shr64_small(m_hi, m_lo, sh) as u32;
+            let r_lo = shr64_small(m_lo, l, sh) as u32;
+            (u64::from(r_hi) << 32) | u64::from(r_lo)
+        }
     }
 }
 
