@@ -82,6 +82,18 @@ impl Scale {
 pub fn recip_refined(x: NonZeroU32) -> Recip {
     // m = x·2^lz, bit 31 set.
     let (m, lz) = cc_math::recip::normalize(x);
+    Recip {
+        mant_q31: recip_norm(m),
+        shift: 62u32.wrapping_sub(lz), // lz ≤ 31
+    }
+}
+
+/// `2^62/m` for a normalised `m` (bit 31 set), refined as [`recip_refined`]: the result is in
+/// `(2^30, 2^31]` (`Q1.31` of `1/(m/2^31)`), relative error ≤ 2^-30. For callers that already
+/// hold a normalised mantissa (the MD step's `U`), so the binary search is not repeated.
+#[inline]
+#[must_use]
+pub fn recip_norm(m: u32) -> u32 {
     let table = RECIP.entries();
     // 7 index bits after the leading one (< 128: both reads in range of the 129 entries),
     // the remaining 24 bits, top-aligned, are the position f inside the segment.
@@ -102,11 +114,8 @@ pub fn recip_refined(x: NonZeroU32) -> Recip {
     let corr = i64::from(r).wrapping_mul(d >> 16) >> 46;
     // The refined mantissa stays in (2^30, 2^31 + 1]: a u32.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let mant_q31 = i64::from(r).wrapping_sub(corr) as u32;
-    Recip {
-        mant_q31,
-        shift: 62u32.wrapping_sub(lz), // lz ≤ 31
-    }
+    let r = i64::from(r).wrapping_sub(corr) as u32;
+    r
 }
 
 /// `(hi·2^32 + lo) >> sh` for `sh ∈ 1 ..= 31`, with 32-bit operations only (a variable 64-bit

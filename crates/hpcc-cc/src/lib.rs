@@ -48,7 +48,7 @@ pub mod fixed;
 pub mod int;
 
 use core::num::NonZeroU32;
-use fixed::{Scale, recip_refined, shr64_small};
+use fixed::{Scale, recip_norm, recip_refined, shr64_small};
 pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
@@ -539,8 +539,16 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         let t = cfg.params.base_rtt_ns;
         let mut best_n = 0u64;
         let mut best_dts = 0u32; // 0: no hop measured yet
-        for (prev, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
-            let w = hop_word(c);
+        let mut rest = body;
+        let mut hops: &mut [u64] = &mut self.hops;
+        // Walks the hops and the stored words in step (a `zip` compiles to more loop control).
+        while let (Some((c, tail)), Some((prev, htail))) = (
+            rest.split_first_chunk::<{ int::HOP_BYTES }>(),
+            core::mem::take(&mut hops).split_first_mut(),
+        ) {
+            rest = tail;
+            hops = htail;
+            let w = u64::from_be_bytes(*c);
             let old = *prev;
             *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
             let Some((n, dts)) = hop_numerator(cfg, t, w, old) else {
@@ -585,7 +593,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             (w, Branch::Ai)
         };
         // Issue §2: clamp W to [W_min, W_max]
-        self.w_q8 = w_q8.clamp(cfg.w_min_q8, cfg.w_max_q8.max(cfg.w_min_q8));
+        self.w_q8 = w_q8.max(cfg.w_min_q8).min(cfg.w_max_q8); // W_min ≤ W_max (config)
         if update_wc {
             // l.13/17: Wc = W ; l.23: lastUpdateSeq = snd_nxt
             self.wc_q8 = self.w_q8;
@@ -710,40 +718,43 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 #[allow(clippy::cast_possible_truncation)] // word splits
 fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
     // w = round(τ·c_t·2^-s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 2^32.
-    let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
     let sh = cfg.inv_t.shift;
-    let w2 = shr64_small((p >> 32) as u32, p as u32, sh.wrapping_sub(1)); // 2w, < 2^33
-    let w = (w2.wrapping_add(1) >> 1) as u32;
-    // B = round(w·U): U < 2^64, w < 2^32: B < U, so U − B cannot wrap.
+    let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
+    let (p_lo, carry) = (p as u32).overflowing_add(1u32.wrapping_shl(sh.wrapping_sub(1)));
+    let p_hi = ((p >> 32) as u32).wrapping_add(u32::from(carry));
+    let w = shr64_small(p_hi, p_lo, sh) as u32;
+    // B = ⌊w·U⌋: U < 2^64, w < 2^32: B < U, so U − B cannot wrap.
     let (u_hi, u_lo) = ((big_u >> 32) as u32, big_u as u32);
-    let lo = u64::from(u_lo).wrapping_mul(u64::from(w));
     let b = u64::from(u_hi)
         .wrapping_mul(u64::from(w))
-        .wrapping_add((lo >> 32).wrapping_add(u64::from((lo as u32) >> 31)));
-    // A = round(N·c_a·2^-s_a) < 2^59 (= w·u, u < 2^27: module docs).
-    let (mid, low) = mul_56x32(n, cfg.a_scale.mant);
-    let a = shr88_round(mid, low, cfg.a_scale.shift);
+        .wrapping_add(u64::from(mulhi(u_lo, w)));
+    // A = ⌊N·c_a·2^-s_a⌋ < 2^59 (= w·u, u < 2^27: module docs). Both truncated: the two
+    // biases (each in [0, 1) unit) cancel on average.
+    let a = shr88(n, cfg.a_scale);
     // Saturating: only raw parts with U near 2^64 could reach it.
     big_u.wrapping_sub(b).saturating_add(a)
 }
 
-/// `round((mid·2^32 + low) / 2^sh)` for `sh ∈ 1 ..= 63`, the result assumed below 2^64.
+/// High word of `a·b`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn mulhi(a: u32, b: u32) -> u32 {
+    (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32
+}
+
+/// `⌊n·mant / 2^shift⌋` for `n < 2^56` and a [`Scale`] with `shift ∈ 1 ..= 63`, the result
+/// assumed below 2^64; 32-bit operations only.
 #[inline(always)]
 #[allow(clippy::cast_possible_truncation)] // word splits
-fn shr88_round(mid: u64, low: u32, sh: u32) -> u64 {
-    match sh.checked_sub(32) {
-        // sh ≥ 32: the low word is all fraction; only its top bit matters at sh = 32.
-        Some(0) => mid.wrapping_add(u64::from(low >> 31)),
-        Some(e) => {
-            let m = mid.wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)));
-            shr64_small((m >> 32) as u32, m as u32, e)
-        }
+fn shr88(n: u64, c: Scale) -> u64 {
+    let (mid, low) = mul_56x32(n, c.mant);
+    let (m_hi, m_lo) = ((mid >> 32) as u32, mid as u32);
+    match c.shift.checked_sub(32) {
+        Some(0) => mid,
+        Some(e) => shr64_small(m_hi, m_lo, e),
         None => {
-            let (l, carry) = low.overflowing_add(1u32.wrapping_shl(sh.wrapping_sub(1)));
-            let m = mid.wrapping_add(u64::from(carry));
-            let (m_hi, m_lo) = ((m >> 32) as u32, m as u32);
-            let r_hi = shr64_small(m_hi, m_lo, sh) as u32;
-            let r_lo = shr64_small(m_lo, l, sh) as u32;
+            let r_hi = shr64_small(m_hi, m_lo, c.shift) as u32;
+            let r_lo = shr64_small(m_lo, low, c.shift) as u32;
             (u64::from(r_hi) << 32) | u64::from(r_lo)
         }
     }
@@ -751,37 +762,48 @@ fn shr88_round(mid: u64, low: u32, sh: u32) -> u64 {
 
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
 ///
-/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits
-/// `x = U >> k` (relative error < 2^-31); `1/x = m·2^-s`; so `a/U = a·m·2^(32 − s − k)`:
-/// a right shift by `s + k − 32 ≥ −1` of `a·m < 2^63`.
+/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits, normalised:
+/// `x = U·2^(lz − 32)` with bit 31 set (relative error < 2^-31), `r = 2^62/x` ([`recip_norm`]),
+/// so `a/U = a·r·2^(lz − 62)`... in words: `W = a·r >> (30 + k)` with `k = 32 − lz` when the high
+/// word of `U` is non-zero (`k ∈ 1 ..= 32`), `W = a·r >> (30 − lz)` when only the low word is
+/// (`lz` of the low word; `lz = 31` would be a left shift: saturates). Rounded to nearest.
 #[inline]
+#[allow(clippy::cast_possible_truncation)] // word splits
 fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // Wc·η: u32 × (≤ 2^31) < 2^63; η ≤ 1 so the result fits u32.
-    let a = u64::from(wc_q8)
+    let a = (u64::from(wc_q8)
         .wrapping_mul(u64::from(cfg.eta_q31))
         .wrapping_add(1 << 30)
-        >> 31;
-    #[allow(clippy::cast_possible_truncation)]
-    let (x, k) = match NonZeroU32::new((u_q32 >> 32) as u32) {
-        None => (u_q32 as u32, 0u32),
+        >> 31) as u32;
+    let (u_hi, u_lo) = ((u_q32 >> 32) as u32, u_q32 as u32);
+    // (x normalised, right shift of a·r minus one for the rounding)
+    let (x, s1) = match NonZeroU32::new(u_hi) {
         Some(hi) => {
-            // k = number of significant bits above bit 31 (1 ..= 32). cc-math's `normalize` is
-            // a 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30 there).
-            let k = 32u32.wrapping_sub(cc_math::recip::normalize(hi).1);
-            ((u_q32 >> k) as u32, k)
+            // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
+            let (m, lz) = cc_math::recip::normalize(hi);
+            // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
+            (m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))), 61u32.wrapping_sub(lz))
+        }
+        None => {
+            let Some(lo) = NonZeroU32::new(u_lo) else {
+                return u32::MAX; // U = 0: Wc/(0/η) = ∞
+            };
+            let (m, lz) = cc_math::recip::normalize(lo);
+            match 29u32.checked_sub(lz) {
+                Some(s1) => (m, s1),
+                None => return u32::MAX, // U < 2^-30: the window is astronomically large
+            }
         }
     };
-    let Some(x) = NonZeroU32::new(x) else {
-        return u32::MAX; // U = 0: Wc/(0/η) = ∞
+    let p = u64::from(a).wrapping_mul(u64::from(recip_norm(x))); // a < 2^32, r ≤ 2^31 + 1
+    // t = p >> s1 (s1 ∈ 0 ..= 60), then round: (t + 1) >> 1, saturating to u32.
+    let (p_hi, p_lo) = ((p >> 32) as u32, p as u32);
+    let t = match s1.checked_sub(32) {
+        Some(e) => u64::from(p_hi >> e),
+        None if s1 == 0 => p,
+        None => shr64_small(p_hi, p_lo, s1),
     };
-    let r = recip_refined(x);
-    let p = a.wrapping_mul(u64::from(r.mant_q31)); // a < 2^32, m ≤ 2^31 + 1: < 2^64
-    // s + k ≤ 62 + 32: no overflow.
-    let w = match r.shift.wrapping_add(k).checked_sub(33) {
-        Some(s1) => (p >> s1).wrapping_add(1) >> 1,
-        None => return u32::MAX, // U = 2^-32: the window is astronomically large
-    };
-    sat_u32(w)
+    sat_u32(t.wrapping_add(1) >> 1)
 }
 
 #[cfg(test)]
