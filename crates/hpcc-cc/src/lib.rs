@@ -298,22 +298,24 @@ impl Default for Config {
     }
 }
 
-/// Which part of Algorithm 1 an ACK took.
+/// Which part of Algorithm 1 an ACK took. The discriminants are the C ABI's `CcHpccBranch`
+/// codes (so the conversion is free).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
 pub enum Branch {
     /// First INT of the flow: stored, `last_update_seq = snd_nxt`, window unchanged.
-    Init,
+    Init = 1,
     /// `path_id` or `nhop` changed: INT re-stored, `last_update_seq = snd_nxt`, window unchanged.
-    Resync,
+    Resync = 2,
     /// Every hop had `Δts = 0`: INT stored, nothing else changed.
-    Skip,
+    Skip = 3,
     /// Malformed INT: rejected, state unchanged.
-    Bad,
+    Bad = 0,
     /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
-    Md,
+    Md = 4,
     /// Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
-    Ai,
+    Ai = 5,
 }
 
 impl Branch {
@@ -462,7 +464,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     /// [`on_ack`](Self::on_ack) without the pacing rate (saves a 64-bit multiply on 32-bit
     /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK (Q24.8 bytes)
     /// and the branch.
-    #[inline]
+    #[inline(always)] // one call level less on the per-ACK path (C ABI entry)
     pub fn on_ack_window(
         &mut self,
         cfg: &Config,
@@ -782,7 +784,10 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
             // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
             let (m, lz) = cc_math::recip::normalize(hi);
             // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
-            (m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))), 61u32.wrapping_sub(lz))
+            (
+                m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
+                61u32.wrapping_sub(lz),
+            )
         }
         None => {
             let Some(lo) = NonZeroU32::new(u_lo) else {

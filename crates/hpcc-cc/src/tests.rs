@@ -389,9 +389,12 @@ proptest! {
             };
             let before = s;
             let up = s.on_ack(&c, seq.wrapping_add(1), seq, &b);
+            // on_ack's inline checks accept exactly what IntView::parse accepts.
             if IntView::<5>::parse(&b).is_err() {
                 prop_assert_eq!(up.branch, Branch::Bad);
                 prop_assert_eq!(s, before);
+            } else {
+                prop_assert_ne!(up.branch, Branch::Bad);
             }
         }
     }
@@ -407,4 +410,103 @@ fn raw_parts_round_trip() {
         .map(|x| State::from_raw_parts(x.raw_parts()))
         .collect();
     assert_eq!(v[0], s);
+}
+
+/// The hop numerator: `u' = N/(12.5·T·Δts)` equals Eqn 2 written with B in bytes/ns, for every
+/// speed code (so the per-speed integers 5S, 8S with S = 1600/G are right).
+#[test]
+fn hop_numerator_is_eqn_2() {
+    for t in [1_000u32, 13_000, 1_000_000, 0xFF_FFFF] {
+        let c = Config::new(Params {
+            base_rtt_ns: t,
+            min_rate_bps: 1_000_000_000,
+            nic_rate_bps: 1_000_000_000,
+            ..Params::PAPER
+        })
+        .unwrap();
+        for speed in Speed::ALL {
+            for (q_old, q_new, dts, dtx) in [
+                (0u16, 0u16, 1u32, 0u32),
+                (900, 915, 41, 2),
+                (65535, 65535, 1, (1 << 20) - 1),
+                (3, 70, 0xFF_FFFF, 77_777),
+                (10, 5, 1000, 100),
+            ] {
+                let old = Hop {
+                    speed,
+                    ts_ns: 0xFF_FFF0,
+                    tx_units: 0xF_FFF0,
+                    qlen_units: q_old,
+                }
+                .to_word();
+                let new = Hop {
+                    speed,
+                    ts_ns: (0xFF_FFF0 + dts) & 0xFF_FFFF,
+                    tx_units: (0xF_FFF0 + dtx) & 0xF_FFFF,
+                    qlen_units: q_new,
+                }
+                .to_word();
+                let (n, d) = hop_numerator(&c, t, new, old).unwrap();
+                assert_eq!(d, dts);
+                let b = speed.bps() as f64 / 8e9; // bytes per ns
+                let want = f64::from(q_old.min(q_new)) * 80.0 / (b * f64::from(t))
+                    + f64::from(dtx) * 128.0 / (f64::from(dts) * b);
+                let got = n as f64 / (12.5 * f64::from(t) * f64::from(dts));
+                assert!(
+                    (got - want).abs() <= want * 1e-12,
+                    "{speed:?} T {t}: {got} vs {want}"
+                );
+                assert!(n < 1 << 56);
+            }
+        }
+        // Δts = 0: skipped.
+        let w = Hop {
+            speed: Speed::G100,
+            ts_ns: 5,
+            tx_units: 1,
+            qlen_units: 1,
+        }
+        .to_word();
+        assert_eq!(hop_numerator(&c, t, w, w), None);
+    }
+}
+
+proptest! {
+    /// The hop choice is exact: N1·D2 > N2·D1 computed in 128 bits.
+    #[test]
+    fn cross_products_compare_exactly(n1 in 0u64..(1 << 56), n2 in 0u64..(1 << 56), d1 in 1u32..(1 << 24), d2 in 1u32..(1 << 24), small in any::<bool>()) {
+        let (n1, n2) = if small { (n1 >> 24, n2 >> 24) } else { (n1, n2) };
+        let want = u128::from(n1) * u128::from(d2) > u128::from(n2) * u128::from(d1);
+        prop_assert_eq!(cross_gt(n1, d2, n2, d1), want);
+        // Ties are not "greater": the first hop keeps them.
+        prop_assert!(!cross_gt(n1, d1, n1, d1));
+    }
+
+    /// The reciprocal-free EWMA step against f64 `(1 − τ/T)·U + (τ/T)·u`, u = N/(12.5·T·τ).
+    #[test]
+    fn ewma_step_matches_f64(u0 in 0u64..(1 << 59), n in 0u64..(1 << 50), tau in 1u32..1000, t in 1_000u32..0xFF_FFFF) {
+        prop_assume!(tau < t);
+        let c = Config::new(Params { base_rtt_ns: t, min_rate_bps: 1_000_000_000, nic_rate_bps: 1_000_000_000, ..Params::PAPER }).unwrap();
+        let got = ewma_q32(&c, u0, n, tau) as f64;
+        let w = f64::from(tau) / f64::from(t);
+        let u = n as f64 / (12.5 * f64::from(t) * f64::from(tau)) * U_ONE as f64;
+        let want = (1.0 - w) * u0 as f64 + w * u;
+        // w rounded to 2^-33 (times U), the two products truncated (≤ 1 unit each), the
+        // constants to 2^-32 relative.
+        prop_assert!((got - want).abs() <= 2.0 + u0 as f64 * 2f64.powi(-32) + want * 2f64.powi(-30), "{got} vs {want}");
+    }
+
+    /// MD: Wc·η/U against f64, every magnitude of U.
+    #[test]
+    fn md_window_matches_f64(wc in 1u32..u32::MAX, u in 1u64..u64::MAX, eta in 1u32..=100) {
+        let c = Config::new(Params { eta: Ratio { num: eta, den: 100 }, ..Params::PAPER }).unwrap();
+        let got = md_q8(wc, u, &c);
+        let a = (f64::from(wc) * f64::from(eta) / 100.0).round();
+        let want = a / (u as f64 / U_ONE as f64);
+        if want < 4.0e9 {
+            prop_assert!((f64::from(got) - want).abs() <= 1.0 + want * 2f64.powi(-29), "{got} vs {want}");
+        } else {
+            prop_assert!(f64::from(got) >= 4.0e9 || got == u32::MAX);
+        }
+    }
 }
