@@ -478,10 +478,13 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             [b0, b1, body @ ..]
                 if usize::from(b0 >> 4) <= MAX_HOPS
                     && body.len() == usize::from(b0 >> 4).wrapping_mul(int::HOP_BYTES)
-                    && body.chunks_exact(int::HOP_BYTES).all(|c| {
-                        c.first()
-                            .is_some_and(|&b| (VALID_CODES >> (b >> 4)) & 1 != 0)
-                    }) =>
+                    // Bit 0 survives only if every code's bit is set (no early exit: a
+                    // shorter loop; the length check above bounds it to MAX_HOPS).
+                    && body
+                        .iter()
+                        .step_by(int::HOP_BYTES)
+                        .fold(1, |ok, &b| ok & (VALID_CODES >> (b >> 4)))
+                        != 0 =>
             {
                 self.step(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
             }
