@@ -712,32 +712,69 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 }
 
 /// `(1 − τ/T)·U + (τ/T)·u` for `τ = Δts < T`, in Q32.32, without a reciprocal: with
-/// `u = N/(12.5·T·τ)`, `(τ/T)·u = N/(12.5·T²)` (τ cancels), so
-/// `U' = U − round(w·U) + round(N·2^32/(12.5·T²))`, `w = round(τ·2^32/T)` (Q0.32).
+/// `u = N/(12.5·T·τ)`, `(τ/T)·u = N/(12.5·T²)` (τ cancels), so the step is
+/// `D = N·2^32/(12.5·T²) − w·U` (units of 2^-32), `w = τ/T`, and `U' = U + round(D)`, at least
+/// one unit toward `u` when `D ≠ 0` (no rounding dead band, as before).
 ///
-/// Errors against the exact EWMA: each rounding ≤ ½ unit (2^-33), and `w`'s rounding
-/// (≤ 2^-33 absolute) multiplies `U` only, so a constant `u` is approached to within
-/// `≈ T/τ` units (`2^-32·T/τ`: 3.8e-8 at `T/τ = 162`) — the same order as the old
-/// `max(1, round(w·|u − U|))` form's transients, and far below the error budget.
+/// Both terms are kept with 32 fractional bits (a 96-bit `D`), and `w` with 64 bits
+/// (`τ·c_t`, exact to the constant's 2^-32), so `D` is exact to a fraction of a unit plus the
+/// constants' relative 2^-32: a constant `u` is reached to within about one unit (2^-32), with no
+/// bias from rounding `w` (a Q0.32 `w` would stop `≈ T/τ` units away: measured and rejected).
 #[inline]
-#[allow(clippy::cast_possible_truncation)] // word splits
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)] // word splits; two's complement of the 96-bit difference
 fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
-    // w = round(τ·c_t·2^-s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 2^32.
+    // w·2^64 = τ·c_t·2^(64 − s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 1:
+    // w_hi = ⌊w·2^32⌋, w_lo = the next 32 bits (exact: the low bits of τ·c_t).
     let sh = cfg.inv_t.shift;
     let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
-    let (p_lo, carry) = (p as u32).overflowing_add(1u32.wrapping_shl(sh.wrapping_sub(1)));
-    let p_hi = ((p >> 32) as u32).wrapping_add(u32::from(carry));
-    let w = shr64_small(p_hi, p_lo, sh) as u32;
-    // B = ⌊w·U⌋: U < 2^64, w < 2^32: B < U, so U − B cannot wrap.
+    let w_hi = shr64_small((p >> 32) as u32, p as u32, sh) as u32;
+    let w_lo = (p as u32).wrapping_shl(32u32.wrapping_sub(sh));
+    // B = U·w with 32 fractional bits: U·w_hi + ⌊U·w_lo/2^32⌋ (the dropped part < 1/2^32 unit).
     let (u_hi, u_lo) = ((big_u >> 32) as u32, big_u as u32);
-    let b = u64::from(u_hi)
-        .wrapping_mul(u64::from(w))
-        .wrapping_add(u64::from(mulhi(u_lo, w)));
-    // A = ⌊N·c_a·2^-s_a⌋ < 2^59 (= w·u, u < 2^27: module docs). Both truncated: the two
-    // biases (each in [0, 1) unit) cancel on average.
-    let a = shr88(n, cfg.a_scale);
-    // Saturating: only raw parts with U near 2^64 could reach it.
-    big_u.wrapping_sub(b).saturating_add(a)
+    let x1 = u64::from(u_lo).wrapping_mul(u64::from(w_hi));
+    let x2 = u64::from(u_hi).wrapping_mul(u64::from(w_hi));
+    let y = u64::from(u_hi)
+        .wrapping_mul(u64::from(w_lo))
+        .wrapping_add(u64::from(mulhi(u_lo, w_lo)));
+    let s = (x1 & 0xFFFF_FFFF).wrapping_add(y & 0xFFFF_FFFF);
+    let b_lo = s as u32;
+    let b_hi = x2
+        .wrapping_add(x1 >> 32)
+        .wrapping_add(y >> 32)
+        .wrapping_add(s >> 32);
+    // A = N·c_a·2^-s_a with 32 fractional bits: (N·c_a) shifted by s_a − 32 (s_a ∈ 23 ..= 51).
+    let (mid, low) = mul_56x32(n, cfg.a_scale.mant);
+    let (a_hi, a_lo) = match cfg.a_scale.shift.checked_sub(32) {
+        Some(0) => (mid, low),
+        Some(e) => {
+            let (m_hi, m_lo) = ((mid >> 32) as u32, mid as u32);
+            (shr64_small(m_hi, m_lo, e), shr64_small(m_lo, low, e) as u32)
+        }
+        None => {
+            // Left by l = 32 − s_a ∈ 1 ..= 9: A < 2^59 units, so nothing leaves the 96 bits.
+            let l = 32u32.wrapping_sub(cfg.a_scale.shift);
+            let hi = mid.wrapping_shl(l) | u64::from(low >> (32u32.wrapping_sub(l)));
+            (hi, low.wrapping_shl(l))
+        }
+    };
+    // D = A − B (96-bit two's complement), rounded to whole units: (D + 2^31) >> 32.
+    let (d_lo, borrow) = a_lo.overflowing_sub(b_lo);
+    let d_hi = a_hi.wrapping_sub(b_hi).wrapping_sub(u64::from(borrow)) as i64;
+    let (_, carry) = d_lo.overflowing_add(1 << 31);
+    let mut step = d_hi.wrapping_add(i64::from(carry));
+    if step == 0 && (d_hi != 0 || d_lo != 0) {
+        step = if d_hi < 0 { -1 } else { 1 }; // at least one unit toward u
+    }
+    // Saturating at both ends: only raw parts (U near 0 or 2^64 with nonsense) could reach them.
+    if step < 0 {
+        big_u.saturating_sub(step.unsigned_abs())
+    } else {
+        big_u.saturating_add(step as u64)
+    }
 }
 
 /// High word of `a·b`.
@@ -745,24 +782,6 @@ fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
 #[allow(clippy::cast_possible_truncation)]
 fn mulhi(a: u32, b: u32) -> u32 {
     (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32
-}
-
-/// `⌊n·mant / 2^shift⌋` for `n < 2^56` and a [`Scale`] with `shift ∈ 1 ..= 63`, the result
-/// assumed below 2^64; 32-bit operations only.
-#[inline(always)]
-#[allow(clippy::cast_possible_truncation)] // word splits
-fn shr88(n: u64, c: Scale) -> u64 {
-    let (mid, low) = mul_56x32(n, c.mant);
-    let (m_hi, m_lo) = ((mid >> 32) as u32, mid as u32);
-    match c.shift.checked_sub(32) {
-        Some(0) => mid,
-        Some(e) => shr64_small(m_hi, m_lo, e),
-        None => {
-            let r_hi = shr64_small(m_hi, m_lo, c.shift) as u32;
-            let r_lo = shr64_small(m_lo, low, c.shift) as u32;
-            (u64::from(r_hi) << 32) | u64::from(r_lo)
-        }
-    }
 }
 
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).

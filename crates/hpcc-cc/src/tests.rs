@@ -496,6 +496,28 @@ proptest! {
         prop_assert!((got - want).abs() <= 2.0 + u0 as f64 * 2f64.powi(-32) + want * 2f64.powi(-30), "{got} vs {want}");
     }
 
+    /// One EWMA step moves U by w·(u − U) to within a unit, and by at least one unit toward u
+    /// whenever u ≠ U: no dead band and no bias from rounding w, even at T/τ = 2^24
+    /// (review defect 1; a Q0.32 w with truncated products stopped ≈ T/τ units away).
+    #[test]
+    fn ewma_step_is_exact_to_a_unit(u_units in 0u64..(1 << 40), off in -1_000_000i64..1_000_000, tau in 1u32..5000, t in 1_000u32..0xFF_FFFF) {
+        prop_assume!(tau < t);
+        let c = Config::new(Params { base_rtt_ns: t, min_rate_bps: 1_000_000_000, nic_rate_bps: 1_000_000_000, ..Params::PAPER }).unwrap();
+        let k = 12.5 * f64::from(t) * f64::from(tau) / U_ONE as f64; // N per unit of u
+        let n = (u_units as f64 * k).round() as u64;
+        let u = n as f64 / k; // the exact u (units) this N stands for
+        let u0 = (u.round() as i64 + off).max(0) as u64;
+        let got = ewma_q32(&c, u0, n, tau);
+        let w = f64::from(tau) / f64::from(t);
+        let want_step = w * (u - u0 as f64);
+        let step = got as f64 - u0 as f64;
+        prop_assert!((step - want_step).abs() <= 1.0 + u * 2f64.powi(-30) * w.max(2f64.powi(-20)) + want_step.abs() * 2f64.powi(-30),
+            "step {step} vs {want_step} (u {u}, U {u0}, w {w})");
+        if (u - u0 as f64).abs() >= 2.0 {
+            prop_assert!(step.signum() == (u - u0 as f64).signum() && step.abs() >= 1.0, "step {step} toward {u} from {u0}");
+        }
+    }
+
     /// MD: Wc·η/U against f64, every magnitude of U.
     #[test]
     fn md_window_matches_f64(wc in 1u32..u32::MAX, u in 1u64..u64::MAX, eta in 1u32..=100) {
