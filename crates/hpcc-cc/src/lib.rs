@@ -4,18 +4,20 @@
 //! * [`int`]: the INT block on the wire (paper §4.1, Figure 7): a zero-copy [`IntView`] and an
 //!   [`encode`](int::encode)r, with typed [`IntError`]s.
 //! * [`Config`]: the paper's parameters, validated, with every reciprocal precomputed
-//!   (`1/T`, `80/(B·T)` and `128/B` per speed code, the rate scale `8/T`).
+//!   (`1/T`, `1/(12.5·T)`, `1/(12.5·T²)`, the rate scale `8/T`, and per speed code the exact
+//!   integers `5S`, `8S` with `S = 1600 Gb/s / B`).
 //! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
 //!
 //! # Number formats
 //! | quantity | type | format | range | resolution | at the ends |
 //! |---|---|---|---|---|---|
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, per-hop `u'` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the adds saturate at `2^32` anyway |
-//! | EWMA weight `τ/T` | `u32` | Q0.32 | `[0, 1)` | 2^-32 | `τ ≥ T` takes `U = u` exactly |
+//! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
+//! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
+//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (constant to 2^-32 relative) | `τ ≥ T` takes `U = u` exactly |
 //! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
-//! | `1/Δts`, `1/U` | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
+//! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 //!
 //! ## Range of `u'` and `U`
 //! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
@@ -27,12 +29,15 @@
 //! `largest_u_the_wire_can_carry_is_not_saturated` in `sim-host/tests/hpcc_regressions.rs`).
 //!
 //! ## The `U` EWMA
-//! `U ← U ± round(|u − U|·τ/T)` in Q32.32, and at least one unit (2^-32) whenever `u ≠ U`. The
-//! 32 fractional bits keep the rounding dead band (`T/(2τ)` units, where the step rounds to 0) at
-//! `≤ 2^23·2^-32 = 2^-9` even for `T = 2^24 − 1`, `τ = 1`, and typically ~1e-8; the one-unit rule
-//! removes it altogether, so `U` reaches a constant `u` exactly as the f64 reference does in the
-//! limit. (The first version kept `U` in Q10.22 and stopped ~`T/(2τ)` units short of `u`: review
-//! defect 1.)
+//! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
+//! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
+//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits), and at least one unit (2^-32)
+//! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
+//! about one unit, as the f64 reference does in the limit (proptest
+//! `ewma_step_is_exact_to_a_unit`). (The first version kept `U` in Q10.22 and stopped
+//! ~`T/(2τ)` units short of `u`: review defect 1. A Q0.32 `τ/T` with truncated products, tried
+//! in this rewrite, stopped `≈ T/τ` units away and was replaced.) `τ ≥ T` sets `U = u`, which
+//! takes the one reciprocal of `Δts`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
