@@ -806,7 +806,11 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
         >> 31) as u32;
     let (u_hi, u_lo) = ((u_q32 >> 32) as u32, u_q32 as u32);
     // (x normalised, right shift of a·r minus one for the rounding)
+    // MD runs with U near or above η, so U ∈ [0.5, 2) — already normalised after at most a
+    // one-bit shift — is the common case; the binary search is the general path.
     let (x, s1) = match NonZeroU32::new(u_hi) {
+        // U ∈ [1, 2): lz = 31.
+        Some(hi) if hi.get() == 1 => ((1 << 31) | (u_lo >> 1), 30),
         Some(hi) => {
             // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
             let (m, lz) = cc_math::recip::normalize(hi);
@@ -816,6 +820,8 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
                 61u32.wrapping_sub(lz),
             )
         }
+        // U ∈ [0.5, 1): lz = 0.
+        None if u_lo >= 1 << 31 => (u_lo, 29),
         None => {
             let Some(lo) = NonZeroU32::new(u_lo) else {
                 return u32::MAX; // U = 0: Wc/(0/η) = ∞

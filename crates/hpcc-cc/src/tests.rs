@@ -536,13 +536,16 @@ proptest! {
 
     /// MD: Wc·η/U against f64, every magnitude of U.
     #[test]
-    fn md_window_matches_f64(wc in 1u32..u32::MAX, u in 1u64..u64::MAX, eta in 1u32..=100) {
+    fn md_window_matches_f64(wc in 1u32..u32::MAX, u_any in 1u64..u64::MAX, u_near in (1u64 << 30)..(1u64 << 34), near in any::<bool>(), eta in 1u32..=100) {
+        // Half the cases with U in [0.25, 4): the fast paths for U ∈ [0.5, 2) and their edges.
+        let u = if near { u_near } else { u_any };
         let c = Config::new(Params { eta: Ratio { num: eta, den: 100 }, ..Params::PAPER }).unwrap();
         let got = md_q8(wc, u, &c);
         let a = (f64::from(wc) * f64::from(eta) / 100.0).round();
         let want = a / (u as f64 / U_ONE as f64);
         if want < 4.0e9 {
-            prop_assert!((f64::from(got) - want).abs() <= 1.0 + want * 2f64.powi(-29), "{got} vs {want}");
+            // ±1 for the rounding of W, 1/U for the rounding of a = Wc·η (η itself is Q1.31).
+            prop_assert!((f64::from(got) - want).abs() <= 1.0 + U_ONE as f64 / u as f64 + want * 2f64.powi(-29), "{got} vs {want}");
         } else {
             prop_assert!(f64::from(got) >= 4.0e9 || got == u32::MAX);
         }
