@@ -72,27 +72,61 @@ impl Scale {
 ///
 /// Why refine: the table's error is one-sided, so in free mode it would compound through the
 /// reference window `Wc` (one multiplicative step per RTT); the refined value has no useful bias.
-/// Cost: two `u32 × u32 → u64` multiplies, a subtraction and two shifts.
+///
+/// Same table and interpolation as [`cc_math::RecipTable::recip`], inlined here so the
+/// normalisation (a 5-step binary search: rv32imac has no count-leading-zeros) is done once and
+/// its mantissa reused by the Newton step. Cost on rv32imac: ≈ 15 (normalise) + 8 (table) +
+/// 12 (Newton) instructions.
 #[inline]
 #[must_use]
 pub fn recip_refined(x: NonZeroU32) -> Recip {
-    let r = RECIP.recip(x);
-    // Normalised mantissa m = x·2^s in Q1.31: [2^31, 2^32).
-    let m = x.get().wrapping_shl(x.leading_zeros());
+    // m = x·2^lz, bit 31 set.
+    let (m, lz) = cc_math::recip::normalize(x);
+    Recip {
+        mant_q31: recip_norm(m),
+        shift: 62u32.wrapping_sub(lz), // lz ≤ 31
+    }
+}
+
+/// `2^62/m` for a normalised `m` (bit 31 set), refined as [`recip_refined`]: the result is in
+/// `(2^30, 2^31]` (`Q1.31` of `1/(m/2^31)`), relative error ≤ 2^-30. For callers that already
+/// hold a normalised mantissa (the MD step's `U`), so the binary search is not repeated.
+#[inline]
+#[must_use]
+pub fn recip_norm(m: u32) -> u32 {
+    let table = RECIP.entries();
+    // 7 index bits after the leading one (< 128: both reads in range of the 129 entries),
+    // the remaining 24 bits, top-aligned, are the position f inside the segment.
+    let idx = ((m >> 24) & 0x7F) as usize;
+    let frac = m.wrapping_shl(8);
+    let t0 = table.get(idx).copied().unwrap_or(1 << 31);
+    let t1 = table.get(idx.wrapping_add(1)).copied().unwrap_or(t0);
+    // r = T[i] − (T[i] − T[i+1])·f (T decreasing; the step is below T[i] − T[i+1]).
+    #[allow(clippy::cast_possible_truncation)] // high word of a u32 × u32 product
+    let step = (u64::from(t0.wrapping_sub(t1)).wrapping_mul(u64::from(frac)) >> 32) as u32;
+    let r = t0.wrapping_sub(step);
     // p = m·r in Q2.62 ≈ 2^62·(1 + δ), |δ| ≤ 1.6e-5; m < 2^32, r ≤ 2^31 so p < 2^63.
-    let p = u64::from(m).wrapping_mul(u64::from(r.mant_q31));
+    let p = u64::from(m).wrapping_mul(u64::from(r));
     // d = p − 2^62 (as i64: |d| ≤ 2^62·2^-15 = 2^47).
     #[allow(clippy::cast_possible_wrap)] // p < 2^63
     let d = (p as i64).wrapping_sub(1i64 << 62);
     // r' = r − r·d/2^62 = r − (r·(d >> 16)) >> 46 ; |d >> 16| ≤ 2^31, |r·(d>>16)| < 2^62.
-    let corr = i64::from(r.mant_q31).wrapping_mul(d >> 16) >> 46;
+    let corr = i64::from(r).wrapping_mul(d >> 16) >> 46;
     // The refined mantissa stays in (2^30, 2^31 + 1]: a u32.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let mant_q31 = i64::from(r.mant_q31).wrapping_sub(corr) as u32;
-    Recip {
-        mant_q31,
-        shift: r.shift,
-    }
+    let r = i64::from(r).wrapping_sub(corr) as u32;
+    r
+}
+
+/// `(hi·2^32 + lo) >> sh` for `sh ∈ 1 ..= 31`, with 32-bit operations only (a variable 64-bit
+/// shift is a branchy sequence on rv32). Bits above 2^64 of the result are dropped (callers
+/// prove the result fits).
+#[inline(always)]
+#[must_use]
+pub fn shr64_small(hi: u32, lo: u32, sh: u32) -> u64 {
+    let r_lo = (lo >> sh) | hi.wrapping_shl(32u32.wrapping_sub(sh));
+    let r_hi = hi >> sh;
+    (u64::from(r_hi) << 32) | u64::from(r_lo)
 }
 
 #[cfg(test)]

@@ -4,18 +4,20 @@
 //! * [`int`]: the INT block on the wire (paper §4.1, Figure 7): a zero-copy [`IntView`] and an
 //!   [`encode`](int::encode)r, with typed [`IntError`]s.
 //! * [`Config`]: the paper's parameters, validated, with every reciprocal precomputed
-//!   (`1/T`, `80/(B·T)` and `128/B` per speed code, the rate scale `8/T`).
+//!   (`1/T`, `1/(12.5·T)`, `1/(12.5·T²)`, the rate scale `8/T`, and per speed code the exact
+//!   integers `5S`, `8S` with `S = 1600 Gb/s / B`).
 //! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
 //!
 //! # Number formats
 //! | quantity | type | format | range | resolution | at the ends |
 //! |---|---|---|---|---|---|
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, per-hop `u'` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the adds saturate at `2^32` anyway |
-//! | EWMA weight `τ/T` | `u32` | Q0.32 | `[0, 1)` | 2^-32 | `τ ≥ T` takes `U = u` exactly |
+//! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
+//! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
+//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (constant to 2^-32 relative) | `τ ≥ T` takes `U = u` exactly |
 //! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
-//! | `1/Δts`, `1/U` | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
+//! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 //!
 //! ## Range of `u'` and `U`
 //! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
@@ -27,12 +29,15 @@
 //! `largest_u_the_wire_can_carry_is_not_saturated` in `sim-host/tests/hpcc_regressions.rs`).
 //!
 //! ## The `U` EWMA
-//! `U ← U ± round(|u − U|·τ/T)` in Q32.32, and at least one unit (2^-32) whenever `u ≠ U`. The
-//! 32 fractional bits keep the rounding dead band (`T/(2τ)` units, where the step rounds to 0) at
-//! `≤ 2^23·2^-32 = 2^-9` even for `T = 2^24 − 1`, `τ = 1`, and typically ~1e-8; the one-unit rule
-//! removes it altogether, so `U` reaches a constant `u` exactly as the f64 reference does in the
-//! limit. (The first version kept `U` in Q10.22 and stopped ~`T/(2τ)` units short of `u`: review
-//! defect 1.)
+//! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
+//! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
+//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits), and at least one unit (2^-32)
+//! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
+//! about one unit, as the f64 reference does in the limit (proptest
+//! `ewma_step_is_exact_to_a_unit`). (The first version kept `U` in Q10.22 and stopped
+//! ~`T/(2τ)` units short of `u`: review defect 1. A Q0.32 `τ/T` with truncated products, tried
+//! in this rewrite, stopped `≈ T/τ` units away and was replaced.) `τ ≥ T` sets `U = u`, which
+//! takes the one reciprocal of `Δts`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -47,9 +52,8 @@
 pub mod fixed;
 pub mod int;
 
-use cc_math::wrap::wrapping_delta;
 use core::num::NonZeroU32;
-use fixed::{Scale, recip_refined};
+use fixed::{Scale, recip_norm, recip_refined, shr64_small};
 pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
@@ -163,11 +167,15 @@ pub struct Config {
     inv_t: Scale,
     /// `W_q8 ↦ W·8/T` in bit/s.
     rate: Scale,
-    /// Per speed code: `qlen_units ↦ qlen·80/(B·T)` in Q32.32.
-    q_coef: [Scale; 10],
-    /// Per speed code: `128/B` ns per `tx` unit (B in bytes/ns) as `mant·2^-shift`, `mant`
-    /// normalised to `[2^31, 2^32)`.
-    tx_coef: [Scale; 10],
+    /// Per speed code (index = the 4-bit code): `a | b << 16` with `a = 5·S`, `b = 8·S`,
+    /// `S = 1600 Gb/s / B` (160, 64, 40, 32, 16, 8, 4, 2, 1 for 10G … 1.6T; 0 for the reserved
+    /// codes). The per-hop numerator `N = a·qmin·Δts + b·Δtx·T` is then an exact integer with
+    /// `u' = N / (12.5·T·Δts)` (see [`hop_numerator`]).
+    hop_ab: [u32; 16],
+    /// `N ↦ N·2^32/(12.5·T)` (times `1/Δts` gives `u'` in Q32.32): `2^33/(25·T)`.
+    u_scale: Scale,
+    /// `N ↦ N·2^32/(12.5·T²)`: `(τ/T)·u` in Q32.32 when `τ = Δts < T`.
+    a_scale: Scale,
 }
 
 /// `round(n / d)` for const evaluation (`d > 0`).
@@ -222,22 +230,20 @@ impl Config {
         let Some(rate) = Scale::from_ratio(8_000_000_000, 256 * t) else {
             return Err(ConfigError::BaseRtt);
         };
-        let mut q_coef = [Scale { mant: 0, shift: 0 }; 10];
-        let mut tx_coef = [Scale { mant: 0, shift: 0 }; 10];
+        // u' = N/(12.5·T·Δts), so u'·2^32 = N · (2^33/(25·T)) / Δts.
+        let Some(u_scale) = Scale::from_ratio(1 << 33, 25 * t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        // (τ/T)·u·2^32 = N·2^32/(12.5·T²) = N · 2^33/(25·T²)  (2^-16/12.5 at T = 2^24: a Scale).
+        let Some(a_scale) = Scale::from_ratio(1 << 33, 25 * t * t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        let mut hop_ab = [0u32; 16];
         let mut code = 1;
         while code < 10 {
-            let bps = int::SPEED_BPS[code] as u128;
-            // B in bytes/ns = bps/8e9. qlen·80/(B·T)·2^32 = qlen · 80·2^32·8e9/(bps·T)
-            // (≤ 80·2^32/1250 < 2^32 at 10G, T = 1000: a Scale).
-            match Scale::from_ratio((80u128 << 32) * 8_000_000_000, bps * t) {
-                Some(s) => q_coef[code] = s,
-                None => return Err(ConfigError::BaseRtt),
-            }
-            // 128/B = 128·8e9/bps ns per unit: 102.4 at 10G … 0.64 at 1.6T.
-            match Scale::from_ratio(128 * 8_000_000_000, bps) {
-                Some(s) => tx_coef[code] = s,
-                None => return Err(ConfigError::NicRate),
-            }
+            // S = 1600 Gb/s / B: an integer for every speed code (1600 is their LCM).
+            let s = (1_600_000_000_000 / int::SPEED_BPS[code]) as u32;
+            hop_ab[code] = (5 * s) | ((8 * s) << 16);
             code += 1;
         }
         Ok(Config {
@@ -249,8 +255,9 @@ impl Config {
             eta_q32,
             inv_t,
             rate,
-            q_coef,
-            tx_coef,
+            hop_ab,
+            u_scale,
+            a_scale,
         })
     }
 
@@ -296,22 +303,24 @@ impl Default for Config {
     }
 }
 
-/// Which part of Algorithm 1 an ACK took.
+/// Which part of Algorithm 1 an ACK took. The discriminants are the C ABI's `CcHpccBranch`
+/// codes (so the conversion is free).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
 pub enum Branch {
     /// First INT of the flow: stored, `last_update_seq = snd_nxt`, window unchanged.
-    Init,
+    Init = 1,
     /// `path_id` or `nhop` changed: INT re-stored, `last_update_seq = snd_nxt`, window unchanged.
-    Resync,
+    Resync = 2,
     /// Every hop had `Δts = 0`: INT stored, nothing else changed.
-    Skip,
+    Skip = 3,
     /// Malformed INT: rejected, state unchanged.
-    Bad,
+    Bad = 0,
     /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
-    Md,
+    Md = 4,
     /// Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
-    Ai,
+    Ai = 5,
 }
 
 impl Branch {
@@ -460,7 +469,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     /// [`on_ack`](Self::on_ack) without the pacing rate (saves a 64-bit multiply on 32-bit
     /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK (Q24.8 bytes)
     /// and the branch.
-    #[inline]
+    #[inline(always)] // one call level less on the per-ACK path (C ABI entry)
     pub fn on_ack_window(
         &mut self,
         cfg: &Config,
@@ -468,17 +477,25 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         int: &[u8],
     ) -> (u32, Branch) {
-        let branch = match IntView::<MAX_HOPS>::parse(int) {
-            Ok(view) => self.step(cfg, ack_seq, snd_nxt, &view),
-            Err(_) => Branch::Bad,
+        // The checks of `IntView::parse` (same acceptance, no error details): header present,
+        // nhop ≤ MAX_HOPS, length 2 + 8·nhop, every speed code in 1..=9.
+        let branch = match int {
+            [b0, b1, body @ ..]
+                if usize::from(b0 >> 4) <= MAX_HOPS
+                    && body.len() == usize::from(b0 >> 4).wrapping_mul(int::HOP_BYTES)
+                    // Bit 0 survives only if every code's bit is set (no early exit: a
+                    // shorter loop; the length check above bounds it to MAX_HOPS).
+                    && body
+                        .iter()
+                        .step_by(int::HOP_BYTES)
+                        .fold(1, |ok, &b| ok & (VALID_CODES >> (b >> 4)))
+                        != 0 =>
+            {
+                self.step(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
+            }
+            _ => Branch::Bad,
         };
         (self.w_q8, branch)
-    }
-
-    fn store(&mut self, view: &IntView<'_, MAX_HOPS>) {
-        for (dst, w) in self.hops.iter_mut().zip(view.hop_words()) {
-            *dst = w;
-        }
     }
 
     /// Per-ACK update (paper Algorithm 1) from an already validated INT block.
@@ -489,7 +506,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         view: &IntView<'_, MAX_HOPS>,
     ) -> Update {
-        let branch = self.step(cfg, ack_seq, snd_nxt, view);
+        let body = view.as_bytes().get(int::HEADER_BYTES..).unwrap_or(&[]);
+        let branch = self.step(cfg, ack_seq, snd_nxt, view.header(), body);
         Update {
             window_q8_bytes: self.w_q8,
             rate_bps: cfg.rate_bps(self.w_q8),
@@ -497,16 +515,17 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         }
     }
 
-    /// Algorithm 1 on a validated block: updates the state, returns the branch.
+    /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, every speed
+    /// code valid, `nhop ≤ MAX_HOPS`): updates the state, returns the branch.
     #[inline]
     fn step(
         &mut self,
         cfg: &Config,
         ack_seq: u32,
         snd_nxt: u32,
-        view: &IntView<'_, MAX_HOPS>,
+        header: u16,
+        body: &[u8],
     ) -> Branch {
-        let header = view.header();
         if !self.has_int || header != self.int_header {
             // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
             let branch = if self.has_int {
@@ -517,50 +536,51 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             self.has_int = true;
             self.int_header = header;
             self.hops = [0; MAX_HOPS];
-            self.store(view);
+            for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
+                *dst = hop_word(c);
+            }
             self.last_update_seq = snd_nxt;
             return branch;
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
-        // (u, τ) of the most utilised hop; the first one wins ties (strict `>` below).
-        let mut best: Option<(u64, u32)> = None;
-        for (prev, w) in self.hops.iter_mut().zip(view.hop_words()) {
+        // The most utilised hop as (N, Δts) with u' = N/(12.5·T·Δts) (N exact, see
+        // `hop_numerator`); the first one wins ties (strict `>` of exact cross products).
+        let t = cfg.params.base_rtt_ns;
+        let mut best_n = 0u64;
+        let mut best_dts = 0u32; // 0: no hop measured yet
+        let mut rest = body;
+        let mut hops: &mut [u64] = &mut self.hops;
+        // Walks the hops and the stored words in step (a `zip` compiles to more loop control).
+        while let (Some((c, tail)), Some((prev, htail))) = (
+            rest.split_first_chunk::<{ int::HOP_BYTES }>(),
+            core::mem::take(&mut hops).split_first_mut(),
+        ) {
+            rest = tail;
+            hops = htail;
+            let w = u64::from_be_bytes(*c);
             let old = *prev;
             *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
-            // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units.
-            let dts = wrapping_delta::<{ int::TS_BITS }>(int::word_ts(w), int::word_ts(old));
-            let Some(dts_nz) = NonZeroU32::new(dts) else {
+            let Some((n, dts)) = hop_numerator(cfg, t, w, old) else {
                 continue; // Δts = 0: no rate can be measured on this hop
             };
-            let dtx = wrapping_delta::<{ int::TX_BITS }>(int::word_tx(w), int::word_tx(old));
-            let qmin = int::word_qlen(w).min(int::word_qlen(old));
-            let code = usize::from(int::word_code(w));
-            let (Some(qc), Some(&tc)) = (cfg.q_coef.get(code), cfg.tx_coef.get(code)) else {
-                continue; // unreachable for a parsed view (codes 1..=9); raw parts may hold anything
-            };
-            // Alg. 1 l.5 / Eqn 2: u' = min(qlen, qlen_prev)·80/(B·T) + txRate/B   (Q32.32)
-            let q_term = qc.apply(u32::from(qmin)); // < 4195·2^32 < 2^45
-            let tx_term = tx_term_q32(dtx, tc, dts_nz); // < 2^27·2^32
-            // Saturating only formally: both terms together stay below 2^60 (module docs).
-            let u1 = q_term.saturating_add(tx_term);
-            match best {
-                Some((u, _)) if u1 <= u => {}
-                _ => best = Some((u1, dts)), // Alg. 1 l.6–7: u = u'; τ = Δts
+            // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u' (u'_i > u_best ⇔ N_i·Δts_best
+            // > N_best·Δts_i: both sides exact integers, so ties are exact).
+            if best_dts == 0 || cross_gt(n, best_dts, best_n, dts) {
+                best_n = n;
+                best_dts = dts;
             }
         }
-        let Some((u, tau)) = best else {
+        let Some(tau) = NonZeroU32::new(best_dts) else {
             return Branch::Skip;
         };
         // Alg. 1 l.8: τ = min(τ, T)
-        let t = cfg.params.base_rtt_ns;
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
-        self.u_q32 = if tau >= t {
-            u // weight 1
+        self.u_q32 = if tau.get() >= t {
+            u_q32_of(cfg, best_n, tau) // weight 1: U = u = N/(12.5·T·Δts)
         } else {
-            // w = τ/T in Q0.32; τ < T ≤ 2^24 so w ≤ 2^32 − 256: fits u32.
-            let w = sat_u32(cfg.inv_t.apply(tau));
-            ewma_q32(self.u_q32, u, w)
+            // τ = Δts < T: (τ/T)·u = N/(12.5·T²), no reciprocal needed.
+            ewma_q32(cfg, self.u_q32, best_n, tau.get())
         };
 
         // ---- ComputeWind (Alg. 1 l.11–20) ----
@@ -583,7 +603,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             (w, Branch::Ai)
         };
         // Issue §2: clamp W to [W_min, W_max]
-        self.w_q8 = w_q8.clamp(cfg.w_min_q8, cfg.w_max_q8.max(cfg.w_min_q8));
+        self.w_q8 = w_q8.max(cfg.w_min_q8).min(cfg.w_max_q8); // W_min ≤ W_max (config)
         if update_wc {
             // l.13/17: Wc = W ; l.23: lastUpdateSeq = snd_nxt
             self.wc_q8 = self.w_q8;
@@ -600,101 +620,228 @@ fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-/// `txRate/B = Δtx·(128/B)/Δts` in Q32.32 (never saturates for 20-bit `Δtx`, 24-bit `Δts`).
+/// Bit `c` set for every valid speed code `c` (1 ..= 9).
+const VALID_CODES: u32 = 0x3FE;
+
+/// One hop's 8 bytes as the big-endian 64-bit word (`B << 60 | ts << 36 | tx << 16 | qlen`).
+#[inline(always)]
+fn hop_word(c: &[u8]) -> u64 {
+    match *c {
+        [b0, b1, b2, b3, b4, b5, b6, b7] => u64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+        _ => 0, // unreachable: callers pass `chunks_exact(8)`
+    }
+}
+
+/// The numerator `N` of hop `w` (against its previous word `old`) and `Δts`, or `None` when
+/// `Δts = 0`.
 ///
-/// `128/B = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 25 ..= 32`), `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`,
-/// `s ∈ 31 ..= 54`). First `k = c·m >> 32` (one `mulhu`; `k ∈ (2^29, 2^31]`, relative rounding
-/// ≤ 2^-29), then `Δtx·k` (< 2^51) is shifted by `cs + s − 64 ∈ −8 ..= 22` (left for negative):
-/// the result `< 2^59`, i.e. `u' < 2^27` as the module docs derive.
+/// Alg. 1 l.5 / Eqn 2, `B` in bytes/ns = `G·10^9/8e9` for `G` Gb/s:
+/// `u' = qmin·80/(B·T) + Δtx·128/(Δts·B) = (8/G)·(80·qmin·Δts + 128·T·Δtx)/(T·Δts)`.
+/// With `S = 1600/G` (an integer for every speed code), `8/G = S/200`, so
+/// `u' = N/(12.5·T·Δts)` with `N = 5S·qmin·Δts + 8S·Δtx·T` — an exact integer:
+/// `5S·qmin < 800·2^16 < 2^26`, `·Δts < 2^50`; `8S·Δtx < 1280·2^20 < 2^31`, `·T < 2^55`; so
+/// `N < 2^56`. `T` is the same for every hop, so comparing `N_i/Δts_i` compares `u'_i` exactly.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // high/low words of a u64; 4-bit code
+fn hop_numerator(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
+    let (hi, lo) = ((w >> 32) as u32, w as u32);
+    let (ohi, olo) = ((old >> 32) as u32, old as u32);
+    // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units; the masked
+    // 32-bit difference is the difference modulo 2^24 (2^20).
+    let dts = (hi >> 4).wrapping_sub(ohi >> 4) & 0xFF_FFFF;
+    if dts == 0 {
+        return None;
+    }
+    let tx = (hi << 16) | (lo >> 16);
+    let otx = (ohi << 16) | (olo >> 16);
+    let dtx = tx.wrapping_sub(otx) & 0xF_FFFF;
+    let qmin = (lo & 0xFFFF).min(olo & 0xFFFF);
+    // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any 4-bit
+    // index is in range (`get` keeps it panic-free regardless).
+    let ab = cfg.hop_ab.get((hi >> 28) as usize).copied().unwrap_or(0);
+    let (a, b) = (ab & 0xFFFF, ab >> 16);
+    // a·qmin < 2^26, b·Δtx < 2^31: u32 products; the two u64 products < 2^50 and < 2^55.
+    let n = u64::from(a.wrapping_mul(qmin))
+        .wrapping_mul(u64::from(dts))
+        .wrapping_add(u64::from(b.wrapping_mul(dtx)).wrapping_mul(u64::from(t)));
+    Some((n, dts))
+}
+
+/// `n · d` (`n < 2^56`, `d < 2^32`) as the 88-bit value `(high 56 bits above bit 32, low 32 bits)`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn mul_56x32(n: u64, d: u32) -> (u64, u32) {
+    let p0 = u64::from(n as u32).wrapping_mul(u64::from(d));
+    let p1 = u64::from((n >> 32) as u32).wrapping_mul(u64::from(d)); // < 2^24·2^32
+    (p1.wrapping_add(p0 >> 32), p0 as u32) // < 2^56 + 2^32: no wrap
+}
+
+/// `n1·d2 > n2·d1`, exactly (`n < 2^56`, `d < 2^24`).
+#[inline(always)]
+fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
+    if (n1 | n2) >> 32 == 0 {
+        // Both numerators fit 32 bits (the usual case): 32×32 → 64 products.
+        n1.wrapping_mul(u64::from(d2)) > n2.wrapping_mul(u64::from(d1))
+    } else {
+        mul_56x32(n1, d2) > mul_56x32(n2, d1)
+    }
+}
+
+/// `u = N/(12.5·T·Δts)` in Q32.32, `= N·(2^33/(25·T))/Δts`: one reciprocal per ACK.
+///
+/// `2^33/(25T) = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 13 ..= 27` for `T ∈ [1000, 2^24)`),
+/// `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`, `s ∈ 31 ..= 54`). `k = c·m >> 32` (one `mulhu`,
+/// `k < 2^31 + 1`, relative rounding ≤ 2^-29); `N·k < 2^88` is shifted right by
+/// `cs + s − 32 ∈ 12 ..= 49` (truncating). The result is `< 2^59` (`u' < 2^27`: module
+/// docs).
 #[inline]
-fn tx_term_q32(dtx_units: u32, tx_coef: Scale, dts: NonZeroU32) -> u64 {
+#[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
+fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
-    // c·m < 2^63: the high word is < 2^31 and fits u32.
-    #[allow(clippy::cast_possible_truncation)]
-    let k = (u64::from(tx_coef.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
-    let v = u64::from(dtx_units).wrapping_mul(u64::from(k)); // < 2^20·2^31
-    // cs + s ≤ 32 + 62: no overflow; the result is the right shift (or left shift when < 64).
-    let sh = tx_coef.shift.wrapping_add(r.shift);
-    match sh.checked_sub(64) {
-        // Round to nearest: v + 2^(e−1) < 2^51 + 2^62.
-        Some(0) => v,
-        Some(e) => v
-            .wrapping_add(1u64.wrapping_shl(e.wrapping_sub(1)))
-            .wrapping_shr(e),
-        // Left by ≤ 8 (Δts < 2^8 at ≥ 1.6T): v < 2^51 → < 2^59 (checked_shl only guards the
-        // amount; saturating if raw parts ever get here with nonsense).
+    let k = (u64::from(cfg.u_scale.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
+    let (mid, low) = mul_56x32(n, k);
+    let (mid_hi, mid_lo) = ((mid >> 32) as u32, mid as u32);
+    let sh = cfg.u_scale.shift.wrapping_add(r.shift).wrapping_sub(32);
+    // Truncating: the dropped part is below one Q32.32 unit (2^-32), far below k's 2^-29.
+    match sh.checked_sub(32) {
+        // sh ≥ 32: mid >> (sh − 32) (the low word is all fraction).
+        Some(0) => mid,
+        Some(e) => shr64_small(mid_hi, mid_lo, e),
+        // sh ∈ 12 ..= 31: (mid·2^32 + low) >> sh; bits above 2^64 are zero (result < 2^59).
         None => {
-            let l = 64u32.wrapping_sub(sh);
-            if l > 12 {
-                u64::MAX >> 4
-            } else {
-                v.wrapping_shl(l)
-            }
+            let r_hi = shr64_small(mid_hi, mid_lo, sh) as u32;
+            let r_lo = shr64_small(mid_lo, low, sh) as u32;
+            (u64::from(r_hi) << 32) | u64::from(r_lo)
         }
     }
 }
 
-/// `(1 − w)·U + w·u` with `w` in Q0.32, written as `U ± max(1, round(w·|u − U|))` so everything
-/// stays unsigned and a constant `u` is reached exactly (no rounding dead band).
+/// `(1 − τ/T)·U + (τ/T)·u` for `τ = Δts < T`, in Q32.32, without a reciprocal: with
+/// `u = N/(12.5·T·τ)`, `(τ/T)·u = N/(12.5·T²)` (τ cancels), so the step is
+/// `D = N·2^32/(12.5·T²) − w·U` (units of 2^-32), `w = τ/T`, and `U' = U + round(D)`, at least
+/// one unit toward `u` when `D ≠ 0` (no rounding dead band, as before).
+///
+/// Both terms are kept with 32 fractional bits (a 96-bit `D`), and `w` with 64 bits
+/// (`τ·c_t`, exact to the constant's 2^-32), so `D` is exact to a fraction of a unit plus the
+/// constants' relative 2^-32: a constant `u` is reached to within about one unit (2^-32), with no
+/// bias from rounding `w` (a Q0.32 `w` would stop `≈ T/τ` units away: measured and rejected).
 #[inline]
-fn ewma_q32(big_u: u64, u: u64, w: u32) -> u64 {
-    let (d, up) = if u >= big_u {
-        (u.wrapping_sub(big_u), true)
-    } else {
-        (big_u.wrapping_sub(u), false)
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)] // word splits; two's complement of the 96-bit difference
+fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
+    // w·2^64 = τ·c_t·2^(64 − s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 1:
+    // w_hi = ⌊w·2^32⌋, w_lo = the next 32 bits (exact: the low bits of τ·c_t).
+    let sh = cfg.inv_t.shift;
+    let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
+    let w_hi = shr64_small((p >> 32) as u32, p as u32, sh) as u32;
+    let w_lo = (p as u32).wrapping_shl(32u32.wrapping_sub(sh));
+    // B = U·w with 32 fractional bits: U·w_hi + ⌊U·w_lo/2^32⌋ (the dropped part < 1/2^32 unit).
+    let (u_hi, u_lo) = ((big_u >> 32) as u32, big_u as u32);
+    let x1 = u64::from(u_lo).wrapping_mul(u64::from(w_hi));
+    let x2 = u64::from(u_hi).wrapping_mul(u64::from(w_hi));
+    let y = u64::from(u_hi)
+        .wrapping_mul(u64::from(w_lo))
+        .wrapping_add(u64::from(mulhi(u_lo, w_lo)));
+    let s = (x1 & 0xFFFF_FFFF).wrapping_add(y & 0xFFFF_FFFF);
+    let b_lo = s as u32;
+    let b_hi = x2
+        .wrapping_add(x1 >> 32)
+        .wrapping_add(y >> 32)
+        .wrapping_add(s >> 32);
+    // A = N·c_a·2^-s_a with 32 fractional bits: (N·c_a) shifted by s_a − 32 (s_a ∈ 23 ..= 51).
+    let (mid, low) = mul_56x32(n, cfg.a_scale.mant);
+    let (a_hi, a_lo) = match cfg.a_scale.shift.checked_sub(32) {
+        Some(0) => (mid, low),
+        Some(e) => {
+            let (m_hi, m_lo) = ((mid >> 32) as u32, mid as u32);
+            (shr64_small(m_hi, m_lo, e), shr64_small(m_lo, low, e) as u32)
+        }
+        None => {
+            // Left by l = 32 − s_a ∈ 1 ..= 9: A < 2^59 units, so nothing leaves the 96 bits.
+            let l = 32u32.wrapping_sub(cfg.a_scale.shift);
+            let hi = mid.wrapping_shl(l) | u64::from(low >> (32u32.wrapping_sub(l)));
+            (hi, low.wrapping_shl(l))
+        }
     };
-    // d·w/2^32 as (d_hi·w) + (d_lo·w + 2^31)/2^32: d < 2^64, w < 2^32, so the result is < d.
-    #[allow(clippy::cast_possible_truncation)]
-    let (d_hi, d_lo) = ((d >> 32) as u32, d as u32);
-    let lo = u64::from(d_lo)
-        .wrapping_mul(u64::from(w))
-        .wrapping_add(1 << 31)
-        >> 32;
-    let step = u64::from(d_hi)
-        .wrapping_mul(u64::from(w))
-        .wrapping_add(lo)
-        .max(1) // at least one unit toward u …
-        .min(d); // … and never past it (d = 0: no step)
-    if up {
-        big_u.wrapping_add(step) // ≤ u: cannot wrap
-    } else {
-        big_u.wrapping_sub(step) // ≥ u: cannot wrap
+    // D = A − B (96-bit two's complement), rounded to whole units: (D + 2^31) >> 32.
+    let (d_lo, borrow) = a_lo.overflowing_sub(b_lo);
+    let d_hi = a_hi.wrapping_sub(b_hi).wrapping_sub(u64::from(borrow)) as i64;
+    let (_, carry) = d_lo.overflowing_add(1 << 31);
+    let mut step = d_hi.wrapping_add(i64::from(carry));
+    if step == 0 && (d_hi != 0 || d_lo != 0) {
+        step = if d_hi < 0 { -1 } else { 1 }; // at least one unit toward u
     }
+    // Saturating at both ends: only raw parts (U near 0 or 2^64 with nonsense) could reach them.
+    if step < 0 {
+        big_u.saturating_sub(step.unsigned_abs())
+    } else {
+        big_u.saturating_add(step as u64)
+    }
+}
+
+/// High word of `a·b`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn mulhi(a: u32, b: u32) -> u32 {
+    (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32
 }
 
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
 ///
-/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits
-/// `x = U >> k` (relative error < 2^-31); `1/x = m·2^-s`; so `a/U = a·m·2^(32 − s − k)`:
-/// a right shift by `s + k − 32 ≥ −1` of `a·m < 2^63`.
+/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits, normalised:
+/// `x = U·2^(lz − 32)` with bit 31 set (relative error < 2^-31), `r = 2^62/x` ([`recip_norm`]),
+/// so `a/U = a·r·2^(lz − 62)`... in words: `W = a·r >> (30 + k)` with `k = 32 − lz` when the high
+/// word of `U` is non-zero (`k ∈ 1 ..= 32`), `W = a·r >> (30 − lz)` when only the low word is
+/// (`lz` of the low word; `lz = 31` would be a left shift: saturates). Rounded to nearest.
 #[inline]
+#[allow(clippy::cast_possible_truncation)] // word splits
 fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // Wc·η: u32 × (≤ 2^31) < 2^63; η ≤ 1 so the result fits u32.
-    let a = u64::from(wc_q8)
+    let a = (u64::from(wc_q8)
         .wrapping_mul(u64::from(cfg.eta_q31))
         .wrapping_add(1 << 30)
-        >> 31;
-    #[allow(clippy::cast_possible_truncation)]
-    let (x, k) = match NonZeroU32::new((u_q32 >> 32) as u32) {
-        None => (u_q32 as u32, 0u32),
+        >> 31) as u32;
+    let (u_hi, u_lo) = ((u_q32 >> 32) as u32, u_q32 as u32);
+    // (x normalised, right shift of a·r minus one for the rounding)
+    // MD runs with U near or above η, so U ∈ [0.5, 2) — already normalised after at most a
+    // one-bit shift — is the common case; the binary search is the general path.
+    let (x, s1) = match NonZeroU32::new(u_hi) {
+        // U ∈ [1, 2): lz = 31.
+        Some(hi) if hi.get() == 1 => ((1 << 31) | (u_lo >> 1), 30),
         Some(hi) => {
-            // k = number of significant bits above bit 31 (1 ..= 32). cc-math's `normalize` is
-            // a 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30 there).
-            let k = 32u32.wrapping_sub(cc_math::recip::normalize(hi).1);
-            ((u_q32 >> k) as u32, k)
+            // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
+            let (m, lz) = cc_math::recip::normalize(hi);
+            // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
+            (
+                m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
+                61u32.wrapping_sub(lz),
+            )
+        }
+        // U ∈ [0.5, 1): lz = 0.
+        None if u_lo >= 1 << 31 => (u_lo, 29),
+        None => {
+            let Some(lo) = NonZeroU32::new(u_lo) else {
+                return u32::MAX; // U = 0: Wc/(0/η) = ∞
+            };
+            let (m, lz) = cc_math::recip::normalize(lo);
+            match 29u32.checked_sub(lz) {
+                Some(s1) => (m, s1),
+                None => return u32::MAX, // U < 2^-30: the window is astronomically large
+            }
         }
     };
-    let Some(x) = NonZeroU32::new(x) else {
-        return u32::MAX; // U = 0: Wc/(0/η) = ∞
+    let p = u64::from(a).wrapping_mul(u64::from(recip_norm(x))); // a < 2^32, r ≤ 2^31 + 1
+    // t = p >> s1 (s1 ∈ 0 ..= 60), then round: (t + 1) >> 1, saturating to u32.
+    let (p_hi, p_lo) = ((p >> 32) as u32, p as u32);
+    let t = match s1.checked_sub(32) {
+        Some(e) => u64::from(p_hi >> e),
+        None if s1 == 0 => p,
+        None => shr64_small(p_hi, p_lo, s1),
     };
-    let r = recip_refined(x);
-    let p = a.wrapping_mul(u64::from(r.mant_q31)); // a < 2^32, m ≤ 2^31 + 1: < 2^64
-    // s + k ≤ 62 + 32: no overflow.
-    let w = match r.shift.wrapping_add(k).checked_sub(33) {
-        Some(s1) => (p >> s1).wrapping_add(1) >> 1,
-        None => return u32::MAX, // U = 2^-32: the window is astronomically large
-    };
-    sat_u32(w)
+    sat_u32(t.wrapping_add(1) >> 1)
 }
 
 #[cfg(test)]
