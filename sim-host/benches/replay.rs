@@ -95,6 +95,60 @@ fn timely(limit: usize, passes: usize) {
     row("TIMELY", "f64 reference", n, d);
 }
 
+#[derive(serde::Deserialize)]
+struct HpccRow {
+    #[allow(dead_code)]
+    t_ns: u64,
+    ack_seq: u32,
+    snd_nxt: u32,
+    int: String,
+}
+
+fn hpcc(limit: usize, passes: usize) {
+    use sim_host::hpcc::{reference::Reference, replay::Setup};
+    // One event is one ACK with its INT block, already decoded from hex (as on the wire).
+    let mut traces: Vec<(Setup, Vec<(u32, u32, Vec<u8>)>)> = Vec::new();
+    for p in fixtures("hpcc") {
+        let mut r = TraceReader::open(&p).expect("open");
+        r.expect_header(sim_host::hpcc::HEADER).expect("header");
+        let su = Setup::from_params(&merged_params(r.params(), &[])).expect("params");
+        let mut acks = Vec::new();
+        while let Some(x) = r.next_row::<HpccRow>() {
+            let x = x.expect("row").1;
+            let int = sim_host::hpcc::replay::hex_bytes(&x.int).expect("hex");
+            acks.push((x.ack_seq, x.snd_nxt, int));
+            if acks.len() >= limit {
+                break;
+            }
+        }
+        traces.push((su, acks));
+    }
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for (su, acks) in &traces {
+            let mut st: hpcc_cc::State = hpcc_cc::State::new(&su.cfg);
+            for (a, s, int) in acks {
+                black_box(st.on_ack(&su.cfg, *a, *s, int));
+                n += 1;
+            }
+        }
+        n
+    });
+    row("HPCC", "fixed (hpcc-cc)", n, d);
+    let (n, d) = time(passes, || {
+        let mut n = 0;
+        for (su, acks) in &traces {
+            let mut st = Reference::new(su.refp);
+            for (a, s, int) in acks {
+                black_box(st.on_ack(u64::from(*a), u64::from(*s), int));
+                n += 1;
+            }
+        }
+        n
+    });
+    row("HPCC", "f64 reference", n, d);
+}
+
 #[derive(Clone, Copy)]
 enum CatsEvent {
     Enqueue(usize, u32),
@@ -218,5 +272,6 @@ fn main() {
         "| algorithm | side | events | best time (ms) | M events/s |\n|---|---|---:|---:|---:|"
     );
     timely(limit, passes);
+    hpcc(limit, passes);
     cats(limit, passes);
 }

@@ -488,8 +488,8 @@ uint32_t cc_cats_queued(const struct CcCatsConn *conn, uint32_t prio);
 // `out` is non-null, aligned and valid for writes.
 void cc_hpcc_params_default(struct CcHpccParams *out);
 
-// Validates `*params` and writes the configuration (precomputing `1/T`, `80/(B·T)`, `128/B`
-// per speed code and the rate scale; the only HPCC call that divides).
+// Validates `*params` and writes the configuration (precomputing the per-speed-code integer
+// scales of Eqn 2, `2^32/T` and the rate scale; the only HPCC call that divides).
 // `CC_STATUS_INVALID_CONFIG` (block untouched) if out of range.
 //
 // # Safety

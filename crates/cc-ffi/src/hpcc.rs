@@ -139,8 +139,8 @@ pub unsafe extern "C" fn cc_hpcc_params_default(out: *mut CcHpccParams) {
     unsafe { block::out(out, v) }
 }
 
-/// Validates `*params` and writes the configuration (precomputing `1/T`, `80/(B·T)`, `128/B`
-/// per speed code and the rate scale; the only HPCC call that divides).
+/// Validates `*params` and writes the configuration (precomputing the per-speed-code integer
+/// scales of Eqn 2, `2^32/T` and the rate scale; the only HPCC call that divides).
 /// `CC_STATUS_INVALID_CONFIG` (block untouched) if out of range.
 ///
 /// # Safety
