@@ -107,7 +107,9 @@ struct HpccRow {
 fn hpcc(limit: usize, passes: usize) {
     use sim_host::hpcc::{reference::Reference, replay::Setup};
     // One event is one ACK with its INT block, already decoded from hex (as on the wire).
-    let mut traces: Vec<(Setup, Vec<(u32, u32, Vec<u8>)>)> = Vec::new();
+    // (ack_seq, snd_nxt, INT bytes) per ACK.
+    type Acks = Vec<(u32, u32, Vec<u8>)>;
+    let mut traces: Vec<(Setup, Acks)> = Vec::new();
     for p in fixtures("hpcc") {
         let mut r = TraceReader::open(&p).expect("open");
         r.expect_header(sim_host::hpcc::HEADER).expect("header");
