@@ -202,6 +202,27 @@ unsafe fn int_bytes<'a>(int: *const u8, len: u32) -> &'a [u8] {
     }
 }
 
+/// The borrowed views both per-ACK calls work on.
+///
+/// # Safety
+/// As [`cc_hpcc_on_ack`]: `cfg` and `flow` initialised blocks, `int` readable for `int_len` bytes.
+#[inline(always)]
+unsafe fn ack_args<'a>(
+    cfg: *const CcHpccConfig,
+    flow: *mut CcHpccFlow,
+    int: *const u8,
+    int_len: u32,
+) -> (&'a Config, &'a mut State, &'a [u8]) {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        (
+            block::get(cfg),
+            block::get_mut(flow),
+            int_bytes(int, int_len),
+        )
+    }
+}
+
 /// One ACK: `ack_seq`, the sender's `snd_nxt`, and the INT block as received (`int_len` bytes,
 /// `2 + 8·nhop`, network byte order). Writes the window after the ACK (Q24.8 bytes) to
 /// `*out_window_q8_bytes` and returns the branch (`BAD`: malformed block, nothing changed; the
@@ -221,13 +242,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack(
     out_window_q8_bytes: *mut u32,
 ) -> CcHpccBranch {
     // SAFETY: caller contract.
-    let (cfg, st, int): (&Config, &mut State, &[u8]) = unsafe {
-        (
-            block::get(cfg),
-            block::get_mut(flow),
-            int_bytes(int, int_len),
-        )
-    };
+    let (cfg, st, int) = unsafe { ack_args(cfg, flow, int, int_len) };
     let (w, branch) = st.on_ack_window(cfg, ack_seq, snd_nxt, int);
     // SAFETY: caller contract.
     unsafe { block::out(out_window_q8_bytes, w) };
@@ -249,13 +264,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
     out: *mut CcHpccUpdate,
 ) -> CcHpccBranch {
     // SAFETY: caller contract.
-    let (cfg, st, int): (&Config, &mut State, &[u8]) = unsafe {
-        (
-            block::get(cfg),
-            block::get_mut(flow),
-            int_bytes(int, int_len),
-        )
-    };
+    let (cfg, st, int) = unsafe { ack_args(cfg, flow, int, int_len) };
     let u = st.on_ack(cfg, ack_seq, snd_nxt, int);
     let r = CcHpccUpdate {
         rate_bps: u.rate_bps,
