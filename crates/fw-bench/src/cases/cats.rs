@@ -11,16 +11,21 @@
 //! the host build of `cats_conductor::Conductor<1024>` fed the raw trace, so a harness or ABI
 //! slip cannot produce plausible-looking counts; the ABI's own return codes label the samples.
 //!
+//! The traces are read, and their `# set` lines mapped to a configuration and start space, by
+//! sim-host (`TraceReader`, `sim_host::cats::setup`): the configuration `sim-host replay` runs;
+//! the C side is given the same parameters.
+//!
 //! Each fixture contributes at most `limit / fixtures` calls per entry point, from its start.
 
 use std::collections::VecDeque;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
-use cats_conductor::{Conductor, Config, Decision, Descriptor, Multiplier, Prio};
+use cats_conductor::{Conductor, Config, Decision, Descriptor, Prio};
 use cc_ffi::cats::CC_CATS_QUEUE_CAPACITY;
+use sim_host::cats::{HEADER, Setup, setup};
 
-use super::Ctx;
+use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
 
@@ -32,110 +37,72 @@ enum Event {
     Feed,
 }
 
-/// A parsed trace: the `# set` parameters as firmware parameters, the start space and events.
+/// The columns of a CATS trace row (`t_ns,event,prio,bytes`) the benchmark uses (fields are
+/// matched by header name; `t_ns` is not needed).
+#[derive(serde::Deserialize)]
+struct Row {
+    event: String,
+    prio: Option<u8>,
+    bytes: Option<u64>,
+}
+
+/// A fixture: both sides' configuration and start space from its `# set` lines, and its events.
 struct Trace {
     name: String,
-    mss: u32,
-    high: [u32; 4],
-    low: [u32; 4],
-    mult_q16: [u32; 5],
-    snd_buf_bytes: u64,
+    setup: Setup,
     events: Vec<Event>,
 }
 
-/// Parses `t_ns,event,prio,bytes` with `# set KEY=VALUE` lines, as sim-host does (`L_p`
-/// defaults to half the effective `H_p`; multipliers are decimals rounded to Q16.16).
+/// Reads a fixture with sim-host's trace reader and CATS parameter mapping (`sim_host::cats::setup`:
+/// `L_p` defaults to half the effective `H_p`, multipliers are rounded to Q16.16).
 fn parse(path: &Path) -> Result<Trace> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let d = Config::DEFAULT;
-    let mut mss = d.mss_bytes();
-    let mut high = [0, 1, 2, 3].map(|i| d.high_bytes(Prio::ALL[i]).unwrap_or(1));
-    let mut low: [Option<u32>; 4] = [None; 4];
-    let mut mult_q16 = Prio::ALL.map(|p| d.multiplier(p).to_q16_bits());
-    let mut snd_buf_bytes = 131_072u64;
-    let mut events = Vec::new();
-    let mut header = false;
-    for (no, line) in text.lines().enumerate() {
-        let at = || format!("{}:{}", path.display(), no + 1);
-        let line = line.trim();
-        if let Some(c) = line.strip_prefix('#') {
-            if let Some((k, v)) = c
-                .trim()
-                .strip_prefix("set ")
-                .and_then(|s| s.split_once('='))
-            {
-                let (k, v) = (k.trim(), v.trim());
-                let int = || v.parse::<u32>().with_context(at);
-                match k {
-                    "mss_bytes" => mss = int()?,
-                    "snd_buf_bytes" => snd_buf_bytes = v.parse().with_context(at)?,
-                    _ if k.len() == 2 => {
-                        let i = usize::from(k.as_bytes()[1].wrapping_sub(b'0'));
-                        match (k.as_bytes()[0], i) {
-                            (b'h', 0..=3) => high[i] = int()?,
-                            (b'l', 0..=3) => low[i] = Some(int()?),
-                            (b'm', 0..=4) => {
-                                let m: f64 = v.parse().with_context(at)?;
-                                mult_q16[i] = (m * 65_536.0).round() as u32;
-                            }
-                            _ => bail!("{}: unknown parameter {k}", at()),
-                        }
-                    }
-                    _ => bail!("{}: unknown parameter {k}", at()),
-                }
-            }
-            continue;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        if !header {
-            ensure!(
-                line == "t_ns,event,prio,bytes",
-                "{}: not a CATS trace",
-                at()
-            );
-            header = true;
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').collect();
-        ensure!(f.len() == 4, "{}: expected 4 fields", at());
-        events.push(match f[1] {
-            "enqueue" => Event::Enqueue {
-                prio: f[2].parse().with_context(at)?,
-                bytes: f[3].parse().with_context(at)?,
-            },
-            "ack" => Event::Ack {
-                bytes: f[3].parse().with_context(at)?,
-            },
-            "feed" => Event::Feed,
-            e => bail!("{}: unknown event {e}", at()),
-        });
-    }
+    let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
+    let setup = setup(path, &set)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let events = rows
+        .into_iter()
+        .map(|(line, r)| {
+            let at = || format!("{}:{line}", path.display());
+            Ok(match r.event.as_str() {
+                "enqueue" => Event::Enqueue {
+                    prio: u32::from(r.prio.with_context(|| format!("{}: no prio", at()))?),
+                    bytes: u32::try_from(r.bytes.with_context(|| format!("{}: no bytes", at()))?)
+                        .with_context(at)?,
+                },
+                "ack" => Event::Ack {
+                    bytes: r.bytes.with_context(|| format!("{}: no bytes", at()))?,
+                },
+                "feed" => Event::Feed,
+                e => bail!("{}: unknown event {e}", at()),
+            })
+        })
+        .collect::<Result<_>>()?;
     Ok(Trace {
-        name: path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        mss,
-        high,
-        low: std::array::from_fn(|i| low[i].unwrap_or(high[i] / 2)),
-        mult_q16,
-        snd_buf_bytes,
+        name,
+        setup,
         events,
     })
 }
 
 /// The CATS fixtures, sorted by name.
 fn traces(ctx: &Ctx) -> Result<Vec<Trace>> {
-    let dir = ctx.fixtures.join("cats");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    paths.sort();
-    paths.iter().map(|p| parse(p)).collect()
+    fixture_paths(ctx, "cats")?
+        .iter()
+        .map(|p| parse(p))
+        .collect()
+}
+
+/// `CcCatsParams` (all `u32`: `mss_bytes`, `high_bytes[4]`, `low_bytes[4]`, `mult_q16[5]`)
+/// holding `c`'s parameters, the way `cc_cats_config_init` reads them.
+fn params_words(c: &Config) -> Vec<u32> {
+    let mut v = vec![c.mss_bytes()];
+    v.extend(Prio::ALL[..4].iter().map(|&p| c.high_bytes(p).unwrap_or(0)));
+    v.extend(Prio::ALL[..4].iter().map(|&p| c.low_bytes(p).unwrap_or(0)));
+    v.extend(Prio::ALL.iter().map(|&p| c.multiplier(p).to_q16_bits()));
+    debug_assert_eq!(v.len() * 4, size_of::<cc_ffi::cats::CcCatsParams>());
+    v
 }
 
 fn words(v: &[u32]) -> Vec<u8> {
@@ -303,10 +270,8 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
     let mut samples = Vec::new();
     for t in traces {
         m.reset_scratch();
-        let params = m.push_bytes(
-            &words(&[&[t.mss][..], &t.high[..], &t.low[..], &t.mult_q16[..]].concat()),
-            4,
-        )?;
+        let host_cfg = t.setup.cfg;
+        let params = m.push_bytes(&words(&params_words(&host_cfg)), 4)?;
         let cfg = m.alloc(cc_ffi::cats::CC_CATS_CONFIG_BYTES as u32, 8)?;
         // The host's block size (848) is ≥ the target's (784): room enough either way.
         let conn = m.alloc(cc_ffi::cats::CC_CATS_CONN_BYTES as u32, 8)?;
@@ -319,19 +284,12 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
             r.a0
         );
         m.call("cc_cats_conn_init", &[conn])?;
-        let host_cfg = Config::new(
-            t.mss,
-            t.high,
-            t.low,
-            t.mult_q16.map(Multiplier::from_q16_bits),
-        )
-        .map_err(|e| anyhow::anyhow!("{}: config {e:?}", t.name))?;
         let mut sim = Sim {
             m,
             cfg,
             conn,
             out,
-            space: t.snd_buf_bytes,
+            space: t.setup.snd_buf_bytes,
             pending: Default::default(),
             host: Box::default(),
             host_cfg,

@@ -8,94 +8,51 @@
 //! over the matching ones (at most `limit / fixtures` per fixture), and before each the simulated
 //! flow is set to the host's state with `cc_hpcc_flow_set_state` (not counted), so every measured
 //! call sees the state the whole trace leads to, as on the NIC. Every simulated result (branch and
-//! window) is checked against the host. The configuration comes from the fixture's `# set` lines.
+//! window) is checked against the host. The trace is read, and its `# set` lines mapped to a
+//! configuration, by sim-host (`TraceReader`, `hpcc::replay::Setup::from_params`: the
+//! configuration `sim-host replay` runs); the C side is given the same `Params`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail, ensure};
-use hpcc_cc::{Branch, Config, Params, Ratio, State};
+use hpcc_cc::{Branch, Params, State};
+use sim_host::hpcc::HEADER;
+use sim_host::hpcc::replay::{Setup, hex_bytes};
 
-use super::Ctx;
+use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
 
+/// The columns of an HPCC trace row (`t_ns,ack_seq,snd_nxt,int`, INT block in hex) the
+/// benchmark uses (fields are matched by header name; `t_ns` is not needed).
+#[derive(serde::Deserialize)]
+struct Row {
+    ack_seq: u32,
+    snd_nxt: u32,
+    int: String,
+}
+
+/// A fixture: both sides' configuration from its `# set` lines, and its ACKs.
 struct Trace {
-    params: Params,
-    /// `(ack_seq, snd_nxt, int bytes)`.
+    setup: Setup,
+    /// `(ack_seq, snd_nxt, INT bytes)`.
     acks: Vec<(u32, u32, Vec<u8>)>,
 }
 
-fn hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
-fn ratio(s: &str) -> Option<Ratio> {
-    let (i, f) = s.split_once('.').unwrap_or((s, ""));
-    let den = 10u32.checked_pow(f.len() as u32)?;
-    let num = i.parse::<u32>().ok()?.checked_mul(den)?
-        + if f.is_empty() {
-            0
-        } else {
-            f.parse::<u32>().ok()?
-        };
-    Some(Ratio { num, den })
-}
-
+/// Reads a fixture with sim-host's trace reader and HPCC parameter mapping.
 fn parse(path: &Path) -> Result<Trace> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut p = Params::PAPER;
-    let mut acks = Vec::new();
-    let mut header = false;
-    for (no, line) in text.lines().enumerate() {
-        let at = || format!("{}:{}", path.display(), no + 1);
-        if let Some(c) = line.strip_prefix('#') {
-            if let Some((k, v)) = c
-                .trim()
-                .strip_prefix("set ")
-                .and_then(|s| s.split_once('='))
-            {
-                let v = v.trim();
-                let int = || -> Result<u64> { Ok(v.parse::<f64>().with_context(at)? as u64) };
-                match k.trim() {
-                    "nic_rate_bps" => p.nic_rate_bps = int()?,
-                    "base_rtt_ns" => p.base_rtt_ns = u32::try_from(int()?).with_context(at)?,
-                    "eta" => p.eta = ratio(v).with_context(at)?,
-                    "max_stage" => p.max_stage = u8::try_from(int()?).with_context(at)?,
-                    "w_ai_bytes" => p.w_ai_bytes = u32::try_from(int()?).with_context(at)?,
-                    "min_rate_bps" => p.min_rate_bps = int()?,
-                    k => bail!("{}: unknown parameter {k}", at()),
-                }
-            }
-            continue;
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        if !header {
-            ensure!(
-                line.trim() == "t_ns,ack_seq,snd_nxt,int",
-                "{}: not an HPCC trace",
-                at()
-            );
-            header = true;
-            continue;
-        }
-        let f: Vec<&str> = line.trim().split(',').collect();
-        ensure!(f.len() == 4, "{}: expected 4 fields", at());
-        acks.push((
-            f[1].parse().with_context(at)?,
-            f[2].parse().with_context(at)?,
-            hex(f[3]).with_context(at)?,
-        ));
-    }
-    Ok(Trace { params: p, acks })
+    let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
+    let setup = Setup::from_params(&set)?;
+    let acks = rows
+        .into_iter()
+        .map(|(line, r)| {
+            let int = hex_bytes(&r.int)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("{}:{line}: field int", path.display()))?;
+            Ok((r.ack_seq, r.snd_nxt, int))
+        })
+        .collect::<Result<_>>()?;
+    Ok(Trace { setup, acks })
 }
 
 fn branch_name(code: u32) -> Result<&'static str> {
@@ -152,14 +109,8 @@ fn nhop(int: &[u8]) -> usize {
 }
 
 fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
-    let dir = ctx.fixtures.join("hpcc");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    paths.sort();
-    let traces: Vec<(std::path::PathBuf, Trace, usize)> = paths
+    let paths = fixture_paths(ctx, "hpcc")?;
+    let traces: Vec<(PathBuf, Trace, usize)> = paths
         .into_iter()
         .map(|p| {
             let t = parse(&p)?;
@@ -173,7 +124,7 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
     ensure!(
         !traces.is_empty(),
         "no fixture in {} has {hops}-hop ACKs",
-        dir.display()
+        ctx.fixtures.join("hpcc").display()
     );
     let share = ctx.limit.div_ceil(traces.len()).max(1);
     let label = if hops == 1 {
@@ -183,10 +134,9 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
     };
     let mut samples = Vec::new();
     for (path, t, matching) in &traces {
-        let host_cfg = Config::new(t.params)
-            .map_err(|e| anyhow::anyhow!("{}: invalid configuration: {e}", path.display()))?;
+        let host_cfg = t.setup.cfg;
         m.reset_scratch();
-        let params = m.push_bytes(&params_bytes(&t.params), 8)?;
+        let params = m.push_bytes(&params_bytes(host_cfg.params()), 8)?;
         let cfg = m.alloc(cc_ffi::hpcc::CC_HPCC_CONFIG_BYTES as u32, 8)?;
         let flow = m.alloc(cc_ffi::hpcc::CC_HPCC_FLOW_BYTES as u32, 8)?;
         let st = m.alloc(64, 8)?;

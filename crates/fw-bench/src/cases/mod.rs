@@ -2,8 +2,10 @@
 //!
 //! # Adding an algorithm (mechanical)
 //! 1. Write `cases/<kind>.rs` with one `fn run_<entry>(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>>`
-//!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` (at most `ctx.limit`
-//!    calls), copies the config and flow state into scratch memory once (`m.push_bytes`), then
+//!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` with [`read_trace`]
+//!    (sim-host's trace reader; the `# set` parameters go through sim-host's parameter builder
+//!    for the kind, so the benchmark runs exactly the configuration `sim-host replay` would),
+//!    makes at most `ctx.limit` calls, copies the config and flow state into scratch memory once (`m.push_bytes`), then
 //!    for each event calls the exported symbol with `m.call(symbol, &[cfg, flow, …])` and labels
 //!    the sample with the branch the callee reports (e.g. the `CcTimelyBranch` written to an out
 //!    pointer, read back with `m.read_u32`). State stays in simulated memory between calls, so
@@ -14,9 +16,11 @@
 //! Nothing else changes: the table, the goals column, `--profile` and `scripts/perf-report.sh`
 //! pick the new rows up.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use serde::de::DeserializeOwned;
+use sim_host::trace::{Param, TraceReader, merged_params};
 
 use crate::machine::Machine;
 use crate::table::{Goal, Sample};
@@ -43,6 +47,39 @@ pub struct Ctx {
     pub fixtures: PathBuf,
     /// Maximum number of calls per case (CI passes a small number).
     pub limit: usize,
+}
+
+/// The `*.csv` traces of `ctx.fixtures/<kind>/`, sorted by name.
+fn fixture_paths(ctx: &Ctx, kind: &str) -> Result<Vec<PathBuf>> {
+    let dir = ctx.fixtures.join(kind);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// A whole fixture as sim-host's [`TraceReader`] reads it.
+struct TraceFile<T> {
+    /// The `# set` parameters, merged as `sim-host replay` merges them (no `--set` here).
+    params: Vec<Param>,
+    /// Every data row with its line number.
+    rows: Vec<(u64, T)>,
+}
+
+/// Reads `path` with sim-host's [`TraceReader`], checking the header row is `header`. Errors
+/// name the file and line.
+fn read_trace<T: DeserializeOwned>(path: &Path, header: &str) -> Result<TraceFile<T>> {
+    let mut r = TraceReader::open(path)?;
+    r.expect_header(header)?;
+    let params = merged_params(r.params(), &[]);
+    let mut rows = Vec::new();
+    while let Some(row) = r.next_row::<T>() {
+        rows.push(row?);
+    }
+    Ok(TraceFile { params, rows })
 }
 
 /// One benchmarked entry point.

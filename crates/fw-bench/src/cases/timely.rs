@@ -1,82 +1,54 @@
 //! TIMELY through the C ABI: `cc_timely_on_completion` per completion of
 //! `fixtures/timely/*.csv` (`t_send_ns,t_complete_ns,bytes`), one flow per fixture, labelled by
 //! the branch the call returns. Every simulated result (branch and rate) is checked against the
-//! host build of `timely_cc` fed the same completions. All fixtures use the paper's parameters
-//! (`cc_timely_params_default`); a trace that sets anything else is refused rather than measured
-//! with the wrong configuration.
+//! host build of `timely_cc` fed the same completions. The trace is read, and its `# set` lines
+//! mapped to a configuration, by sim-host (`TraceReader`, `timely::params::build`: the
+//! configuration `sim-host replay` runs); the C side is given the same parameters as a
+//! `CcTimelyParams` (the shipped fixtures all set the paper's defaults).
 //!
 //! Each fixture contributes at most `limit / fixtures` calls, from its start.
 
-use std::path::Path;
+use anyhow::{Result, bail, ensure};
+use cc_ffi::timely::CcTimelyParams;
+use sim_host::timely::{HEADER, Row, params};
+use timely_cc::{Branch, Completion, Params, State};
 
-use anyhow::{Context, Result, bail, ensure};
-use timely_cc::{Branch, Completion, Config, Params, State};
-
-use super::Ctx;
+use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
 
-/// `(t_send_ns, t_complete_ns, bytes)` of every row; checks the `# set` lines are the defaults.
-fn parse(path: &Path) -> Result<Vec<(u64, u64, u32)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let d = Params::DEFAULT;
-    let mut rows = Vec::new();
-    let mut header = false;
-    for (no, line) in text.lines().enumerate() {
-        let at = || format!("{}:{}", path.display(), no + 1);
-        if let Some(c) = line.strip_prefix('#') {
-            if let Some((k, v)) = c
-                .trim()
-                .strip_prefix("set ")
-                .and_then(|s| s.split_once('='))
-            {
-                let v: f64 = v.trim().parse().with_context(at)?;
-                let want = match k.trim() {
-                    "line_rate_bps" => d.line_rate_bps as f64,
-                    "min_rate_bps" => d.min_rate_bps as f64,
-                    "max_rate_bps" => d.max_rate_bps as f64,
-                    "init_rate_bps" => d.init_rate_bps as f64,
-                    "t_low_ns" => f64::from(d.t_low_ns),
-                    "t_high_ns" => f64::from(d.t_high_ns),
-                    "min_rtt_ns" => f64::from(d.min_rtt_ns),
-                    "alpha" => f64::from(d.alpha.num) / f64::from(d.alpha.den),
-                    "beta" => f64::from(d.beta.num) / f64::from(d.beta.den),
-                    "delta_bps" => d.delta_bps as f64,
-                    "hai_n" => f64::from(d.hai_n),
-                    "hai_after" => f64::from(d.hai_after),
-                    k => bail!("{}: parameter {k} is not supported by the benchmark", at()),
-                };
-                ensure!(
-                    v == want,
-                    "{}: {} = {v} is not the default {want}",
-                    at(),
-                    k.trim()
-                );
-            }
-            continue;
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        if !header {
-            ensure!(
-                line.trim() == "t_send_ns,t_complete_ns,bytes",
-                "{}: not a TIMELY trace",
-                at()
-            );
-            header = true;
-            continue;
-        }
-        let f: Vec<&str> = line.trim().split(',').collect();
-        ensure!(f.len() == 3, "{}: expected 3 fields", at());
-        rows.push((
-            f[0].parse().with_context(at)?,
-            f[1].parse().with_context(at)?,
-            f[2].parse().with_context(at)?,
-        ));
+/// `CcTimelyParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host: five
+/// `u64`, then twelve `u32`, no padding), holding `p` the way `cc_timely_config_init` reads it.
+fn params_bytes(p: &Params) -> Vec<u8> {
+    let (al_num, al_den) = p.app_limited.map_or((0, 0), |r| (r.num, r.den));
+    let mut v = Vec::with_capacity(size_of::<CcTimelyParams>());
+    for x in [
+        p.line_rate_bps,
+        p.min_rate_bps,
+        p.max_rate_bps,
+        p.init_rate_bps,
+        p.delta_bps,
+    ] {
+        v.extend_from_slice(&x.to_le_bytes());
     }
-    Ok(rows)
+    for x in [
+        p.t_low_ns,
+        p.t_high_ns,
+        p.min_rtt_ns,
+        p.alpha.num,
+        p.alpha.den,
+        p.beta.num,
+        p.beta.den,
+        p.hai_n,
+        p.hai_after,
+        al_num,
+        al_den,
+        u32::from(p.per_completion_scaling),
+    ] {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    debug_assert_eq!(v.len(), size_of::<CcTimelyParams>());
+    v
 }
 
 fn branch_name(code: u32) -> Result<&'static str> {
@@ -120,32 +92,45 @@ pub fn run_on_rtt(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
 }
 
 fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
-    let dir = ctx.fixtures.join("timely");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    paths.sort();
+    let paths = fixture_paths(ctx, "timely")?;
     let share = ctx.limit.div_ceil(paths.len().max(1)).max(1);
-    let host_cfg = Config::DEFAULT;
     let mut samples = Vec::new();
     for path in &paths {
-        let rows = parse(path)?;
+        let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
+        // The fixture's `# set` lines through sim-host's TIMELY mapping (the configuration
+        // `sim-host replay` runs); the C side gets the same parameters through the C ABI.
+        let host_cfg = params::build(path, &set)?.cfg;
         m.reset_scratch();
-        let params = m.alloc(
-            std::mem::size_of::<cc_ffi::timely::CcTimelyParams>() as u32,
-            8,
-        )?;
+        let params = m.alloc(size_of::<CcTimelyParams>() as u32, 8)?;
+        // The byte layout written below is checked against the C ABI's own defaults.
+        m.call("cc_timely_params_default", &[params])?;
+        ensure!(
+            m.read_bytes(params, size_of::<CcTimelyParams>() as u32)?
+                == params_bytes(&Params::DEFAULT),
+            "CcTimelyParams layout differs from the one fw-bench writes"
+        );
+        m.write_bytes(params, &params_bytes(host_cfg.params()))?;
         let cfg = m.alloc(cc_ffi::timely::CC_TIMELY_CONFIG_BYTES as u32, 8)?;
         let flow = m.alloc(cc_ffi::timely::CC_TIMELY_FLOW_BYTES as u32, 8)?;
         let out = m.alloc(8, 8)?;
-        m.call("cc_timely_params_default", &[params])?;
         let r = m.call("cc_timely_config_init", &[cfg, params])?;
-        ensure!(r.a0 == 0, "cc_timely_config_init returned {}", r.a0);
+        ensure!(
+            r.a0 == 0,
+            "{}: cc_timely_config_init returned {}",
+            path.display(),
+            r.a0
+        );
         m.call("cc_timely_flow_init", &[flow, cfg])?;
         let mut host = State::new(&host_cfg);
-        for &(ts, tc, bytes) in rows.iter().take(share) {
+        for &(
+            _,
+            Row {
+                t_send_ns: ts,
+                t_complete_ns: tc,
+                bytes,
+            },
+        ) in rows.iter().take(share)
+        {
             let lo = |x: u64| x as u32;
             let hi = |x: u64| (x >> 32) as u32;
             let ev = Completion::new(ts, tc, bytes);
