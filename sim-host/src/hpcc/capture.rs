@@ -272,9 +272,11 @@ fn suffixed(p: &Path, qp: u32) -> PathBuf {
 pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
     let setup = Setup::from_params(&opts.params)?;
     // Pass 1: which flows have ACKs (decides the --out/--plot names).
+    // (A set beside the ordered list: a capture may hold thousands of flows.)
     let mut order: Vec<FlowKey> = Vec::new();
+    let mut seen: std::collections::HashSet<FlowKey> = std::collections::HashSet::new();
     read_capture(path, |p| {
-        if p.opcode == OPCODE_RC_ACK && !order.contains(&p.flow) {
+        if p.opcode == OPCODE_RC_ACK && seen.insert(p.flow) {
             order.push(p.flow);
         }
         Ok(())
