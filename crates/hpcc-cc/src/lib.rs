@@ -515,9 +515,31 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         }
     }
 
+    /// Issue §2: first INT or path change: store it, `lastUpdateSeq = snd_nxt`, W unchanged.
+    /// Rare (once per path): kept out of line so the per-ACK path saves fewer registers.
+    #[cold]
+    #[inline(never)]
+    fn store_int(&mut self, snd_nxt: u32, header: u16, body: &[u8]) -> Branch {
+        let branch = if self.has_int {
+            Branch::Resync
+        } else {
+            Branch::Init
+        };
+        self.has_int = true;
+        self.int_header = header;
+        self.hops = [0; MAX_HOPS];
+        for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
+            *dst = hop_word(c);
+        }
+        self.last_update_seq = snd_nxt;
+        branch
+    }
+
     /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, every speed
     /// code valid, `nhop ≤ MAX_HOPS`): updates the state, returns the branch.
-    #[inline]
+    // Out of line (measured): inlined into the C entry point it made every call, `bad` too,
+    // save 12 registers (+19 instructions on the 1-hop ai median).
+    #[inline(never)]
     fn step(
         &mut self,
         cfg: &Config,
@@ -527,20 +549,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         body: &[u8],
     ) -> Branch {
         if !self.has_int || header != self.int_header {
-            // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
-            let branch = if self.has_int {
-                Branch::Resync
-            } else {
-                Branch::Init
-            };
-            self.has_int = true;
-            self.int_header = header;
-            self.hops = [0; MAX_HOPS];
-            for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
-                *dst = hop_word(c);
-            }
-            self.last_update_seq = snd_nxt;
-            return branch;
+            return self.store_int(snd_nxt, header, body);
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
@@ -693,8 +702,9 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
 /// `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`, `s ∈ 31 ..= 54`). `k = c·m >> 32` (one `mulhu`,
 /// `k < 2^31 + 1`, relative rounding ≤ 2^-29); `N·k < 2^88` is shifted right by
 /// `cs + s − 32 ∈ 12 ..= 49` (truncating). The result is `< 2^59` (`u' < 2^27`: module
-/// docs).
-#[inline]
+/// docs). Rare (an ACK gap of a whole base RTT): out of line, off the common path.
+#[cold]
+#[inline(never)]
 #[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
 fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
@@ -789,6 +799,27 @@ fn mulhi(a: u32, b: u32) -> u32 {
     (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32
 }
 
+/// `md_q8`'s general normalisation of `U` (outside `[0.5, 2)`): `(x, s1)`, or `None` when the
+/// window saturates (`U = 0` or `U < 2^-30`). Rare (MD runs with `U` near `η`): out of line.
+#[cold]
+#[inline(never)]
+fn md_normalise_slow(u_hi: u32, u_lo: u32) -> Option<(u32, u32)> {
+    if let Some(hi) = NonZeroU32::new(u_hi) {
+        // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
+        let (m, lz) = cc_math::recip::normalize(hi);
+        // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
+        return Some((
+            m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
+            61u32.wrapping_sub(lz),
+        ));
+    }
+    // U = 0: Wc/(0/η) = ∞
+    let lo = NonZeroU32::new(u_lo)?;
+    let (m, lz) = cc_math::recip::normalize(lo);
+    // None: U < 2^-30, the window is astronomically large
+    29u32.checked_sub(lz).map(|s1| (m, s1))
+}
+
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
 ///
 /// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits, normalised:
@@ -808,30 +839,15 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // (x normalised, right shift of a·r minus one for the rounding)
     // MD runs with U near or above η, so U ∈ [0.5, 2) — already normalised after at most a
     // one-bit shift — is the common case; the binary search is the general path.
-    let (x, s1) = match NonZeroU32::new(u_hi) {
+    let (x, s1) = match u_hi {
         // U ∈ [1, 2): lz = 31.
-        Some(hi) if hi.get() == 1 => ((1 << 31) | (u_lo >> 1), 30),
-        Some(hi) => {
-            // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
-            let (m, lz) = cc_math::recip::normalize(hi);
-            // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
-            (
-                m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
-                61u32.wrapping_sub(lz),
-            )
-        }
+        1 => ((1 << 31) | (u_lo >> 1), 30),
         // U ∈ [0.5, 1): lz = 0.
-        None if u_lo >= 1 << 31 => (u_lo, 29),
-        None => {
-            let Some(lo) = NonZeroU32::new(u_lo) else {
-                return u32::MAX; // U = 0: Wc/(0/η) = ∞
-            };
-            let (m, lz) = cc_math::recip::normalize(lo);
-            match 29u32.checked_sub(lz) {
-                Some(s1) => (m, s1),
-                None => return u32::MAX, // U < 2^-30: the window is astronomically large
-            }
-        }
+        0 if u_lo >= 1 << 31 => (u_lo, 29),
+        _ => match md_normalise_slow(u_hi, u_lo) {
+            Some(xs) => xs,
+            None => return u32::MAX,
+        },
     };
     let p = u64::from(a).wrapping_mul(u64::from(recip_norm(x))); // a < 2^32, r ≤ 2^31 + 1
     // t = p >> s1 (s1 ∈ 0 ..= 60), then round: (t + 1) >> 1, saturating to u32.
