@@ -14,7 +14,7 @@
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
 //! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
 //! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (constant to 2^-32 relative) | `τ ≥ T` takes `U = u` exactly |
+//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` exactly |
 //! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
@@ -31,7 +31,8 @@
 //! ## The `U` EWMA
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
 //! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
-//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits), and at least one unit (2^-32)
+//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits; shift-free `u64` constants, see
+//! `ewma_q32`), and at least one unit (2^-32)
 //! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
 //! about one unit, as the f64 reference does in the limit (proptest
 //! `ewma_step_is_exact_to_a_unit`). (The first version kept `U` in Q10.22 and stopped
