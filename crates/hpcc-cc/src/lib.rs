@@ -14,7 +14,7 @@
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
 //! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
 //! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (constant to 2^-32 relative) | `τ ≥ T` takes `U = u` exactly |
+//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` exactly |
 //! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
@@ -31,7 +31,8 @@
 //! ## The `U` EWMA
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
 //! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
-//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits), and at least one unit (2^-32)
+//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits; shift-free `u64` constants, see
+//! `ewma_q32`), and at least one unit (2^-32)
 //! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
 //! about one unit, as the f64 reference does in the limit (proptest
 //! `ewma_step_is_exact_to_a_unit`). (The first version kept `U` in Q10.22 and stopped
@@ -163,8 +164,8 @@ pub struct Config {
     eta_q31: u32,
     /// `η` in Q32.32 (compared with `U`).
     eta_q32: u64,
-    /// `τ ↦ τ·2^32/T` (the EWMA weight in Q0.32).
-    inv_t: Scale,
+    /// `⌊2^64/T⌋` (the EWMA weight `τ/T` in Q0.64 is `τ` times this).
+    inv_t64: u64,
     /// `W_q8 ↦ W·8/T` in bit/s.
     rate: Scale,
     /// Per speed code (index = the 4-bit code): `a | b << 16` with `a = 5·S`, `b = 8·S`,
@@ -174,8 +175,11 @@ pub struct Config {
     hop_ab: [u32; 16],
     /// `N ↦ N·2^32/(12.5·T)` (times `1/Δts` gives `u'` in Q32.32): `2^33/(25·T)`.
     u_scale: Scale,
-    /// `N ↦ N·2^32/(12.5·T²)`: `(τ/T)·u` in Q32.32 when `τ = Δts < T`.
-    a_scale: Scale,
+    /// `(τ/T)·u = N/(12.5·T²)` when `τ = Δts < T`, with 64 fractional bits: `N·a_mul`, or
+    /// `N·a_mul >> 32` when `a_drop` (see [`ewma_q32`]).
+    a_mul: u64,
+    /// `a_mul = 2^97/(25·T²)` (`T > 13 107` ns) rather than `2^65/(25·T²)`.
+    a_drop: bool,
 }
 
 /// `round(n / d)` for const evaluation (`d > 0`).
@@ -223,9 +227,8 @@ impl Config {
         }
         let eta_q31 = div_round((p.eta.num as u128) << 31, p.eta.den as u128) as u32;
         let eta_q32 = div_round((p.eta.num as u128) << 32, p.eta.den as u128) as u64;
-        let Some(inv_t) = Scale::from_ratio(1 << 32, t) else {
-            return Err(ConfigError::BaseRtt);
-        };
+        // ⌊2^64/T⌋ < 2^54.
+        let inv_t64 = ((1u128 << 64) / t) as u64;
         // rate_bps = W_q8/256 bytes · 8 bits / (T ns · 1e-9) = W_q8 · 8e9 / (256·T)
         let Some(rate) = Scale::from_ratio(8_000_000_000, 256 * t) else {
             return Err(ConfigError::BaseRtt);
@@ -234,9 +237,14 @@ impl Config {
         let Some(u_scale) = Scale::from_ratio(1 << 33, 25 * t) else {
             return Err(ConfigError::BaseRtt);
         };
-        // (τ/T)·u·2^32 = N·2^32/(12.5·T²) = N · 2^33/(25·T²)  (2^-16/12.5 at T = 2^24: a Scale).
-        let Some(a_scale) = Scale::from_ratio(1 << 33, 25 * t * t) else {
-            return Err(ConfigError::BaseRtt);
+        // (τ/T)·u with 64 fractional bits = N·2^65/(25·T²): that constant when it has ≥ 32
+        // significant bits (T ≤ 13 107), else 2^97/(25·T²) (< 2^64) and the product's low
+        // word dropped (T ≥ 1000, so 25·T² ≥ 2.5e7: neither can exceed 2^64 − 1).
+        let a_small = div_round(1 << 65, 25 * t * t);
+        let (a_mul, a_drop) = if a_small >= 1 << 32 {
+            (a_small as u64, false)
+        } else {
+            (div_round(1 << 97, 25 * t * t) as u64, true)
         };
         let mut hop_ab = [0u32; 16];
         let mut code = 1;
@@ -253,11 +261,12 @@ impl Config {
             w_ai_q8: w_ai as u32,
             eta_q31,
             eta_q32,
-            inv_t,
+            inv_t64,
             rate,
             hop_ab,
             u_scale,
-            a_scale,
+            a_mul,
+            a_drop,
         })
     }
 
@@ -515,9 +524,31 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         }
     }
 
+    /// Issue §2: first INT or path change: store it, `lastUpdateSeq = snd_nxt`, W unchanged.
+    /// Rare (once per path): kept out of line so the per-ACK path saves fewer registers.
+    #[cold]
+    #[inline(never)]
+    fn store_int(&mut self, snd_nxt: u32, header: u16, body: &[u8]) -> Branch {
+        let branch = if self.has_int {
+            Branch::Resync
+        } else {
+            Branch::Init
+        };
+        self.has_int = true;
+        self.int_header = header;
+        self.hops = [0; MAX_HOPS];
+        for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
+            *dst = hop_word(c);
+        }
+        self.last_update_seq = snd_nxt;
+        branch
+    }
+
     /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, every speed
     /// code valid, `nhop ≤ MAX_HOPS`): updates the state, returns the branch.
-    #[inline]
+    // Out of line (measured): inlined into the C entry point it made every call, `bad` too,
+    // save 12 registers (+19 instructions on the 1-hop ai median).
+    #[inline(never)]
     fn step(
         &mut self,
         cfg: &Config,
@@ -527,20 +558,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         body: &[u8],
     ) -> Branch {
         if !self.has_int || header != self.int_header {
-            // Issue §2: first INT or path change: store it, lastUpdateSeq = snd_nxt, W unchanged.
-            let branch = if self.has_int {
-                Branch::Resync
-            } else {
-                Branch::Init
-            };
-            self.has_int = true;
-            self.int_header = header;
-            self.hops = [0; MAX_HOPS];
-            for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
-                *dst = hop_word(c);
-            }
-            self.last_update_seq = snd_nxt;
-            return branch;
+            return self.store_int(snd_nxt, header, body);
         }
 
         // ---- MeasureInflight (Alg. 1 l.1–10) ----
@@ -693,8 +711,9 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
 /// `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`, `s ∈ 31 ..= 54`). `k = c·m >> 32` (one `mulhu`,
 /// `k < 2^31 + 1`, relative rounding ≤ 2^-29); `N·k < 2^88` is shifted right by
 /// `cs + s − 32 ∈ 12 ..= 49` (truncating). The result is `< 2^59` (`u' < 2^27`: module
-/// docs).
-#[inline]
+/// docs). Rare (an ACK gap of a whole base RTT): out of line, off the common path.
+#[cold]
+#[inline(never)]
 #[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
 fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
@@ -718,13 +737,20 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 
 /// `(1 − τ/T)·U + (τ/T)·u` for `τ = Δts < T`, in Q32.32, without a reciprocal: with
 /// `u = N/(12.5·T·τ)`, `(τ/T)·u = N/(12.5·T²)` (τ cancels), so the step is
-/// `D = N·2^32/(12.5·T²) − w·U` (units of 2^-32), `w = τ/T`, and `U' = U + round(D)`, at least
-/// one unit toward `u` when `D ≠ 0` (no rounding dead band, as before).
+/// `D = A − B`, `A = N·2^32/(12.5·T²)`, `B = w·U` (units of 2^-32), `w = τ/T`, and
+/// `U' = U + round(D)`, at least one unit toward `u` when `D ≠ 0` (no rounding dead band).
 ///
-/// Both terms are kept with 32 fractional bits (a 96-bit `D`), and `w` with 64 bits
-/// (`τ·c_t`, exact to the constant's 2^-32), so `D` is exact to a fraction of a unit plus the
-/// constants' relative 2^-32: a constant `u` is reached to within about one unit (2^-32), with no
-/// bias from rounding `w` (a Q0.32 `w` would stop `≈ T/τ` units away: measured and rejected).
+/// Both terms are kept with 32 fractional bits below the unit (96-bit words) and every constant
+/// is a `u64` that needs no shift (a shift by a config value is a branchy sequence on rv32):
+/// * `w·2^64 = τ·⌊2^64/T⌋` (`τ < T`, so `< 2^64`; error `< τ·2^-64`, relative `< 2^-40`);
+/// * `A·2^32 = N·M`, with `M = 2^65/(25·T²)` when that is `≥ 2^32` (`T ≤ 13 107` ns, relative
+///   rounding `≤ 2^-33`), else `M = 2^97/(25·T²)` (`< 2^64`, `≥ 2^44`) and the low word of
+///   `N·M` dropped.
+///
+/// So `D` is exact to a fraction of a unit plus the constants' relative `2^-33`: a constant `u`
+/// is reached to within about one unit (2^-32), with no bias from rounding `w` (a Q0.32 `w`
+/// would stop `≈ T/τ` units away: measured and rejected). `A < 2^59` units (`A ≤ u'`, module
+/// docs), so every product fits its words.
 #[inline]
 #[allow(
     clippy::cast_possible_truncation,
@@ -732,61 +758,89 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     clippy::cast_sign_loss
 )] // word splits; two's complement of the 96-bit difference
 fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
-    // w·2^64 = τ·c_t·2^(64 − s_t), s_t ∈ 9 ..= 23 (T ∈ [1000, 2^24)); τ < T so w < 1:
-    // w_hi = ⌊w·2^32⌋, w_lo = the next 32 bits (exact: the low bits of τ·c_t).
-    let sh = cfg.inv_t.shift;
-    let p = u64::from(tau).wrapping_mul(u64::from(cfg.inv_t.mant));
-    let w_hi = shr64_small((p >> 32) as u32, p as u32, sh) as u32;
-    let w_lo = (p as u32).wrapping_shl(32u32.wrapping_sub(sh));
-    // B = U·w with 32 fractional bits: U·w_hi + ⌊U·w_lo/2^32⌋ (the dropped part < 1/2^32 unit).
-    let (u_hi, u_lo) = ((big_u >> 32) as u32, big_u as u32);
-    let x1 = u64::from(u_lo).wrapping_mul(u64::from(w_hi));
-    let x2 = u64::from(u_hi).wrapping_mul(u64::from(w_hi));
-    let y = u64::from(u_hi)
-        .wrapping_mul(u64::from(w_lo))
-        .wrapping_add(u64::from(mulhi(u_lo, w_lo)));
-    let s = (x1 & 0xFFFF_FFFF).wrapping_add(y & 0xFFFF_FFFF);
-    let b_lo = s as u32;
-    let b_hi = x2
-        .wrapping_add(x1 >> 32)
-        .wrapping_add(y >> 32)
-        .wrapping_add(s >> 32);
-    // A = N·c_a·2^-s_a with 32 fractional bits: (N·c_a) shifted by s_a − 32 (s_a ∈ 23 ..= 51).
-    let (mid, low) = mul_56x32(n, cfg.a_scale.mant);
-    let (a_hi, a_lo) = match cfg.a_scale.shift.checked_sub(32) {
-        Some(0) => (mid, low),
-        Some(e) => {
-            let (m_hi, m_lo) = ((mid >> 32) as u32, mid as u32);
-            (shr64_small(m_hi, m_lo, e), shr64_small(m_lo, low, e) as u32)
-        }
-        None => {
-            // Left by l = 32 − s_a ∈ 1 ..= 9: A < 2^59 units, so nothing leaves the 96 bits.
-            let l = 32u32.wrapping_sub(cfg.a_scale.shift);
-            let hi = mid.wrapping_shl(l) | u64::from(low >> (32u32.wrapping_sub(l)));
-            (hi, low.wrapping_shl(l))
-        }
+    // w = τ·K (K = ⌊2^64/T⌋ < 2^54): the true product is < 2^64, so the high word's wrap-free.
+    let (k0, k1) = (cfg.inv_t64 as u32, (cfg.inv_t64 >> 32) as u32);
+    let (w0, c) = mul_wide(tau, k0);
+    let w = (u64::from(c.wrapping_add(tau.wrapping_mul(k1))) << 32) | u64::from(w0);
+    // B = U·w with 32 fractional bits below the unit: words 1..=3 of the 128-bit product.
+    let [_, b0, b1, b2] = mul_64x64(big_u, w);
+    // A = N·M: words 0..=2, or 1..=3 for the second form of M.
+    let [p0, p1, p2, p3] = mul_64x64(n, cfg.a_mul);
+    let (a0, a1, a2) = if cfg.a_drop {
+        (p1, p2, p3)
+    } else {
+        (p0, p1, p2)
     };
     // D = A − B (96-bit two's complement), rounded to whole units: (D + 2^31) >> 32.
-    let (d_lo, borrow) = a_lo.overflowing_sub(b_lo);
+    let (d0, borrow) = a0.overflowing_sub(b0);
+    let a_hi = (u64::from(a2) << 32) | u64::from(a1);
+    let b_hi = (u64::from(b2) << 32) | u64::from(b1);
     let d_hi = a_hi.wrapping_sub(b_hi).wrapping_sub(u64::from(borrow)) as i64;
-    let (_, carry) = d_lo.overflowing_add(1 << 31);
+    let (_, carry) = d0.overflowing_add(1 << 31);
     let mut step = d_hi.wrapping_add(i64::from(carry));
-    if step == 0 && (d_hi != 0 || d_lo != 0) {
-        step = if d_hi < 0 { -1 } else { 1 }; // at least one unit toward u
+    if step == 0 {
+        // D ∈ (−½, ½): d_hi is −1 (D < 0: one unit down) or 0 (one unit up unless D = 0).
+        step = d_hi | i64::from(d0 != 0);
     }
     // Saturating at both ends: only raw parts (U near 0 or 2^64 with nonsense) could reach them.
-    if step < 0 {
-        big_u.saturating_sub(step.unsigned_abs())
-    } else {
-        big_u.saturating_add(step as u64)
-    }
+    big_u.saturating_add_signed(step)
 }
 
-/// High word of `a·b`.
+/// `a·b` as `(low word, high word)`.
 #[inline(always)]
 #[allow(clippy::cast_possible_truncation)]
-fn mulhi(a: u32, b: u32) -> u32 {
-    (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32
+fn mul_wide(a: u32, b: u32) -> (u32, u32) {
+    let p = u64::from(a).wrapping_mul(u64::from(b));
+    (p as u32, (p >> 32) as u32)
+}
+
+/// `a·b` as four 32-bit words, least significant first (32×32 products only; the high word of
+/// `a` is usually 0 — `U < 1`, `N < 2^32` — and then two products are skipped).
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn mul_64x64(a: u64, b: u64) -> [u32; 4] {
+    let (a0, a1) = (a as u32, (a >> 32) as u32);
+    let (b0, b1) = (b as u32, (b >> 32) as u32);
+    let (p0, c0) = mul_wide(a0, b0);
+    let (l, h) = mul_wide(a0, b1);
+    if a1 == 0 {
+        // c0 + l < 2^33; h ≤ 2^32 − 2, so h + carry fits.
+        let (p1, c1) = c0.overflowing_add(l);
+        return [p0, p1, h.wrapping_add(u32::from(c1)), 0];
+    }
+    let (l2, h2) = mul_wide(a1, b0);
+    let (l3, h3) = mul_wide(a1, b1);
+    // Column sums (each < 2^34; the full product < 2^128, so the top word does not wrap).
+    let t1 = u64::from(c0)
+        .wrapping_add(u64::from(l))
+        .wrapping_add(u64::from(l2));
+    let t2 = (t1 >> 32)
+        .wrapping_add(u64::from(h))
+        .wrapping_add(u64::from(h2))
+        .wrapping_add(u64::from(l3));
+    let p3 = h3.wrapping_add((t2 >> 32) as u32);
+    [p0, t1 as u32, t2 as u32, p3]
+}
+
+/// `md_q8`'s general normalisation of `U` (outside `[0.5, 2)`): `(x, s1)`, or `None` when the
+/// window saturates (`U = 0` or `U < 2^-30`). Rare (MD runs with `U` near `η`): out of line.
+#[cold]
+#[inline(never)]
+fn md_normalise_slow(u_hi: u32, u_lo: u32) -> Option<(u32, u32)> {
+    if let Some(hi) = NonZeroU32::new(u_hi) {
+        // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
+        let (m, lz) = cc_math::recip::normalize(hi);
+        // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
+        return Some((
+            m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
+            61u32.wrapping_sub(lz),
+        ));
+    }
+    // U = 0: Wc/(0/η) = ∞
+    let lo = NonZeroU32::new(u_lo)?;
+    let (m, lz) = cc_math::recip::normalize(lo);
+    // None: U < 2^-30, the window is astronomically large
+    29u32.checked_sub(lz).map(|s1| (m, s1))
 }
 
 /// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
@@ -808,30 +862,15 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // (x normalised, right shift of a·r minus one for the rounding)
     // MD runs with U near or above η, so U ∈ [0.5, 2) — already normalised after at most a
     // one-bit shift — is the common case; the binary search is the general path.
-    let (x, s1) = match NonZeroU32::new(u_hi) {
+    let (x, s1) = match u_hi {
         // U ∈ [1, 2): lz = 31.
-        Some(hi) if hi.get() == 1 => ((1 << 31) | (u_lo >> 1), 30),
-        Some(hi) => {
-            // cc-math's 5-step binary search (rv32imac has no clz; `leading_zeros` costs ~30).
-            let (m, lz) = cc_math::recip::normalize(hi);
-            // x = U >> k, k = 32 − lz: the low word's top k bits fill in below m.
-            (
-                m | ((u_lo >> 1) >> (31u32.wrapping_sub(lz))),
-                61u32.wrapping_sub(lz),
-            )
-        }
+        1 => ((1 << 31) | (u_lo >> 1), 30),
         // U ∈ [0.5, 1): lz = 0.
-        None if u_lo >= 1 << 31 => (u_lo, 29),
-        None => {
-            let Some(lo) = NonZeroU32::new(u_lo) else {
-                return u32::MAX; // U = 0: Wc/(0/η) = ∞
-            };
-            let (m, lz) = cc_math::recip::normalize(lo);
-            match 29u32.checked_sub(lz) {
-                Some(s1) => (m, s1),
-                None => return u32::MAX, // U < 2^-30: the window is astronomically large
-            }
-        }
+        0 if u_lo >= 1 << 31 => (u_lo, 29),
+        _ => match md_normalise_slow(u_hi, u_lo) {
+            Some(xs) => xs,
+            None => return u32::MAX,
+        },
     };
     let p = u64::from(a).wrapping_mul(u64::from(recip_norm(x))); // a < 2^32, r ≤ 2^31 + 1
     // t = p >> s1 (s1 ∈ 0 ..= 60), then round: (t + 1) >> 1, saturating to u32.

@@ -488,6 +488,15 @@ fn hop_numerator_is_eqn_2() {
 }
 
 proptest! {
+    /// The EWMA's 64×64 → 128 word product (both the `a_hi = 0` fast path and the full one).
+    #[test]
+    fn mul_64x64_is_exact(a in any::<u64>(), b in any::<u64>(), small in any::<bool>()) {
+        let a = if small { a & 0xFFFF_FFFF } else { a };
+        let [p0, p1, p2, p3] = mul_64x64(a, b);
+        let got = u128::from(p0) | u128::from(p1) << 32 | u128::from(p2) << 64 | u128::from(p3) << 96;
+        prop_assert_eq!(got, u128::from(a) * u128::from(b));
+    }
+
     /// The hop choice is exact: N1·D2 > N2·D1 computed in 128 bits.
     #[test]
     fn cross_products_compare_exactly(n1 in 0u64..(1 << 56), n2 in 0u64..(1 << 56), d1 in 1u32..(1 << 24), d2 in 1u32..(1 << 24), small in any::<bool>()) {
