@@ -12,8 +12,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cats_conductor::{Conductor, Decision, Descriptor, Prio};
+use cats_conductor::{Conductor, Decision, Descriptor};
 use sim_host::cats::reference::{RefConductor, RefDecision};
+use sim_host::cats::{Event as CatsEvent, Row as CatsRow};
 use sim_host::trace::{TraceReader, merged_params};
 use timely_cc::{Completion, State};
 
@@ -151,22 +152,6 @@ fn hpcc(limit: usize, passes: usize) {
     row("HPCC", "f64 reference", n, d);
 }
 
-#[derive(Clone, Copy)]
-enum CatsEvent {
-    Enqueue(usize, u32),
-    Ack(u64),
-    Feed,
-}
-
-#[derive(serde::Deserialize)]
-struct CatsRow {
-    #[allow(dead_code)]
-    t_ns: u64,
-    event: String,
-    prio: Option<u8>,
-    bytes: Option<u64>,
-}
-
 fn cats(limit: usize, passes: usize) {
     let mut traces = Vec::new();
     for p in fixtures("cats") {
@@ -175,15 +160,8 @@ fn cats(limit: usize, passes: usize) {
         let su = sim_host::cats::setup(&p, &merged_params(r.params(), &[])).expect("setup");
         let mut ev = Vec::new();
         while let Some(x) = r.next_row::<CatsRow>() {
-            let x = x.expect("row").1;
-            ev.push(match x.event.as_str() {
-                "enqueue" => CatsEvent::Enqueue(
-                    usize::from(x.prio.unwrap_or(0)),
-                    x.bytes.unwrap_or(0) as u32,
-                ),
-                "ack" => CatsEvent::Ack(x.bytes.unwrap_or(0)),
-                _ => CatsEvent::Feed,
-            });
+            let (line, x) = x.expect("row");
+            ev.push(x.event(&p, line).expect("event"));
             if ev.len() >= limit {
                 break;
             }
@@ -211,18 +189,17 @@ fn cats(limit: usize, passes: usize) {
             };
             for (h, e) in ev.iter().enumerate() {
                 match *e {
-                    CatsEvent::Enqueue(p, b) => {
-                        let prio = Prio::from_index(p).unwrap_or(Prio::P4);
+                    CatsEvent::Enqueue { prio, len_bytes } => {
                         let _ = c.enqueue(
                             prio,
                             Descriptor {
                                 handle: h as u32,
-                                len_bytes: b,
+                                len_bytes,
                             },
                         );
                         feed(&mut c, &mut space, true);
                     }
-                    CatsEvent::Ack(b) => {
+                    CatsEvent::Ack { bytes: b } => {
                         space += b;
                         feed(&mut c, &mut space, false);
                     }
@@ -249,11 +226,11 @@ fn cats(limit: usize, passes: usize) {
             };
             for e in ev {
                 match *e {
-                    CatsEvent::Enqueue(p, b) => {
-                        c.enqueue(p, u64::from(b));
+                    CatsEvent::Enqueue { prio, len_bytes } => {
+                        c.enqueue(prio.index(), u64::from(len_bytes));
                         feed(&mut c, &mut space, true);
                     }
-                    CatsEvent::Ack(b) => {
+                    CatsEvent::Ack { bytes: b } => {
                         space += b;
                         feed(&mut c, &mut space, false);
                     }

@@ -57,12 +57,74 @@ pub const KEYS: [&str; 15] = [
     "m4",
 ];
 
-#[derive(Debug, Deserialize)]
-struct Row {
-    t_ns: u64,
-    event: String,
-    prio: Option<u8>,
-    bytes: Option<u64>,
+/// One row of a CATS event trace, as written (`t_ns,event,prio,bytes`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Row {
+    /// Trace time, ns.
+    pub t_ns: u64,
+    /// `enqueue`, `ack` or `feed`.
+    pub event: String,
+    /// Priority 0..=4 (enqueue only).
+    pub prio: Option<u8>,
+    /// Message length (enqueue) or freed send-buffer space (ack), bytes.
+    pub bytes: Option<u64>,
+}
+
+/// A decoded trace event (issue 4 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Queue a message of `len_bytes` at `prio`, then make exactly one feed attempt.
+    Enqueue {
+        /// Its priority.
+        prio: Prio,
+        /// Its length, bytes (< 2^32).
+        len_bytes: u32,
+    },
+    /// `bytes` of send-buffer space become free; then feed until nothing is sent.
+    Ack {
+        /// Space freed, bytes.
+        bytes: u64,
+    },
+    /// Feed until nothing is sent.
+    Feed,
+}
+
+impl Row {
+    /// Decodes the row, naming `path:line` and the field on any problem.
+    pub fn event(&self, path: &Path, line: u64) -> Result<Event, InputError> {
+        match self.event.as_str() {
+            "enqueue" => {
+                let p = self
+                    .prio
+                    .ok_or_else(|| InputError::at(path, line, "enqueue needs a prio (0..=4)"))?;
+                let prio = Prio::from_index(usize::from(p)).ok_or_else(|| {
+                    InputError::at(path, line, format!("prio {p}: must be 0..=4"))
+                })?;
+                let bytes = self
+                    .bytes
+                    .ok_or_else(|| InputError::at(path, line, "enqueue needs bytes"))?;
+                let len_bytes = u32::try_from(bytes).map_err(|_| {
+                    InputError::at(
+                        path,
+                        line,
+                        format!("bytes {bytes}: a message is < 2^32 bytes"),
+                    )
+                })?;
+                Ok(Event::Enqueue { prio, len_bytes })
+            }
+            "ack" => Ok(Event::Ack {
+                bytes: self
+                    .bytes
+                    .ok_or_else(|| InputError::at(path, line, "ack needs bytes"))?,
+            }),
+            "feed" => Ok(Event::Feed),
+            other => Err(InputError::at(
+                path,
+                line,
+                format!("event {other:?}: expected enqueue, ack or feed"),
+            )),
+        }
+    }
 }
 
 /// The parameters of one replay, as given and as each side runs them.
@@ -330,24 +392,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         fx_buf.clear();
         rf_buf.clear();
         // How many feed attempts: one after an enqueue, unlimited after ack/feed.
-        let attempts = match row.event.as_str() {
-            "enqueue" => {
-                let p = row
-                    .prio
-                    .ok_or_else(|| InputError::at(path, line, "enqueue needs a prio (0..=4)"))?;
-                let prio = Prio::from_index(usize::from(p)).ok_or_else(|| {
-                    InputError::at(path, line, format!("prio {p}: must be 0..=4"))
-                })?;
-                let bytes = row
-                    .bytes
-                    .ok_or_else(|| InputError::at(path, line, "enqueue needs bytes"))?;
-                let len = u32::try_from(bytes).map_err(|_| {
-                    InputError::at(
-                        path,
-                        line,
-                        format!("bytes {bytes}: a message is < 2^32 bytes"),
-                    )
-                })?;
+        let attempts = match row.event(path, line)? {
+            Event::Enqueue { prio, len_bytes } => {
+                let (len, bytes) = (len_bytes, u64::from(len_bytes));
                 handle = handle.wrapping_add(1);
                 let ok_fx = fx
                     .enqueue(
@@ -370,22 +417,12 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                 }
                 1
             }
-            "ack" => {
-                let b = row
-                    .bytes
-                    .ok_or_else(|| InputError::at(path, line, "ack needs bytes"))?;
+            Event::Ack { bytes: b } => {
                 space_fx = space_fx.saturating_add(b);
                 space_rf = space_rf.saturating_add(b);
                 u64::MAX
             }
-            "feed" => u64::MAX,
-            other => {
-                return Err(InputError::at(
-                    path,
-                    line,
-                    format!("event {other:?}: expected enqueue, ack or feed"),
-                ));
-            }
+            Event::Feed => u64::MAX,
         };
         // Fixed-point side.
         let mut n = 0;

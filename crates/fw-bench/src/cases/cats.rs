@@ -20,31 +20,14 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Result, bail, ensure};
 use cats_conductor::{Conductor, Config, Decision, Descriptor, Prio};
 use cc_ffi::cats::CC_CATS_QUEUE_CAPACITY;
-use sim_host::cats::{HEADER, Setup, setup};
+use sim_host::cats::{Event, HEADER, Row, Setup, setup};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
-
-/// One trace event.
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    Enqueue { prio: u32, bytes: u32 },
-    Ack { bytes: u64 },
-    Feed,
-}
-
-/// The columns of a CATS trace row (`t_ns,event,prio,bytes`) the benchmark uses (fields are
-/// matched by header name; `t_ns` is not needed).
-#[derive(serde::Deserialize)]
-struct Row {
-    event: String,
-    prio: Option<u8>,
-    bytes: Option<u64>,
-}
 
 /// A fixture: both sides' configuration and start space from its `# set` lines, and its events.
 struct Trace {
@@ -61,24 +44,11 @@ fn parse(path: &Path) -> Result<Trace> {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    // sim-host's own decoding (and its errors): one meaning of a CATS trace row in the project.
     let events = rows
         .into_iter()
-        .map(|(line, r)| {
-            let at = || format!("{}:{line}", path.display());
-            Ok(match r.event.as_str() {
-                "enqueue" => Event::Enqueue {
-                    prio: u32::from(r.prio.with_context(|| format!("{}: no prio", at()))?),
-                    bytes: u32::try_from(r.bytes.with_context(|| format!("{}: no bytes", at()))?)
-                        .with_context(at)?,
-                },
-                "ack" => Event::Ack {
-                    bytes: r.bytes.with_context(|| format!("{}: no bytes", at()))?,
-                },
-                "feed" => Event::Feed,
-                e => bail!("{}: unknown event {e}", at()),
-            })
-        })
-        .collect::<Result<_>>()?;
+        .map(|(line, r)| r.event(path, line))
+        .collect::<Result<_, _>>()?;
     Ok(Trace {
         name,
         setup,
@@ -230,14 +200,17 @@ impl Sim<'_> {
 
     fn event(&mut self, e: Event) -> Result<()> {
         match e {
-            Event::Enqueue { prio, bytes } => {
-                ensure!(prio <= 4 && bytes > 0, "{}: bad enqueue", self.trace);
+            Event::Enqueue {
+                prio: p,
+                len_bytes: bytes,
+            } => {
+                ensure!(bytes > 0, "{}: bad enqueue", self.trace);
+                let prio = p.index() as u32;
                 self.next_handle += 1;
                 let d = Descriptor {
                     handle: self.next_handle,
                     len_bytes: bytes,
                 };
-                let p = Prio::from_index(prio as usize).context("prio")?;
                 self.host
                     .enqueue(p, d)
                     .map_err(|e| anyhow::anyhow!("host enqueue: {e:?}"))?;
