@@ -96,15 +96,6 @@ fn timely(limit: usize, passes: usize) {
     row("TIMELY", "f64 reference", n, d);
 }
 
-#[derive(serde::Deserialize)]
-struct HpccRow {
-    #[allow(dead_code)]
-    t_ns: u64,
-    ack_seq: u32,
-    snd_nxt: u32,
-    int: String,
-}
-
 fn hpcc(limit: usize, passes: usize) {
     use sim_host::hpcc::{reference::Reference, replay::Setup};
     // One event is one ACK with its INT block, already decoded from hex (as on the wire).
@@ -116,9 +107,9 @@ fn hpcc(limit: usize, passes: usize) {
         r.expect_header(sim_host::hpcc::HEADER).expect("header");
         let su = Setup::from_params(&merged_params(r.params(), &[])).expect("params");
         let mut acks = Vec::new();
-        while let Some(x) = r.next_row::<HpccRow>() {
-            let x = x.expect("row").1;
-            let int = sim_host::hpcc::replay::hex_bytes(&x.int).expect("hex");
+        while let Some(x) = r.next_row::<sim_host::hpcc::replay::Row>() {
+            let (line, x) = x.expect("row");
+            let int = x.int_bytes(&p, line).expect("hex");
             acks.push((x.ack_seq, x.snd_nxt, int));
             if acks.len() >= limit {
                 break;

@@ -366,13 +366,24 @@ impl Flow {
     }
 }
 
-/// One row of an INT trace.
-#[derive(Debug, serde::Deserialize)]
-struct Row {
-    t_ns: u64,
-    ack_seq: u32,
-    snd_nxt: u32,
-    int: String,
+/// One row of an INT trace (`t_ns,ack_seq,snd_nxt,int`).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Row {
+    /// Trace time, ns.
+    pub t_ns: u64,
+    /// The ACK's sequence number.
+    pub ack_seq: u32,
+    /// The sender's `snd_nxt` when the ACK arrived.
+    pub snd_nxt: u32,
+    /// The INT block as hex, exactly as on the wire.
+    pub int: String,
+}
+
+impl Row {
+    /// The INT block's bytes, naming `path:line` and the field when the hex is bad.
+    pub fn int_bytes(&self, path: &Path, line: u64) -> Result<Vec<u8>, InputError> {
+        hex_bytes(&self.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))
+    }
 }
 
 /// Decodes lowercase/uppercase hex (no separators) into bytes.
@@ -406,8 +417,7 @@ pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputE
     let mut flow = Flow::new(name, setup, opts.mode, opts.out.clone(), opts.plot.clone())?;
     while let Some(row) = rdr.next_row::<Row>() {
         let (line, r) = row?;
-        let int =
-            hex_bytes(&r.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))?;
+        let int = r.int_bytes(path, line)?;
         flow.event(Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)?;
     }
     if flow.events() == 0 {

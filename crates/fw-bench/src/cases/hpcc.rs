@@ -14,23 +14,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Result, bail, ensure};
 use hpcc_cc::{Branch, Params, State};
 use sim_host::hpcc::HEADER;
-use sim_host::hpcc::replay::{Setup, hex_bytes};
+use sim_host::hpcc::replay::{Row, Setup};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
-
-/// The columns of an HPCC trace row (`t_ns,ack_seq,snd_nxt,int`, INT block in hex) the
-/// benchmark uses (fields are matched by header name; `t_ns` is not needed).
-#[derive(serde::Deserialize)]
-struct Row {
-    ack_seq: u32,
-    snd_nxt: u32,
-    int: String,
-}
 
 /// A fixture: both sides' configuration from its `# set` lines, and its ACKs.
 struct Trace {
@@ -45,12 +36,7 @@ fn parse(path: &Path) -> Result<Trace> {
     let setup = Setup::from_params(&set)?;
     let acks = rows
         .into_iter()
-        .map(|(line, r)| {
-            let int = hex_bytes(&r.int)
-                .map_err(anyhow::Error::msg)
-                .with_context(|| format!("{}:{line}: field int", path.display()))?;
-            Ok((r.ack_seq, r.snd_nxt, int))
-        })
+        .map(|(line, r)| Ok((r.ack_seq, r.snd_nxt, r.int_bytes(path, line)?)))
         .collect::<Result<_>>()?;
     Ok(Trace { setup, acks })
 }
