@@ -175,7 +175,7 @@ static int timely(void) {
     /* Restore a saved state: the flow continues from it. */
     cc_timely_flow_set_state(f, &before);
     cc_timely_flow_get_state(f, &after);
-    if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q4 != before.rtt_diff_q4 || after.residual != before.residual) return 54;
+    if (after.rate_u128bps != before.rate_u128bps || after.rtt_diff_q4 != before.rtt_diff_q4 || after.rtt_diff_frac_hi != before.rtt_diff_frac_hi || after.rtt_diff_frac_lo != before.rtt_diff_frac_lo || after.residual != before.residual) return 54;
     /* The by-value calls (result in registers; rate in units of 128 b/s): the same events on a
      * second flow give the same branches and rates. */
     CcTimelyFlow *g = &timely_flows[4];

@@ -137,7 +137,8 @@ fn out_csv_has_the_issue_columns_and_skip_rows() {
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].ends_with(",init,init"), "{}", lines[1]);
-    assert!(lines[2].starts_with("1,600010,598800,"), "{}", lines[2]);
+    // 1500 B at 10 Gb/s: ⌊1500·M/2^32⌋ = 19 199 sixteenths of a ns removed (the issue's M).
+    assert!(lines[2].starts_with("1,600010,598800.0625,"), "{}", lines[2]);
     assert!(lines[2].ends_with(",high,high"), "{}", lines[2]);
     assert!(
         lines[3].ends_with(",skip,skip") && lines[3].starts_with("2,10,,"),

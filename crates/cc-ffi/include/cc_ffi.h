@@ -40,7 +40,7 @@
 #define CC_HPCC_MAX_HOPS 5
 
 // Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
-#define CC_TIMELY_FLOW_BYTES 16
+#define CC_TIMELY_FLOW_BYTES 24
 
 // Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
 #define CC_TIMELY_CONFIG_BYTES 208
@@ -343,7 +343,7 @@ typedef struct CC_FFI_ALIGNED(8) CcTimelyConfig {
   uint8_t _opaque[CC_TIMELY_CONFIG_BYTES];
 } CcTimelyConfig;
 
-// Opaque per-flow state (16 bytes). Allocate one per flow, initialise with
+// Opaque per-flow state (24 bytes). Allocate one per flow, initialise with
 // [`cc_timely_flow_init`].
 typedef struct CC_FFI_ALIGNED(8) CcTimelyFlow {
   uint8_t _opaque[CC_TIMELY_FLOW_BYTES];
@@ -375,7 +375,8 @@ typedef struct CcTimelyCompletion {
 typedef struct CcTimelyUpdate {
   // The rate after the event, bit/s (a multiple of 128).
   uint64_t rate_bps;
-  // The measured RTT, Q.4 ns (1/16 ns; serialisation removed; 0 for `SKIP`).
+  // The measured RTT, Q27.4 ns (1/16 ns; serialisation removed; saturated at 2^31 − 1;
+  // 0 for `SKIP`).
   uint64_t rtt_q4;
   // 1 when the application-limited rule suppressed an increase.
   uint32_t app_limited;
@@ -385,10 +386,15 @@ typedef struct CcTimelyUpdate {
 typedef struct CcTimelyState {
   // Rate in units of 128 bit/s.
   uint32_t rate_u128bps;
-  // Previous RTT, Q26.4 ns (≤ 2^30 − 1; larger values are clamped).
+  // Previous RTT, Q27.4 ns (≤ 2^31 − 1; larger values are clamped).
   uint32_t prev_rtt_q4;
-  // EWMA of RTT differences, Q26.4 ns (|·| ≤ 2^30 − 1; larger values are clamped).
+  // EWMA of RTT differences, Q27.4 ns (floored; the whole EWMA, `Q27.68` ns, is this word
+  // and the two fraction words below, |·| ≤ (2^31 − 1)·2^64, larger values clamped).
   int32_t rtt_diff_q4;
+  // Bits 63..32 of the EWMA's 64 fraction bits below its Q4 word.
+  uint32_t rtt_diff_frac_hi;
+  // Bits 31..0 of the EWMA's 64 fraction bits below its Q4 word.
+  uint32_t rtt_diff_frac_lo;
   // Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
   int16_t residual;
   // Completions with `g ≤ 0` in a row.
@@ -626,7 +632,7 @@ struct CcTimelyResult cc_timely_on_completion_rv(const struct CcTimelyConfig *cf
 // `cfg` and `flow` were initialised.
 struct CcTimelyResult cc_timely_on_rtt(const struct CcTimelyConfig *cfg,
                                        struct CcTimelyFlow *flow,
-                                       uint64_t rtt_q4,
+                                       uint32_t rtt_q4,
                                        uint32_t bytes);
 
 // [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the

@@ -42,7 +42,7 @@
 //! In `src/timely.rs` (and `mod timely;` + a line in [`FLOW_LAYOUTS`]):
 //! ```text
 //! /// Bytes of a TIMELY flow block; `size_of::<timely_cc::State>()` must not exceed it.
-//! pub const CC_TIMELY_FLOW_BYTES: usize = 16;
+//! pub const CC_TIMELY_FLOW_BYTES: usize = 24;
 //! /// Opaque per-flow state; allocate one per flow (any storage), initialise with cc_timely_flow_init.
 //! #[repr(C, align(8))]
 //! pub struct CcTimelyFlow { _opaque: [u8; CC_TIMELY_FLOW_BYTES] }

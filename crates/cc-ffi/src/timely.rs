@@ -6,16 +6,16 @@
 //! sending rate for the optional application-limited rule, and the RTT). Semantics:
 //! `docs/timely.md`.
 
-use timely_cc::{Branch, Completion, Config, Params, Ratio, State};
+use timely_cc::{Branch, Completion, Config, Params, Ratio, RawParts, State};
 
 use crate::{CcStatus, block};
 
 /// Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
-pub const CC_TIMELY_FLOW_BYTES: usize = 16;
+pub const CC_TIMELY_FLOW_BYTES: usize = 24;
 /// Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
 pub const CC_TIMELY_CONFIG_BYTES: usize = 208;
 
-/// Opaque per-flow state (16 bytes). Allocate one per flow, initialise with
+/// Opaque per-flow state (24 bytes). Allocate one per flow, initialise with
 /// [`cc_timely_flow_init`].
 #[repr(C, align(8))]
 pub struct CcTimelyFlow {
@@ -127,7 +127,8 @@ pub struct CcTimelyCompletion {
 pub struct CcTimelyUpdate {
     /// The rate after the event, bit/s (a multiple of 128).
     pub rate_bps: u64,
-    /// The measured RTT, Q.4 ns (1/16 ns; serialisation removed; 0 for `SKIP`).
+    /// The measured RTT, Q27.4 ns (1/16 ns; serialisation removed; saturated at 2^31 − 1;
+    /// 0 for `SKIP`).
     pub rtt_q4: u64,
     /// 1 when the application-limited rule suppressed an increase.
     pub app_limited: u32,
@@ -139,10 +140,15 @@ pub struct CcTimelyUpdate {
 pub struct CcTimelyState {
     /// Rate in units of 128 bit/s.
     pub rate_u128bps: u32,
-    /// Previous RTT, Q26.4 ns (≤ 2^30 − 1; larger values are clamped).
+    /// Previous RTT, Q27.4 ns (≤ 2^31 − 1; larger values are clamped).
     pub prev_rtt_q4: u32,
-    /// EWMA of RTT differences, Q26.4 ns (|·| ≤ 2^30 − 1; larger values are clamped).
+    /// EWMA of RTT differences, Q27.4 ns (floored; the whole EWMA, `Q27.68` ns, is this word
+    /// and the two fraction words below, |·| ≤ (2^31 − 1)·2^64, larger values clamped).
     pub rtt_diff_q4: i32,
+    /// Bits 63..32 of the EWMA's 64 fraction bits below its Q4 word.
+    pub rtt_diff_frac_hi: u32,
+    /// Bits 31..0 of the EWMA's 64 fraction bits below its Q4 word.
+    pub rtt_diff_frac_lo: u32,
     /// Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
     pub residual: i16,
     /// Completions with `g ≤ 0` in a row.
@@ -251,37 +257,7 @@ pub unsafe extern "C" fn cc_timely_on_completion(
 ) -> CcTimelyBranch {
     // SAFETY: caller contract.
     let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    match st.on_completion_fast(c, &Completion::new(t_send_ns, t_complete_ns, bytes)) {
-        Some(u) => {
-            // SAFETY: caller contract.
-            unsafe { block::out(out_rate_bps, u.rate_bps) };
-            u.branch.into()
-        }
-        // Same arguments in the same registers: a tail call, so the fast path needs no frame.
-        // SAFETY: caller contract (passed on unchanged).
-        None => unsafe {
-            on_completion_general(cfg, flow, t_send_ns, t_complete_ns, bytes, out_rate_bps)
-        },
-    }
-}
-
-/// The general path of [`cc_timely_on_completion`] (out of line, reached by a tail call).
-///
-/// # Safety
-/// As [`cc_timely_on_completion`].
-#[cold]
-#[inline(never)]
-unsafe extern "C" fn on_completion_general(
-    cfg: *const CcTimelyConfig,
-    flow: *mut CcTimelyFlow,
-    t_send_ns: u64,
-    t_complete_ns: u64,
-    bytes: u32,
-    out_rate_bps: *mut u64,
-) -> CcTimelyBranch {
-    // SAFETY: caller contract.
-    let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_completion_general(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes));
+    let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     // SAFETY: caller contract.
     unsafe { block::out(out_rate_bps, u.rate_bps) };
     u.branch.into()
@@ -325,29 +301,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_rv(
 ) -> CcTimelyResult {
     // SAFETY: caller contract.
     let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    match st.on_completion_fast(c, &Completion::new(t_send_ns, t_complete_ns, bytes)) {
-        Some(u) => CcTimelyResult::of(st, u.branch),
-        // SAFETY: caller contract (passed on unchanged; tail call).
-        None => unsafe { on_completion_rv_general(cfg, flow, t_send_ns, t_complete_ns, bytes) },
-    }
-}
-
-/// The general path of [`cc_timely_on_completion_rv`].
-///
-/// # Safety
-/// As [`cc_timely_on_completion_rv`].
-#[cold]
-#[inline(never)]
-unsafe extern "C" fn on_completion_rv_general(
-    cfg: *const CcTimelyConfig,
-    flow: *mut CcTimelyFlow,
-    t_send_ns: u64,
-    t_complete_ns: u64,
-    bytes: u32,
-) -> CcTimelyResult {
-    // SAFETY: caller contract.
-    let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_completion_general(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes));
+    let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     CcTimelyResult::of(st, u.branch)
 }
 
@@ -364,33 +318,13 @@ unsafe extern "C" fn on_completion_rv_general(
 pub unsafe extern "C" fn cc_timely_on_rtt(
     cfg: *const CcTimelyConfig,
     flow: *mut CcTimelyFlow,
-    rtt_q4: u64,
+    rtt_q4: u32,
     bytes: u32,
 ) -> CcTimelyResult {
     // SAFETY: caller contract.
     let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    match st.on_rtt_fast(c, rtt_q4) {
-        Some(u) => CcTimelyResult::of(st, u.branch),
-        // SAFETY: caller contract (passed on unchanged; tail call).
-        None => unsafe { on_rtt_general(cfg, flow, rtt_q4, bytes) },
-    }
-}
-
-/// The general path of [`cc_timely_on_rtt`].
-///
-/// # Safety
-/// As [`cc_timely_on_rtt`].
-#[cold]
-#[inline(never)]
-unsafe extern "C" fn on_rtt_general(
-    cfg: *const CcTimelyConfig,
-    flow: *mut CcTimelyFlow,
-    rtt_q4: u64,
-    bytes: u32,
-) -> CcTimelyResult {
-    // SAFETY: caller contract.
-    let (cfg, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_rtt_general(cfg, rtt_q4, bytes, None);
+    // Values above 2^31 − 1 saturate there (as the RTT engine's own do).
+    let u = st.on_rtt(c, rtt_q4, bytes, None);
     CcTimelyResult::of(st, u.branch)
 }
 
@@ -420,7 +354,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_ex(
     );
     let r = CcTimelyUpdate {
         rate_bps: u.rate_bps,
-        rtt_q4: u.rtt_q4,
+        rtt_q4: u64::from(u.rtt_q4),
         app_limited: u32::from(u.app_limited),
     };
     // SAFETY: caller contract.
@@ -439,13 +373,23 @@ pub unsafe extern "C" fn cc_timely_flow_get_state(
 ) {
     // SAFETY: caller contract.
     let s: &State = unsafe { block::get(flow) };
+    let p = s.raw_parts();
+    // The 96-bit EWMA (|·| < 2^95) split into its three words.
+    #[allow(clippy::cast_possible_truncation)]
+    let (d_hi, d_mid, d_lo) = (
+        (p.rtt_diff_q68 >> 64) as i32,
+        (p.rtt_diff_q68 >> 32) as u32,
+        p.rtt_diff_q68 as u32,
+    );
     let raw = CcTimelyState {
-        rate_u128bps: s.rate_u128bps(),
-        prev_rtt_q4: s.prev_rtt_q4(),
-        rtt_diff_q4: s.rtt_diff_q4(),
-        residual: s.residual(),
-        hai_count: s.hai_count(),
-        started: u8::from(s.started()),
+        rate_u128bps: p.rate_u128bps,
+        prev_rtt_q4: p.prev_rtt_q4,
+        rtt_diff_q4: d_hi,
+        rtt_diff_frac_hi: d_mid,
+        rtt_diff_frac_lo: d_lo,
+        residual: p.residual,
+        hai_count: p.hai_count,
+        started: u8::from(p.started),
     };
     // SAFETY: caller contract.
     unsafe { block::out(out, raw) }
@@ -462,14 +406,16 @@ pub unsafe extern "C" fn cc_timely_flow_set_state(
 ) {
     // SAFETY: caller contract.
     let s: &CcTimelyState = unsafe { block::get(state) };
-    let v = State::from_raw(
-        s.rate_u128bps,
-        s.prev_rtt_q4,
-        s.rtt_diff_q4,
-        s.residual,
-        s.hai_count,
-        s.started != 0,
-    );
+    let v = State::from_raw(RawParts {
+        rate_u128bps: s.rate_u128bps,
+        prev_rtt_q4: s.prev_rtt_q4,
+        rtt_diff_q68: (i128::from(s.rtt_diff_q4) << 64)
+            | (i128::from(s.rtt_diff_frac_hi) << 32)
+            | i128::from(s.rtt_diff_frac_lo),
+        residual: s.residual,
+        hai_count: s.hai_count,
+        started: s.started != 0,
+    });
     // SAFETY: caller contract.
     unsafe { block::init(flow, v) }
 }

@@ -131,26 +131,27 @@ pub enum ConfigError {
 pub const RATE_UNIT_BPS: u64 = 128;
 /// The largest rate the `u32` rate format holds: `(2^32 − 1) · 128` ≈ 549.7 Gb/s.
 pub const MAX_RATE_BPS: u64 = (u32::MAX as u64) * RATE_UNIT_BPS;
-/// Fractional bits of RTTs and of the RTT-difference EWMA (`Q.4` ns, resolution 1/16 ns).
+/// Fractional bits of RTTs (`Q27.4` ns, resolution 1/16 ns).
 pub const RTT_FRAC_BITS: u32 = 4;
-/// The largest RTT the stored `Q26.4` format holds: `2^26 − 1/16` ns ≈ 67.1 ms. `T_high` must
-/// be at most `2^26 − 1` ns, so a saturated RTT is always above it.
-pub const MAX_RTT_NS: u32 = (1 << 26) - 1;
-/// Stored RTTs saturate here (`Q26.4`, `2^30 − 1`); `rtt_diff` stays within `±RTT_SAT_Q4`.
-pub const RTT_SAT_Q4: u32 = (1 << 30) - 1;
-/// `α` must be at least `1/MIN_ALPHA_INV` (see docs/timely.md: below it the `Q.4` EWMA
-/// stalls far above its resolution in a hold, and the residual counter would not fit `i16`).
+/// The largest `T_high`: `2^27 − 1` ns ≈ 134.2 ms, so that a saturated RTT
+/// ([`RTT_SAT_Q4`]) is always above it.
+pub const MAX_RTT_NS: u32 = (1 << 27) - 1;
+/// Every RTT saturates here: `2^31 − 1` in `Q27.4` ns ≈ 134.2 ms (the issue's convention, on
+/// both sides of the comparison); `rtt_diff` stays within `±RTT_SAT_Q4` (in `Q27.36`).
+pub const RTT_SAT_Q4: u32 = (1 << 31) - 1;
+/// `α` must be at least `1/MIN_ALPHA_INV` (below it the residual countdown of a run of
+/// identical RTTs would not fit its `i16`).
 pub const MIN_ALPHA_INV: u32 = 16;
 
 /// A validated configuration with every constant the per-event path needs precomputed.
 ///
 /// Fixed-point constants (all computed by [`Config::new`]):
 /// * rates in units of 128 bit/s (`u32`); `δ` and `N·δ` (saturated),
-/// * `T_low`, `T_high` in `Q26.4` ns,
-/// * `α` in `Q0.32` (`1` is stored as `1 − 2^-32`, which rounds to the exact `rtt_diff = new_diff`),
-/// * `β·g` as `mulhu(diff << bg_shift, bg_mul) · 2` (`Q0.32`, mantissa ≥ 2^31: ≤ 2^-31 relative)
+/// * `T_low`, `T_high` in `Q27.4` ns,
+/// * `1 − α` in `Q0.32` (exact for every `α` whose denominator is a power of two),
+/// * `β·g` as `mulhu(diff_q36 >> bg_bits, bg_mul) · 2` (`Q0.32`, mantissa ≥ 2^31: ≤ 2^-31 relative)
 ///   and the `rtt_diff` from which `β·g ≥ 1`,
-/// * the serialisation delay per byte as an integer and a `Q0.32` fraction of 1/16 ns,
+/// * the serialisation delay per byte `M = ⌊2^32·128·10^9 / line_rate⌋` (1/16 ns, `Q.32`),
 /// * the residual horizon constants (see [`crate::State`], "the EWMA of identical RTTs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -164,20 +165,24 @@ pub struct Config {
     pub(crate) delta_hai_u: u32,
     pub(crate) t_low_q4: u32,
     pub(crate) t_high_q4: u32,
-    /// `α` in `Q0.32` (≤ 2^32 − 1).
-    pub(crate) alpha_q32: u32,
+    /// `1 − α` in `Q0.32`, rounded (`0` for `α = 1`, ≤ `15/16·2^32`).
+    pub(crate) one_minus_alpha_q32: u32,
     /// `β` in `Q1.31` (≤ 2^31), for the `T_high` branch.
     pub(crate) beta_q31: u32,
     /// Smallest `rtt_diff` (Q4 ns) with `β·rtt_diff/minRTT ≥ 1` (capped at 2^30: unreachable).
     pub(crate) dthr_q4: u32,
-    /// `β·g` in Q32 = `mulhu(rtt_diff << bg_shift, bg_mul) << 1` for `0 ≤ rtt_diff < dthr_q4`.
-    pub(crate) bg_shift: u32,
+    /// `β·g` in Q32 = `mulhu(rtt_diff_q36 >> bg_bits, bg_mul) << 1` for
+    /// `0 ≤ rtt_diff_q36 < dthr_q4·2^32` (`1 ≤ bg_bits ≤ 31`: the shifted value is < 2^32).
+    pub(crate) bg_bits: u32,
     pub(crate) bg_mul: u32,
-    /// Serialisation delay in Q4 ns = `bytes·ser_int + mulhu(bytes, ser_frac)` (truncated).
-    pub(crate) ser_int: u32,
-    pub(crate) ser_frac: u32,
-    /// Larger segments are clamped to this size: their delay is ≥ 2^30 Q4 (67 ms) anyway.
-    pub(crate) ser_max_bytes: u32,
+    /// Serialisation delay in Q4 ns = `⌊bytes·M / 2^32⌋ = bytes·ser_m_hi + mulhu(bytes,
+    /// ser_m_lo)` with `M = ⌊2^32·128·10^9 / line_rate⌋` (the issue's convention).
+    pub(crate) ser_m_hi: u32,
+    pub(crate) ser_m_lo: u32,
+    /// The smallest segment whose delay is ≥ 2^31 Q4 (134 ms, more than any span the 32-bit
+    /// engine sees), or `u32::MAX` when `M < 2^32`: larger segments are capped to it there,
+    /// which keeps the RTT at 0 and `bytes·ser_m_hi + mulhu(..)` below 2^32.
+    pub(crate) ser_cap_bytes: u32,
     /// HAI from this many `g ≤ 0` completions in a row: `hai_after`, or 257 (never) when
     /// `N = 1` (HAI would equal `inc`). 257, not 256: the fast path compares the count + 1
     /// before saturation (≤ 256), the general path the saturated count (≤ 255).
@@ -198,9 +203,6 @@ pub struct Config {
     pub(crate) scale_mul_q8: u64,
     /// An optional §5 rule is on (the slow increase/decrease variants are used).
     pub(crate) optional: bool,
-    /// The fast path takes RTTs (Q4) below this: `min(T_high, RTT_SAT) + 1`, or 0 (never)
-    /// when an optional rule is on — one compare for all three conditions.
-    pub(crate) fast_lim_q4: u32,
 }
 
 /// The rates (units of 128 b/s) for which an increase by `step` lands inside `[min, max]`
@@ -306,14 +308,9 @@ impl Config {
         if a.den == 0 || a.num > a.den || (a.num as u64) * (MIN_ALPHA_INV as u64) < a.den as u64 {
             return Err(ConfigError::AlphaOutOfRange);
         }
-        let alpha_q32 = {
-            let v = ((a.num as u128) << 32).saturating_add(a.den as u128 / 2) / a.den as u128;
-            if v > u32::MAX as u128 {
-                u32::MAX
-            } else {
-                v as u32
-            }
-        };
+        // 1 − α in Q0.32, rounded: ≤ 15/16 · 2^32 (α ≥ 1/16).
+        let one_minus_alpha_q32 =
+            ((((a.den - a.num) as u128) << 32) + a.den as u128 / 2) / a.den as u128;
         let b = p.beta;
         if b.den == 0 || b.num == 0 || b.num > b.den {
             return Err(ConfigError::BetaOutOfRange);
@@ -335,10 +332,10 @@ impl Config {
         let d_den = b.num as u128;
         let dthr = {
             let c = d_num.div_ceil(d_den);
-            if c > 1 << 30 { 1u128 << 30 } else { c }
+            if c > 1 << 31 { 1u128 << 31 } else { c }
         };
-        // rtt_diff < dthr ≤ 2^bits: shift it to the top of a u32, then multiply by
-        // 2^(31+bits)/D (floored, < 2^32 because D > dthr − 1 ≥ 2^(bits−1)).
+        // rtt_diff (Q4) < dthr ≤ 2^bits, so rtt_diff_q36 >> bits < 2^32 (the top of a u32);
+        // multiply by 2^(31+bits)/D (floored, < 2^32 because D > dthr − 1 ≥ 2^(bits−1)).
         let bits = {
             let v = (dthr - 1) as u32;
             let l = 32 - v.leading_zeros();
@@ -355,15 +352,16 @@ impl Config {
         if bg_mul < (1 << 16) {
             return Err(ConfigError::BetaOverMinRttTooSmall);
         }
-        // Serialisation per byte in Q4 ns, Q32 fraction: 8e9 · 16 · 2^32 / line_rate, rounded up
-        // so that exact delays (e.g. 1500 B at 10 Gb/s = 19 200 Q4) truncate to themselves.
-        let ser_q32 = (8_000_000_000u128 << 36).div_ceil(p.line_rate_bps as u128);
-        let ser_int = (ser_q32 >> 32) as u32; // ≤ 128 000 (line ≥ 1 Mb/s)
-        let ser_frac = ser_q32 as u32;
-        let ser_max_bytes = if ser_int == 0 {
+        // Issue convention: M = ⌊2^32 · 128·10^9 / line_rate⌋ (serialisation per byte in
+        // 1/16 ns, Q.32); M < 2^49 (line ≥ 1 Mb/s).
+        let m = (128_000_000_000u128 << 32) / p.line_rate_bps as u128;
+        let ser_m_hi = (m >> 32) as u32; // ≤ 128 000
+        let ser_m_lo = m as u32;
+        // Smallest b with ⌊b·M/2^32⌋ ≥ 2^31, i.e. b·M ≥ 2^63 (≤ 2^31 since M ≥ 2^32 here).
+        let ser_cap_bytes = if ser_m_hi == 0 {
             u32::MAX
         } else {
-            u32::MAX / (ser_int + 1)
+            (1u128 << 63).div_ceil(m) as u32
         };
         // Per-completion scaling: completions per minRTT at rate R (units of 128 b/s) is
         // R·128·minRTT / (bytes·8e9); its inverse is bytes · [8e9 / (128·minRTT)] / R.
@@ -418,14 +416,14 @@ impl Config {
             delta_hai_u,
             t_low_q4: p.t_low_ns << RTT_FRAC_BITS,
             t_high_q4: p.t_high_ns << RTT_FRAC_BITS,
-            alpha_q32,
+            one_minus_alpha_q32: one_minus_alpha_q32 as u32,
             beta_q31: beta_q31 as u32,
             dthr_q4: dthr as u32,
-            bg_shift: 32 - bits,
+            bg_bits: bits,
             bg_mul,
-            ser_int,
-            ser_frac,
-            ser_max_bytes,
+            ser_m_hi,
+            ser_m_lo,
+            ser_cap_bytes,
             hai_from: if p.hai_n > 1 { p.hai_after } else { 257 },
             inc: IncRange::new(min_rate_u, max_rate_u, delta_u),
             hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u),
@@ -434,13 +432,6 @@ impl Config {
             resid_inv_l,
             scale_mul_q8,
             optional,
-            fast_lim_q4: if optional {
-                0
-            } else {
-                // T_high_q4 ≤ (2^28 − 1)·16 < 2^32 − 1: + 1 fits.
-                let t = p.t_high_ns << RTT_FRAC_BITS;
-                (if t < RTT_SAT_Q4 { t } else { RTT_SAT_Q4 }) + 1
-            },
         })
     }
 

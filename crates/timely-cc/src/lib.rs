@@ -12,16 +12,21 @@
 //! // First valid sample: remembered, rate unchanged.
 //! let u = st.on_completion(&cfg, &Completion::new(0, 101_200, 1_500));
 //! assert_eq!(u.branch, Branch::Init);
-//! // RTT 600 µs (+ the 1.2 µs serialisation of 1500 B at 10 Gb/s): above T_high, so
-//! // rate·(1 − 0.8·(1 − 500/600)) = 0.8667 · 10 Gb/s.
+//! // 601.2 µs after sending 1500 B at 10 Gb/s: the RTT engine removes ⌊1500·M/2^32⌋ =
+//! // 19 199 sixteenths of a ns of serialisation (M = ⌊2^32·12.8⌋), so the RTT is
+//! // 600 000 ns + 1/16 ns: above T_high, rate·(1 − 0.8·(1 − 500/600)) = 0.8667 · 10 Gb/s.
 //! let u = st.on_completion(&cfg, &Completion::new(0, 601_200, 1_500));
+//! assert_eq!(u.rtt_q4, 600_000 * 16 + 1);
 //! assert_eq!(u.branch, Branch::High);
-//! assert!((u.rate_bps as i64 - 8_666_666_667).abs() < 200, "{}", u.rate_bps);
+//! assert!((u.rate_bps as i64 - 8_666_666_667).abs() < 1_000, "{}", u.rate_bps);
 //! ```
 //!
-//! # Conventions (issue 2 §3; the f64 reference in `sim-host` follows the same)
-//! * RTT engine (§3): `rtt = t_complete − t_send − bytes·8/line_rate`, clamped at 0. An event
-//!   with `t_complete < t_send` is rejected: no state change, [`Branch::Skip`].
+//! # Conventions (the f64 reference in `sim-host` follows the same)
+//! * RTT engine (§3), one exact integer convention for both sides (issue 8): with
+//!   `M = ⌊2^32·128·10^9 / line_rate_bps⌋` (computed once in [`Config`]),
+//!   `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)`: the RTT in
+//!   1/16 ns, serialisation removed, saturating at ≈ 134.2 ms. An event with
+//!   `t_complete < t_send` is rejected: no state change, [`Branch::Skip`].
 //! * First valid sample: `prev_rtt = rtt`, `rtt_diff = 0`, rate unchanged ([`Branch::Init`]).
 //! * Then Algorithm 1 with the HAI counter, then clamp to `[min_rate, max_rate]`.
 //!
@@ -29,22 +34,27 @@
 //! | quantity | format | range | resolution | at the ends |
 //! |---|---|---|---|---|
 //! | rate | `u32`, units of 128 b/s | 0 ..≈ 549.7 Gb/s | 128 b/s (1.3e-5 of 10 Mb/s) | clamped to `[min, max]`; increases saturate |
-//! | RTT (stored `prev_rtt`, branch tests) | `u32` `Q26.4` ns | 0 .. 67.1 ms | 1/16 ns | saturates at 67.1 ms, above any valid `T_high`; the `T_high` ratio uses the unsaturated `u64` value |
-//! | `rtt_diff` (EWMA) | `i32` `Q26.4` ns | ±67.1 ms (the RTT's range: never saturates) | 1/16 ns | a non-zero value below the resolution is kept as a residual (below) |
-//! | `α` | `Q0.32` | `[1/16, 1]` | 2^-32 | 1 is stored as `1 − 2^-32`, which rounds to the exact result |
-//! | `β·g` | `Q0.32` via a normalised mantissa | `[0, 1)`; `≥ 1` → `min_rate` | ≤ 2^-31 | — |
+//! | RTT (`prev_rtt`, branch tests, `T_high` ratio) | `u32` `Q27.4` ns | 0 .. 2^31 − 1 (134.2 ms) | 1/16 ns | saturates at 134.2 ms, above any valid `T_high` (≤ 2^27 − 1 ns) |
+//! | `rtt_diff` (EWMA) | 96-bit `Q27.68` ns, three words (the `Q.4` word and 64 fraction bits) | ±134.2 ms (the RTT's range: never saturates) | 2^-68 ns | floored each event (≤ 2^-68 ns); a run of identical RTTs ends in a residual countdown (below) |
+//! | `1 − α` | `Q0.32` | `[0, 15/16]` (`α ∈ [1/16, 1]`) | 2^-32 | exact for dyadic `α` (7/8) and for `α = 1` |
+//! | `β·g` | `Q0.32` via a normalised mantissa, from `rtt_diff`'s `Q.4` word | `[0, 1)`; `≥ 1` → `min_rate` | ≤ 2^-31 (plus ≤ 1/16 ns of `rtt_diff`) | — |
 //! | HAI counter | `u8` | 0..255 | 1 | saturates at 255 (`hai_after ≤ 255`, so `count ≥ hai_after` is unchanged) |
 //! | residual counter | `i16` | ±32 767 | 1 event | — |
 //!
+//! The EWMA keeps 64 bits below the RTT's resolution. Its sign picks `inc`/`hai` or `dec`, and
+//! with `Q.4` inputs and a dyadic `α` (7/8) the EWMA often cancels exactly but for the tail of
+//! older differences (e.g. `−16 ns`, one identical sample, then `+0.25 ns`: `−1.75·1/8 + 0.21875
+//! = 0` plus a tail of 10^-12 ns). The f64 reference keeps such tails to 2^-53 of the terms;
+//! 64 fraction bits keep them too, where 32 bits lose them (docs/timely.md measures both).
+//!
 //! # The EWMA of identical RTTs
-//! After a run of equal RTTs, `rtt_diff` decays by `(1 − α)` per event. Real arithmetic keeps
+//! During a run of equal RTTs, `rtt_diff` decays by `(1 − α)` per event. Real arithmetic keeps
 //! a vanishing positive (or negative) gradient for ever; the f64 reference keeps it until `g`
-//! underflows below 2^-1075 (≈ 351 events after it drops below 1/32 ns at the defaults), then
-//! takes the increase branches. The EWMA here is exact before rounding; when the result is
-//! non-zero but rounds to 0 (or, for α < 1/2, when a hold stops decaying), `rtt_diff` is set to
-//! 0 and a residual counter keeps its sign for as many further identical samples as the f64
-//! gradient needs to underflow from that magnitude (computed from α and minRTT in [`Config`]).
-//! The residual steers the branch only: `rtt_diff = 0` makes the `dec` factor exactly 1.
+//! underflows below 2^-1075 (≈ 360 events at the defaults), then takes the increase branches.
+//! Here, at the first identical sample a residual countdown is set to the number of identical
+//! samples the f64 gradient needs to underflow from the current magnitude (computed from α and
+//! minRTT in [`Config`]); `rtt_diff` keeps decaying and steering the rate, and once it reaches
+//! 0 (or stalls at −2^-68 ns) only the countdown's sign remains, with no effect on the rate.
 //! docs/timely.md measures the agreement.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -138,43 +148,75 @@ pub struct Update {
     pub rate_bps: u64,
     /// The branch taken.
     pub branch: Branch,
-    /// The measured RTT in `Q.4` ns (serialisation removed, clamped at 0; 0 for `Skip`).
-    pub rtt_q4: u64,
+    /// The measured RTT in `Q27.4` ns (serialisation removed, clamped to
+    /// `[0, RTT_SAT_Q4]`; 0 for `Skip`).
+    pub rtt_q4: u32,
     /// An increase was suppressed by the application-limited rule.
     pub app_limited: bool,
 }
 
-/// Per-flow TIMELY state: 16 bytes (`size_of` asserted in the tests).
+/// Per-flow TIMELY state: 24 bytes, 4-byte aligned (`size_of` asserted in the tests).
 ///
-/// Raw parts (for re-seeding, e.g. the host's forced mode): rate in units of 128 b/s, previous
-/// RTT in `Q26.4` ns (≤ [`config::RTT_SAT_Q4`]), `rtt_diff` in `Q26.4` ns (|·| ≤ `RTT_SAT_Q4`),
-/// the residual counter, the HAI counter, whether a first sample was seen.
-///
-/// The residual counter (`i16`) is non-zero only while `rtt_diff` is 0 but the exact EWMA is
-/// not: its sign is the EWMA's sign, its magnitude the number of further identical samples
-/// for which an f64 implementation still sees a non-zero gradient (module docs).
+/// The residual counter (`i16`) is non-zero only during a run of identical RTTs: its sign is
+/// the EWMA's sign, its magnitude the number of further identical samples for which an f64
+/// implementation still sees a non-zero gradient (module docs, "The EWMA of identical RTTs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State {
     rate_u: u32,
     prev_rtt_q4: u32,
-    rtt_diff_q4: i32,
+    /// `rtt_diff` in `Q27.68` ns, 96 bits as three words: the `Q.4` word (floored) and 64
+    /// fraction bits below it.
+    diff_hi: i32,
+    diff_mid: u32,
+    diff_lo: u32,
     resid: i16,
     hai_count: u8,
-    /// 0 before the first valid sample, 1 after (a `u8`, not a `bool`: the fast path tests it
-    /// with one load and one branch).
+    /// 0 before the first valid sample, 1 after (a `u8`, not a `bool`: one load, one branch).
     started: u8,
 }
 
-/// RTT spans below this (ns) take the 32-bit path: `dt·16 < 2^30` fits the stored format.
-const FAST_DT_NS: u64 = 1 << 26;
-const DIFF_MAX_Q4: i32 = RTT_SAT_Q4 as i32;
+/// The raw parts of a [`State`], for saving, restoring or re-seeding it (e.g. the host's forced
+/// mode). Formats as in the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RawParts {
+    /// Rate in units of 128 b/s (not clamped here: the next event clamps it).
+    pub rate_u128bps: u32,
+    /// Previous RTT, `Q27.4` ns; clamped to [`RTT_SAT_Q4`].
+    pub prev_rtt_q4: u32,
+    /// EWMA of RTT differences, `Q27.68` ns (96 significant bits); clamped to
+    /// `±RTT_SAT_Q4·2^64`.
+    pub rtt_diff_q68: i128,
+    /// Residual countdown (sign of a flushed-out EWMA and the identical samples it has left).
+    pub residual: i16,
+    /// Completions with `g ≤ 0` in a row (saturating at 255).
+    pub hai_count: u8,
+    /// Whether the first valid sample has been seen.
+    pub started: bool,
+}
+
+/// RTT spans below this (ns) take the 32-bit RTT engine: `dt·16 < 2^31`, inside the format.
+const FAST_DT_NS: u64 = 1 << 27;
+/// `|rtt_diff|` never exceeds the RTT's range: `RTT_SAT_Q4` in `Q27.68`.
+const DIFF_MAX_Q68: i128 = (RTT_SAT_Q4 as i128) << 64;
 
 /// `x·y >> 32` (`mulhu`).
 #[inline(always)]
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u32·u32 < 2^64; >> 32 fits u32
 const fn mulhu(x: u32, y: u32) -> u32 {
     ((x as u64 * y as u64) >> 32) as u32
+}
+
+/// `⌊d·m / 2^32⌋` for a 96-bit `d` (`|d| < 2^95`) and a `u32` `m`: three word products
+/// (`i32·u32`, `u32·u32` and `mulhu`) summed. `|result| ≤ |d|`.
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // i32·u32 < 2^63; the sum is ⌊d·m/2^32⌋, |·| ≤ |d| < 2^95
+const fn mul_q32(d: i128, m: u32) -> i128 {
+    let h = (d >> 64) as i32;
+    let mid = (d >> 32) as u32;
+    let lo = d as u32;
+    (((h as i64 * m as i64) as i128) << 32) + (mid as u64 * m as u64) as i128 + mulhu(lo, m) as i128
 }
 
 /// Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
@@ -189,8 +231,8 @@ const fn clamp(cfg: &Config, r: u32) -> u32 {
     }
 }
 
-/// `clamp(rate + step)` with `rate + step` saturating (as the general path computes it), with
-/// one range test when no clamp and no saturation can occur (`config::IncRange`).
+/// `clamp(rate + step)` with `rate + step` saturating, with one range test when no clamp and
+/// no saturation can occur (`config::IncRange`).
 #[inline(always)]
 #[allow(clippy::arithmetic_side_effects)] // inside the range, rate + step ≤ max (IncRange)
 const fn increase(cfg: &Config, rate: u32, range: config::IncRange, step: u32) -> u32 {
@@ -216,42 +258,54 @@ impl State {
         Self {
             rate_u: cfg.init_rate_u,
             prev_rtt_q4: 0,
-            rtt_diff_q4: 0,
+            diff_hi: 0,
+            diff_mid: 0,
+            diff_lo: 0,
             resid: 0,
             hai_count: 0,
             started: 0,
         }
     }
 
-    /// A state from its raw parts (see the type's documentation for the formats). `prev_rtt_q4`
-    /// is clamped to `RTT_SAT_Q4` and `rtt_diff_q4` to `±RTT_SAT_Q4` (the per-event arithmetic
-    /// relies on those ranges); the rate is not clamped: the next event clamps it.
+    /// A state from its raw parts; `prev_rtt_q4` and `rtt_diff_q36` are clamped to their
+    /// ranges (the per-event arithmetic relies on them); the rate is not clamped: the next event
+    /// clamps it.
     #[must_use]
-    pub const fn from_raw(
-        rate_u128bps: u32,
-        prev_rtt_q4: u32,
-        rtt_diff_q4: i32,
-        resid: i16,
-        hai_count: u8,
-        started: bool,
-    ) -> Self {
+    #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
+    pub const fn from_raw(p: RawParts) -> Self {
+        let d = if p.rtt_diff_q68 > DIFF_MAX_Q68 {
+            DIFF_MAX_Q68
+        } else if p.rtt_diff_q68 < -DIFF_MAX_Q68 {
+            -DIFF_MAX_Q68
+        } else {
+            p.rtt_diff_q68
+        };
         Self {
-            rate_u: rate_u128bps,
-            prev_rtt_q4: if prev_rtt_q4 > RTT_SAT_Q4 {
+            rate_u: p.rate_u128bps,
+            prev_rtt_q4: if p.prev_rtt_q4 > RTT_SAT_Q4 {
                 RTT_SAT_Q4
             } else {
-                prev_rtt_q4
+                p.prev_rtt_q4
             },
-            rtt_diff_q4: if rtt_diff_q4 > DIFF_MAX_Q4 {
-                DIFF_MAX_Q4
-            } else if rtt_diff_q4 < -DIFF_MAX_Q4 {
-                -DIFF_MAX_Q4
-            } else {
-                rtt_diff_q4
-            },
-            resid,
-            hai_count,
-            started: started as u8,
+            diff_hi: (d >> 64) as i32,
+            diff_mid: (d >> 32) as u32,
+            diff_lo: d as u32,
+            resid: p.residual,
+            hai_count: p.hai_count,
+            started: p.started as u8,
+        }
+    }
+
+    /// The raw parts (inverse of [`from_raw`](Self::from_raw)).
+    #[must_use]
+    pub const fn raw_parts(&self) -> RawParts {
+        RawParts {
+            rate_u128bps: self.rate_u,
+            prev_rtt_q4: self.prev_rtt_q4,
+            rtt_diff_q68: self.diff(),
+            residual: self.resid,
+            hai_count: self.hai_count,
+            started: self.started != 0,
         }
     }
 
@@ -266,17 +320,17 @@ impl State {
     pub const fn rate_bps(&self) -> u64 {
         self.rate_u as u64 * RATE_UNIT_BPS
     }
-    /// Previous RTT, `Q26.4` ns.
+    /// Previous RTT, `Q27.4` ns.
     #[must_use]
     pub const fn prev_rtt_q4(&self) -> u32 {
         self.prev_rtt_q4
     }
-    /// EWMA of RTT differences, `Q26.4` ns.
+    /// EWMA of RTT differences, `Q27.68` ns.
     #[must_use]
-    pub const fn rtt_diff_q4(&self) -> i32 {
-        self.rtt_diff_q4
+    pub const fn rtt_diff_q68(&self) -> i128 {
+        self.diff()
     }
-    /// Residual counter: sign of a sub-resolution EWMA and the identical samples it has left.
+    /// Residual counter: sign of a flushed-out EWMA and the identical samples it has left.
     #[must_use]
     pub const fn residual(&self) -> i16 {
         self.resid
@@ -292,315 +346,171 @@ impl State {
         self.started != 0
     }
 
-    /// The RTT of a completion in `Q.4` ns (§3): `t_complete − t_send − bytes·8/line_rate`,
-    /// clamped at 0; `None` when `t_complete < t_send`. The serialisation delay is truncated to
-    /// 1/16 ns (so the RTT is at most 1/16 ns above the exact value).
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects)] // joining three words
+    const fn diff(&self) -> i128 {
+        ((self.diff_hi as i128) << 64) | ((self.diff_mid as i128) << 32) | self.diff_lo as i128
+    }
+
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
+    fn set_diff(&mut self, d: i128) {
+        self.diff_hi = (d >> 64) as i32;
+        self.diff_mid = (d >> 32) as u32;
+        self.diff_lo = d as u32;
+    }
+
+    /// `rtt_diff`'s top 64 bits: `Q.36` ns (floored).
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects)] // joining two words
+    const fn diff_q36(&self) -> i64 {
+        ((self.diff_hi as i64) << 32) | self.diff_mid as i64
+    }
+
+    /// The RTT engine (§3) with the issue's exact convention, in `Q27.4` ns:
+    /// `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)` with
+    /// `M = ⌊2^32·128·10^9 / line_rate⌋` (the serialisation delay per byte in 1/16 ns, `Q.32`,
+    /// from [`Config`]). `None` when `t_complete < t_send`. Any RTT of 134.2 ms or more
+    /// saturates at [`RTT_SAT_Q4`].
     #[must_use]
-    #[allow(clippy::arithmetic_side_effects)] // products < 2^64 (u32·u32); subtraction saturating
-    pub fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u64> {
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // b·M_hi < 2^49, b·M_lo < 2^64; result ≤ RTT_SAT
+    pub fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u32> {
         // §3: RTT = t_completion − t_send − seg. size / NIC line rate
         let dt_ns = ev.t_complete_ns.checked_sub(ev.t_send_ns)?;
-        // Saturating: a span above 2^60 ns (36 years) is not a real RTT; it stays "huge".
+        // Saturating: a span of 2^60 ns or more is far past the clamp either way.
         let dt_q4 = dt_ns.saturating_mul(1 << RTT_FRAC_BITS);
         let b = u64::from(ev.bytes);
-        let ser_q4 = b * u64::from(cfg.ser_int) + ((b * u64::from(cfg.ser_frac)) >> 32);
-        // Clamped at 0 (a completion faster than its own serialisation).
-        Some(dt_q4.saturating_sub(ser_q4))
+        // ⌊b·M / 2^32⌋ = b·M_hi + ⌊b·M_lo / 2^32⌋ exactly (M = M_hi·2^32 + M_lo).
+        let ser_q4 = b * u64::from(cfg.ser_m_hi) + ((b * u64::from(cfg.ser_m_lo)) >> 32);
+        let rtt = dt_q4.saturating_sub(ser_q4);
+        Some(if rtt > RTT_SAT_Q4 as u64 {
+            RTT_SAT_Q4
+        } else {
+            rtt as u32
+        })
     }
 
-    /// The 32-bit RTT engine for spans below 2^26 ns (67 ms); the same value as
-    /// [`rtt_q4`](Self::rtt_q4).
+    /// Feeds one completion through the RTT engine ([`rtt_q4`](Self::rtt_q4)) and Algorithm 1;
+    /// returns the new rate and the branch. Division-free, panic-free. RTT spans below 2^27 ns
+    /// (134 ms) are measured on 32-bit words; longer spans and `t_complete < t_send` go out of
+    /// line.
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
-    fn rtt_q4_fast(cfg: &Config, dt_ns: u64, bytes: u32) -> u32 {
-        let dt_q4 = (dt_ns as u32) << RTT_FRAC_BITS; // dt < 2^26: < 2^30
-        // bytes ≤ ser_max_bytes: bytes·(ser_int + 1) < 2^32. A larger segment serialises for
-        // ≥ 2^30 Q4 (config.rs), more than dt: the RTT is 0 either way.
-        let b = if bytes > cfg.ser_max_bytes {
-            cfg.ser_max_bytes
-        } else {
-            bytes
-        };
-        let ser_q4 = b * cfg.ser_int + mulhu(b, cfg.ser_frac);
-        dt_q4.saturating_sub(ser_q4)
-    }
-
-    /// Feeds one completion through the RTT engine and Algorithm 1; returns the new rate and the
-    /// branch. Division-free, panic-free; 32-bit arithmetic except on the `T_high` branch, for
-    /// RTT spans ≥ 67 ms and for the optional §5 rules.
-    ///
-    /// Two implementations of the same semantics: a call-free fast path (inlined,
-    /// [`on_completion_fast`](Self::on_completion_fast)) for the common events — RTT span
-    /// < 67 ms, `low`/`inc`/`hai`/`dec`, no optional rule, no residual to start — which changes
-    /// nothing when it declines, and the general path
-    /// ([`on_completion_general`](Self::on_completion_general)) for the rest (the tests check
-    /// that both give identical results and states).
-    #[inline(always)]
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
-        match self.on_completion_fast(cfg, ev) {
-            Some(u) => u,
-            None => self.general_from_parts(
-                cfg,
-                ev.t_send_ns,
-                ev.t_complete_ns,
-                ev.bytes,
-                ev.sending_rate_bps,
-            ),
-        }
+        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
+        let rtt = if dt_ns < FAST_DT_NS {
+            // dt < 2^27 ns: 16·dt < 2^31. A segment above ser_cap_bytes serialises for ≥ 2^31
+            // (config), more than dt: capping it there keeps the RTT at 0 and b·M_hi in u32.
+            let b = if ev.bytes > cfg.ser_cap_bytes {
+                cfg.ser_cap_bytes
+            } else {
+                ev.bytes
+            };
+            let ser_q4 = b * cfg.ser_m_hi + mulhu(b, cfg.ser_m_lo);
+            ((dt_ns as u32) << RTT_FRAC_BITS).saturating_sub(ser_q4)
+        } else {
+            match Self::rtt_q4_long(cfg, ev) {
+                Some(r) => r,
+                None => return self.skip(),
+            }
+        };
+        self.step(cfg, rtt, ev.bytes, ev.sending_rate_bps)
     }
 
-    /// The general path from the event's fields (so that a caller holding them in registers
-    /// does not build the event in memory on the fast path).
+    /// [`rtt_q4`](Self::rtt_q4) out of line, for spans of 134 ms or more and for rejected events.
     #[cold]
     #[inline(never)]
-    fn general_from_parts(
-        &mut self,
-        cfg: &Config,
-        t_send_ns: u64,
-        t_complete_ns: u64,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        self.on_completion_general(
-            cfg,
-            &Completion {
-                t_send_ns,
-                t_complete_ns,
-                bytes,
-                sending_rate_bps,
-            },
-        )
-    }
-
-    /// The fast path of [`on_completion`](Self::on_completion) alone (inlined, no calls):
-    /// `Some` with exactly what `on_completion` returns, or `None` — state untouched — when the
-    /// event needs [`on_completion_general`](Self::on_completion_general). For wrappers that
-    /// want the general path out of line (e.g. as a tail call, so the fast path keeps no stack
-    /// frame).
-    #[inline(always)]
-    pub fn on_completion_fast(&mut self, cfg: &Config, ev: &Completion) -> Option<Update> {
-        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        if dt_ns >= FAST_DT_NS {
-            return None;
-        }
-        // dt < 2^26 ns: the RTT is < 2^30 (Q4), within the stored format.
-        self.rtt_fast(cfg, Self::rtt_q4_fast(cfg, dt_ns, ev.bytes))
+    fn rtt_q4_long(cfg: &Config, ev: &Completion) -> Option<u32> {
+        Self::rtt_q4(cfg, ev)
     }
 
     /// The rate computation engine (§3) on its own, for firmware that measured the RTT itself
     /// (a NIC that reports it, or an RX path that computed it): Algorithm 1 for one RTT sample
-    /// `rtt_q4` in `Q.4` ns (serialisation delay already removed, as [`rtt_q4`](Self::rtt_q4)
-    /// computes it). `bytes` (segment size) is used only by per-completion scaling and
-    /// `sending_rate_bps` only by the application-limited rule (§5). Never returns
-    /// [`Branch::Skip`]. `on_completion(ev)` is exactly `on_rtt(rtt_q4(ev), ev.bytes,
-    /// ev.sending_rate_bps)` for every event that is not skipped: both run the same code.
+    /// `rtt_q4` in `Q27.4` ns (serialisation delay removed as [`rtt_q4`](Self::rtt_q4) does;
+    /// values above [`RTT_SAT_Q4`] saturate there). `bytes` (segment size) is used only by
+    /// per-completion scaling and `sending_rate_bps` only by the application-limited rule (§5).
+    /// Never returns [`Branch::Skip`]. `on_completion(ev)` is exactly
+    /// `on_rtt(rtt_q4(ev), ev.bytes, ev.sending_rate_bps)` for every event that is not skipped:
+    /// both run the same code.
     #[inline(always)]
     pub fn on_rtt(
         &mut self,
         cfg: &Config,
-        rtt_q4: u64,
+        rtt_q4: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> Update {
-        match self.on_rtt_fast(cfg, rtt_q4) {
-            Some(u) => u,
-            None => self.on_rtt_general(cfg, rtt_q4, bytes, sending_rate_bps),
-        }
+        let rtt = if rtt_q4 > RTT_SAT_Q4 {
+            RTT_SAT_Q4
+        } else {
+            rtt_q4
+        };
+        self.step(cfg, rtt, bytes, sending_rate_bps)
     }
 
-    /// The fast path of [`on_rtt`](Self::on_rtt) alone: `None` (state untouched) when the
-    /// sample needs [`on_rtt_general`](Self::on_rtt_general).
+    /// Algorithm 1 for one sample `rtt ≤ RTT_SAT_Q4`: the one implementation; rare sub-cases
+    /// (first sample, identical RTTs, `T_high`, optional rules) are out of line.
     #[inline(always)]
-    pub fn on_rtt_fast(&mut self, cfg: &Config, rtt_q4: u64) -> Option<Update> {
-        // ≥ 2^32: above any T_high, general path.
-        let rtt = u32::try_from(rtt_q4).ok()?;
-        self.rtt_fast(cfg, rtt)
-    }
-
-    /// The shared fast path: Algorithm 1 for `low`/`inc`/`hai`/`dec` without an optional rule
-    /// or a residual to start; `None` (state untouched) otherwise.
-    #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // as in the general path
-    fn rtt_fast(&mut self, cfg: &Config, rtt: u32) -> Option<Update> {
-        // fast_lim_q4 = min(T_high, RTT_SAT) + 1, or 0 (never) when an optional rule is on:
-        // one compare for "not T_high, within the stored format, no optional rule".
-        if rtt >= cfg.fast_lim_q4 || self.started == 0 {
-            return None;
-        }
-        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt; rtt_diff = d + α·(new_rtt_diff − d)
-        let nd = rtt as i32 - self.prev_rtt_q4 as i32;
-        let d = self.rtt_diff_q4;
-        let s = (i64::from(d) << 32) + i64::from(nd - d) * i64::from(cfg.alpha_q32);
-        let mut d_new = ((s + (1 << 31)) >> 32) as i32;
-        let (r_new, g_sign) = if nd != 0 {
-            if d_new == 0 && s != 0 {
-                return None; // sub-ulp residual
-            }
-            (0, d_new)
-        } else {
-            // Identical RTT: as `hold`, without starting a countdown.
-            let r = self.resid;
-            if r == 0 {
-                if d != 0 {
-                    return None; // first identical sample: the countdown starts (general path)
-                }
-                (0, 0)
-            } else {
-                if d_new == d || r.unsigned_abs() <= 1 {
-                    d_new = 0;
-                }
-                let sign = if d_new != 0 {
-                    d_new
-                } else {
-                    i32::from(r.signum())
-                };
-                (r - r.signum(), sign)
-            }
-        };
-        self.prev_rtt_q4 = rtt;
-        self.rtt_diff_q4 = d_new;
-        self.resid = r_new;
-        let branch = if rtt < cfg.t_low_q4 {
-            // Alg. 1: rate ← rate + δ (HAI counter untouched)
-            self.rate_u = increase(cfg, self.rate_u, cfg.inc, cfg.delta_u);
-            Branch::Low
-        } else if g_sign <= 0 {
-            // Saturating at 255 as in the general path: c ≤ 256, c − (c >> 8) ≤ 255.
-            let c = u32::from(self.hai_count) + 1;
-            self.hai_count = (c - (c >> 8)) as u8;
-            // c is the count before saturation (≤ 256); hai_from ≤ 255 or 257 (never): the
-            // same answer as the saturated count (regression test in proptest-regressions).
-            if c >= cfg.hai_from {
-                // Alg. 1: rate ← rate + N·δ
-                self.rate_u = increase(cfg, self.rate_u, cfg.hai, cfg.delta_hai_u);
-                Branch::Hai
-            } else {
-                self.rate_u = increase(cfg, self.rate_u, cfg.inc, cfg.delta_u);
-                Branch::Inc
-            }
-        } else {
-            // Alg. 1: rate ← rate·(1 − β·g)
-            self.hai_count = 0;
-            let du = d_new.unsigned_abs();
-            let r = if du >= cfg.dthr_q4 {
-                0
-            } else {
-                cut_rate(
-                    self.rate_u,
-                    mulhu(du.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1,
-                )
-            };
-            // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
-            self.rate_u = if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
-                r
-            } else {
-                clamp(cfg, r)
-            };
-            Branch::Dec
-        };
-        Some(Update {
-            rate_bps: self.rate_bps(),
-            branch,
-            rtt_q4: u64::from(rtt),
-            app_limited: false,
-        })
-    }
-
-    /// The general path: every event (the reference implementation of the fast path).
-    #[inline(never)]
-    pub fn on_completion_general(&mut self, cfg: &Config, ev: &Completion) -> Update {
-        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        let rtt_q4 = if dt_ns < FAST_DT_NS {
-            u64::from(Self::rtt_q4_fast(cfg, dt_ns, ev.bytes))
-        } else {
-            match Self::rtt_q4(cfg, ev) {
-                None => return self.skip(),
-                Some(r) => r,
-            }
-        };
-        self.on_rtt_general(cfg, rtt_q4, ev.bytes, ev.sending_rate_bps)
-    }
-
-    /// The general path of [`on_rtt`](Self::on_rtt) (and of
-    /// [`on_completion_general`](Self::on_completion_general) after the RTT engine): every
-    /// sample.
-    #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // each operation's range is stated beside it
-    pub fn on_rtt_general(
+    #[allow(clippy::arithmetic_side_effects)] // ranges beside each step
+    fn step(
         &mut self,
         cfg: &Config,
-        rtt_q4: u64,
+        rtt: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> Update {
-        // Stored RTT: saturated at 67 ms; `rtt_q4` itself is reported and used for `T_high`.
-        let rtt = u32::try_from(rtt_q4).unwrap_or(u32::MAX).min(RTT_SAT_Q4);
         if self.started == 0 {
             // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
-            return self.init(rtt, rtt_q4);
+            return self.init(rtt);
         }
         // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
-        // Both in [0, 2^30): the difference fits i32.
+        // Both in [0, 2^31): the difference fits i32.
         let nd = rtt as i32 - self.prev_rtt_q4 as i32;
         self.prev_rtt_q4 = rtt;
-        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff = d + α·(nd − d), exactly in
-        // S = d·2^32 + α_q32·(nd − d) (|d|, |nd| < 2^30: |nd − d| < 2^31, |S| < 2^62), then
-        // rounded to Q4 (half up). The result is a convex combination: |d'| < 2^30.
-        // g = rtt_diff/minRTT has the sign of rtt_diff (minRTT > 0), or of the residual.
-        let g_sign = if nd == 0 {
-            self.hold(cfg)
-        } else {
-            let d = self.rtt_diff_q4;
-            let s = (i64::from(d) << 32) + i64::from(nd - d) * i64::from(cfg.alpha_q32);
-            let d_new = ((s + (1 << 31)) >> 32) as i32;
-            self.rtt_diff_q4 = d_new;
+        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff. g = rtt_diff/minRTT has the sign
+        // of rtt_diff (minRTT > 0), or of the residual in a run of identical RTTs.
+        let g_sign = if nd != 0 {
+            let d = ewma(cfg, self.diff(), nd);
+            self.set_diff(d);
             self.resid = 0;
-            if d_new == 0 && s != 0 {
-                self.sub_ulp(cfg, s)
-            } else {
-                d_new
-            }
+            d
+        } else {
+            i128::from(self.hold(cfg))
         };
 
-        let (branch, app_limited) = if rtt < cfg.t_low_q4 {
+        let mut app_limited = false;
+        let branch = if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            (
-                Branch::Low,
-                self.grow(cfg, cfg.delta_u, bytes, sending_rate_bps),
-            )
+            app_limited = self.grow(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+            Branch::Low
         } else if rtt > cfg.t_high_q4 {
             // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
             self.hai_count = 0;
-            self.high(cfg, rtt_q4, bytes);
-            (Branch::High, false)
+            self.high(cfg, rtt, bytes);
+            Branch::High
         } else if g_sign <= 0 {
             // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
             // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
             self.hai_count = self.hai_count.saturating_add(1);
             if u32::from(self.hai_count) >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
-                (
-                    Branch::Hai,
-                    self.grow(cfg, cfg.delta_hai_u, bytes, sending_rate_bps),
-                )
+                app_limited = self.grow(cfg, cfg.hai, cfg.delta_hai_u, bytes, sending_rate_bps);
+                Branch::Hai
             } else {
-                (
-                    Branch::Inc,
-                    self.grow(cfg, cfg.delta_u, bytes, sending_rate_bps),
-                )
+                // Alg. 1: rate ← rate + δ
+                app_limited = self.grow(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+                Branch::Inc
             }
         } else {
             // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
             self.hai_count = 0;
-            self.dec(cfg, self.rtt_diff_q4, bytes);
-            (Branch::Dec, false)
+            self.dec(cfg, self.diff_q36(), bytes);
+            Branch::Dec
         };
-        // Finally clamp rate to [min_rate, max_rate] (min ≤ max by construction).
-        self.rate_u = clamp(cfg, self.rate_u);
         Update {
             rate_bps: self.rate_bps(),
             branch,
-            rtt_q4,
+            rtt_q4: rtt,
             app_limited,
         }
     }
@@ -618,74 +528,64 @@ impl State {
 
     #[cold]
     #[inline(never)]
-    fn init(&mut self, rtt: u32, rtt_q4: u64) -> Update {
+    fn init(&mut self, rtt: u32) -> Update {
         self.started = 1;
         self.prev_rtt_q4 = rtt;
-        self.rtt_diff_q4 = 0;
+        self.set_diff(0);
         self.resid = 0;
         Update {
             rate_bps: self.rate_bps(),
             branch: Branch::Init,
-            rtt_q4,
+            rtt_q4: rtt,
             app_limited: false,
         }
     }
 
     /// Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 − α)·rtt_diff`,
     /// plus the residual countdown. At the first such sample the countdown is set to the number
-    /// of identical samples for which an f64 implementation still sees `g ≠ 0` (from the
-    /// current `rtt_diff`, where its relative precision is best); `rtt_diff` keeps decaying and
-    /// steering the rate, and once it rounds to 0 (or stalls: α < 1/2) only the countdown's sign
-    /// remains, with no effect on the rate. Returns the sign of `g`.
+    /// of identical samples for which an f64 implementation still sees `g ≠ 0`; `rtt_diff`
+    /// keeps decaying and steering the rate, and once it reaches 0 (or stalls at −1 ulp) only
+    /// the countdown's sign remains, with no effect on the rate. Returns the sign of `g`.
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // |d| < 2^30: |S| < 2^62; countdown toward 0
+    #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
     fn hold(&mut self, cfg: &Config) -> i32 {
-        let d = self.rtt_diff_q4;
+        let d = self.diff();
         let mut r = self.resid;
         if r == 0 {
             if d == 0 {
                 return 0; // exactly 0: g = 0
             }
-            let h = Self::residual_events(cfg, u64::from(d.unsigned_abs()), 0);
+            let h = Self::residual_events(cfg, d.unsigned_abs());
             r = if d > 0 { h } else { -h };
         }
-        // (1 − α)·d = d − α·d, rounded half up.
-        let s = (i64::from(d) << 32) - i64::from(d) * i64::from(cfg.alpha_q32);
-        let mut d_new = ((s + (1 << 31)) >> 32) as i32;
+        // (1 − α)·d, floored.
+        let mut d_new = mul_q32(d, cfg.one_minus_alpha_q32);
         if d_new == d || r.unsigned_abs() <= 1 {
-            // Stalled (α < 1/2: the decay rounds back), or the f64 gradient flushes after this
-            // sample: the rest is a residual (the sign this time, then 0).
+            // Stalled at −1 ulp, or the f64 gradient flushes after this sample: the rest is a
+            // residual (the sign this time, then 0).
             d_new = 0;
         }
-        self.rtt_diff_q4 = d_new;
+        self.set_diff(d_new);
         self.resid = r - r.signum();
-        if d_new != 0 {
-            d_new
+        if d_new > 0 {
+            1
+        } else if d_new < 0 {
+            -1
         } else {
             i32::from(r.signum())
         }
     }
 
-    /// A non-zero EWMA that rounded to 0 outside a hold (`|S| < 2^31`, e.g. `α·new_diff` below
-    /// half an ulp): keep its sign, and as a countdown the identical samples an f64
-    /// implementation would need to flush it.
-    #[cold]
-    #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // 0 ≤ j ≤ i16::MAX: −j fits
-    fn sub_ulp(&mut self, cfg: &Config, s: i64) -> i32 {
-        let j = Self::residual_events(cfg, s.unsigned_abs(), 32);
-        self.resid = if s > 0 { j } else { -j };
-        if s > 0 { 1 } else { -1 }
-    }
-
-    /// Identical samples for which an f64 EWMA of magnitude `mag·2^-(4+frac)` ns (before the
-    /// first of them) keeps a non-zero gradient: the `k ≥ 1` with `g0·(1−α)^k > 2^-1075`,
-    /// i.e. `k < (log2 mag − frac + C)/L` with `C = 1075 − 4 − log2 minRTT` and
+    /// Identical samples for which an f64 EWMA of magnitude `mag·2^-68` ns (before the first
+    /// of them) keeps a non-zero gradient: the `k ≥ 1` with `g0·(1−α)^k > 2^-1075`, i.e.
+    /// `k < (log2 mag − 64 + C)/L` with `C = 1075 − 4 − log2 minRTT` and
     /// `L = log2(1/(1−α))` from the config; 0 when `α = 1`; capped at `i16::MAX`.
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // x < 2^27, inv_l < 2^32: < 2^59
-    fn residual_events(cfg: &Config, mag: u64, frac: u32) -> i16 {
-        let x =
-            i64::from(config::log2_q16(mag)) - (i64::from(frac) << 16) + i64::from(cfg.resid_c_q16);
+    fn residual_events(cfg: &Config, mag: u128) -> i16 {
+        // log2 of a 96-bit magnitude: of its top 64 bits, plus the bits shifted out.
+        let sh = 64u32.saturating_sub(mag.leading_zeros());
+        let log2 = i64::from(config::log2_q16((mag >> sh) as u64)) + (i64::from(sh) << 16);
+        let x = log2 - (64 << 16) + i64::from(cfg.resid_c_q16);
         if x <= 0 || cfg.resid_inv_l == 0 {
             return 0;
         }
@@ -694,15 +594,21 @@ impl State {
         q.saturating_sub(1).min(i16::MAX as u64) as i16
     }
 
-    /// `rate += step` (saturating: rates), unless an optional §5 rule changes it; returns
-    /// whether the application-limited rule suppressed it.
+    /// `rate ← clamp(rate + step)` (saturating: rates), unless an optional §5 rule changes it;
+    /// returns whether the application-limited rule suppressed it.
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // saturating
-    fn grow(&mut self, cfg: &Config, step: u32, bytes: u32, sending_rate_bps: Option<u64>) -> bool {
+    fn grow(
+        &mut self,
+        cfg: &Config,
+        range: config::IncRange,
+        step: u32,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> bool {
         if cfg.optional {
             return self.grow_optional(cfg, step, bytes, sending_rate_bps);
         }
-        self.rate_u = self.rate_u.saturating_add(step);
+        self.rate_u = increase(cfg, self.rate_u, range, step);
         false
     }
 
@@ -719,6 +625,7 @@ impl State {
         if let (Some(s), Some(r)) = (sending_rate_bps, cfg.params.app_limited) {
             // §5: increase only if sending·den ≥ num·rate (exact in u128).
             if u128::from(s) * u128::from(r.den) < u128::from(r.num) * u128::from(self.rate_bps()) {
+                self.rate_u = clamp(cfg, self.rate_u);
                 return true;
             }
         }
@@ -727,25 +634,38 @@ impl State {
             // step · s (≤ 2^30) < 2^62, back to units: ≤ step.
             Some(s) => u32::try_from((u64::from(step) * u64::from(s)) >> 30).unwrap_or(u32::MAX),
         };
-        self.rate_u = self.rate_u.saturating_add(step);
+        self.rate_u = clamp(cfg, self.rate_u.saturating_add(step));
         false
     }
 
-    /// Alg. 1 `rate ← rate·(1 − β·g)` for `0 ≤ d < 2^30` (Q4 ns), `g = d/minRTT`.
+    /// Alg. 1 `rate ← rate·(1 − β·g)` for `rtt_diff ≥ 0` (its top 64 bits `d`, `Q27.36` ns),
+    /// `g = rtt_diff/minRTT`;
+    /// `β·g` from the 32 bits of `d` below its leading bit (`d ≥ dthr` compares the `Q.4` word,
+    /// exactly).
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // ranges beside each step
-    fn dec(&mut self, cfg: &Config, d: i32, bytes: u32) {
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )] // d > 0: its high word is ≥ 0
+    fn dec(&mut self, cfg: &Config, d: i64, bytes: u32) {
         if cfg.scale_mul_q8 != 0 {
             return self.dec_scaled(cfg, d, bytes);
         }
-        let d = d.unsigned_abs();
-        self.rate_u = if d >= cfg.dthr_q4 {
+        let r = if (d >> 32) as u32 >= cfg.dthr_q4 {
             // β·g ≥ 1: the factor is ≤ 0, the rate goes to min_rate.
             0
         } else {
-            // β·g in Q32: d << bg_shift < 2^32; mulhu < 2^31, so << 1 fits.
-            let bg = mulhu(d.wrapping_shl(cfg.bg_shift), cfg.bg_mul) << 1;
-            cut_rate(self.rate_u, bg)
+            // β·g in Q32: d < dthr·2^32 ≤ 2^(32+bg_bits), so d >> bg_bits < 2^32; mulhu < 2^31,
+            // so << 1 fits.
+            let x = (d >> (cfg.bg_bits & 31)) as u32;
+            cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1)
+        };
+        // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
+        self.rate_u = if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
+            r
+        } else {
+            clamp(cfg, r)
         };
     }
 
@@ -753,23 +673,24 @@ impl State {
     /// width before anything is clamped, so `s·β·g ≥ 1` reaches `min_rate` as in the reference.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u128 ranges beside each step
-    fn dec_scaled(&mut self, cfg: &Config, d: i32, bytes: u32) {
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // u128 ranges beside each step; d > 0
+    fn dec_scaled(&mut self, cfg: &Config, d: i64, bytes: u32) {
         let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);
-        // β·g in Q32, unclamped: (d << bg_shift)·bg_mul·2 / 2^32 (d < 2^30, shift ≤ 31: < 2^93).
-        let bg = ((u128::from(d.unsigned_abs()) << cfg.bg_shift) * u128::from(cfg.bg_mul)) >> 31;
+        // β·g in Q32, unclamped: (d >> bg_bits)·bg_mul·2 / 2^32 (d < 2^63: < 2^95).
+        let bg = (u128::from((d >> (cfg.bg_bits & 31)) as u64) * u128::from(cfg.bg_mul)) >> 31;
         let cut = (bg * u128::from(s)) >> 30;
-        self.apply_cut(cut);
+        self.apply_cut(cfg, cut);
     }
 
-    /// `rate ← rate·(1 − cut)` for a Q32 cut of any size (≥ 1: rate 0, then `min_rate`).
+    /// `rate ← clamp(rate·(1 − cut))` for a Q32 cut of any size (≥ 1: rate 0, then `min_rate`).
     #[allow(clippy::cast_possible_truncation)] // cut < 2^32 checked
-    fn apply_cut(&mut self, cut_q32: u128) {
-        self.rate_u = if cut_q32 >= 1 << 32 {
+    fn apply_cut(&mut self, cfg: &Config, cut_q32: u128) {
+        let r = if cut_q32 >= 1 << 32 {
             0
         } else {
             cut_rate(self.rate_u, cut_q32 as u32)
         };
+        self.rate_u = clamp(cfg, r);
     }
 
     /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`, full
@@ -777,8 +698,8 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u128 ranges beside each step
-    fn high(&mut self, cfg: &Config, rtt_q4: u64, bytes: u32) {
-        let ratio_q30 = ratio_q30(cfg.t_high_q4, rtt_q4); // T_high/rtt < 1, in Q30
+    fn high(&mut self, cfg: &Config, rtt_q4: u32, bytes: u32) {
+        let ratio_q30 = ratio_q30(cfg.t_high_q4, u64::from(rtt_q4)); // T_high/rtt < 1, in Q30
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61; to Q32.
         let cut =
             (u128::from(cfg.beta_q31) * u128::from((1u32 << 30) - ratio_q30.min(1 << 30))) >> 29;
@@ -786,7 +707,7 @@ impl State {
             None => cut,
             Some(s) => (cut * u128::from(s)) >> 30,
         };
-        self.apply_cut(cut);
+        self.apply_cut(cfg, cut);
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
@@ -808,6 +729,19 @@ impl State {
         let s = cc_math::RECIP.recip(rate).mul_scaled(num as u32, 30);
         Some(s.min(1 << 30) as u32)
     }
+}
+
+/// Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, with
+/// `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64` in `Q.68`) and `1 − α` in `Q0.32`:
+/// `α·N = N − (1 − α)·nd·2^32` is exact, `(1 − α)·rtt_diff` is floored (≤ 2^-68 ns per event).
+/// `|N|, |d| < 2^95`, and the result is a convex combination of them: no overflow.
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects)] // |nd|·2^64 < 2^95, |nd·(1−α)_q32| < 2^63; the sum is convex
+fn ewma(cfg: &Config, d: i128, nd: i32) -> i128 {
+    let n = i64::from(nd);
+    let alpha_n =
+        (i128::from(n) << 64) - (i128::from(n * i64::from(cfg.one_minus_alpha_q32)) << 32);
+    alpha_n + mul_q32(d, cfg.one_minus_alpha_q32)
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

@@ -4,7 +4,7 @@
 use super::params::Both;
 use super::reference::{RefParams, RefState};
 use crate::replay::Mode;
-use timely_cc::{Completion, Config, RTT_SAT_Q4, State};
+use timely_cc::{Completion, Config, RTT_SAT_Q4, RawParts, State};
 
 /// One event's outcome on both sides.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,27 +35,22 @@ pub struct Lockstep {
     reference: RefState,
     fixed: State,
     prev_t_send: Option<u64>,
-    /// The firmware's measurement of the last valid event's RTT (for forced re-seeding).
-    last_rtt_q4: Option<u64>,
 }
 
 /// The reference state quantised into the firmware's raw formats (what forced mode re-seeds
-/// with): rate to units of 128 b/s, rtt_diff to Q26.4 ns (clamped to the format's range),
-/// counter saturated at 255. `prev_rtt` is the firmware's own measurement of the previous event
-/// (`measured_prev_q4`, from `State::rtt_q4`) when there is one: the firmware's RTT engine
-/// truncates the serialisation delay to 1/16 ns, so rounding the f64 value could differ from
-/// what the firmware measures for the same event by one ulp and fake a gradient. A non-zero `rtt_diff` that rounds to 0 becomes a residual:
-/// its sign, and the number of further identical samples for which the reference's gradient
-/// stays non-zero (counted by running the reference's own f64 decay).
-pub fn quantise(r: &RefState, rp: &RefParams, measured_prev_q4: Option<u64>) -> State {
-    let sat = f64::from(RTT_SAT_Q4);
+/// with): rate to units of 128 b/s, `prev_rtt` to `Q27.4` ns (exact: both sides measure the
+/// same integer RTT), `rtt_diff` to `Q27.68` ns (clamped to the format's range), counter
+/// saturated at 255. A non-zero `rtt_diff` that rounds to 0 becomes a residual: its sign, and
+/// the number of further identical samples for which the reference's gradient stays non-zero
+/// (counted by running the reference's own f64 decay).
+pub fn quantise(r: &RefState, rp: &RefParams) -> State {
     let rate_u = (r.rate_bps / 128.0).round().clamp(0.0, f64::from(u32::MAX)) as u32;
-    let prev = match measured_prev_q4 {
-        Some(q) => q.min(u64::from(RTT_SAT_Q4)) as u32,
-        None => (r.prev_rtt_ns * 16.0).round().clamp(0.0, sat) as u32,
-    };
-    let d = (r.rtt_diff_ns * 16.0).round().clamp(-sat, sat);
-    let resid = if d == 0.0 && r.rtt_diff_ns != 0.0 {
+    let prev = (r.prev_rtt_ns * 16.0)
+        .round()
+        .clamp(0.0, f64::from(RTT_SAT_Q4)) as u32;
+    let lim = f64::from(RTT_SAT_Q4) * 2f64.powi(64);
+    let d = (r.rtt_diff_ns * 2f64.powi(68)).round().clamp(-lim, lim);
+    let residual = if d == 0.0 && r.rtt_diff_ns != 0.0 {
         let mut x = r.rtt_diff_ns;
         let mut j = 0i16;
         while j < i16::MAX {
@@ -69,14 +64,14 @@ pub fn quantise(r: &RefState, rp: &RefParams, measured_prev_q4: Option<u64>) -> 
     } else {
         0
     };
-    State::from_raw(
-        rate_u,
-        prev,
-        d as i32,
-        resid,
-        r.hai_count.min(255) as u8,
-        r.started,
-    )
+    State::from_raw(RawParts {
+        rate_u128bps: rate_u,
+        prev_rtt_q4: prev,
+        rtt_diff_q68: d as i128,
+        residual,
+        hai_count: r.hai_count.min(255) as u8,
+        started: r.started,
+    })
 }
 
 impl Lockstep {
@@ -89,7 +84,6 @@ impl Lockstep {
             reference: RefState::new(&both.reference),
             fixed: State::new(&both.cfg),
             prev_t_send: None,
-            last_rtt_q4: None,
         }
     }
 
@@ -121,10 +115,7 @@ impl Lockstep {
             sending_rate_bps: sending.map(|s| s.round() as u64),
         };
         // One step from the reference's pre-event state (the forced-mode step).
-        let mut shadow = quantise(&self.reference, &self.rp, self.last_rtt_q4);
-        if let Some(q) = State::rtt_q4(&self.cfg, &ev) {
-            self.last_rtt_q4 = Some(q);
-        }
+        let mut shadow = quantise(&self.reference, &self.rp);
         let forced = shadow.on_completion(&self.cfg, &ev);
         let r = self
             .reference

@@ -216,7 +216,7 @@ pub fn build(trace: &Path, params: &[Param]) -> Result<Both, InputError> {
         }
     })?;
     let reference = RefParams {
-        line_rate_bps: p.line_rate_bps as f64,
+        line_rate_bps: p.line_rate_bps,
         min_rate_bps: p.min_rate_bps as f64,
         max_rate_bps: p.max_rate_bps as f64,
         init_rate_bps: p.init_rate_bps as f64,

@@ -1,12 +1,18 @@
 //! The f64 reference of TIMELY, written from the paper (Mittal et al., SIGCOMM 2015, Algorithm 1,
-//! §3 RTT engine, §5 rules) and the issue's conventions — deliberately not from the fixed-point
-//! crate: plain `f64` everywhere, no quantisation.
+//! §3 RTT engine, §5 rules) and the issues' conventions — deliberately not from the fixed-point
+//! crate: Algorithm 1 in plain `f64`, no quantisation.
+//!
+//! The one integer step is the RTT measurement itself (issue 8, "one exact RTT measurement
+//! convention for both sides"): a NIC measures RTTs in whole units, so the reference computes
+//! the same integer RTT in 1/16 ns as the firmware (in 128-bit integers, from the formula in
+//! the issue) and runs Algorithm 1 on `rtt_q4 / 16` ns. Equal RTTs are then equal on both sides
+//! and the comparison tests the algorithm, not the rounding of its input.
 
 /// Parameters in real numbers (names as `timely_cc::Params`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RefParams {
-    /// NIC line rate, b/s.
-    pub line_rate_bps: f64,
+    /// NIC line rate, b/s (an integer: the RTT convention divides by it exactly).
+    pub line_rate_bps: u64,
     /// Rate floor, b/s.
     pub min_rate_bps: f64,
     /// Rate ceiling, b/s.
@@ -39,7 +45,7 @@ impl Default for RefParams {
     /// The issue's defaults.
     fn default() -> Self {
         Self {
-            line_rate_bps: 10e9,
+            line_rate_bps: 10_000_000_000,
             min_rate_bps: 10e6,
             max_rate_bps: 10e9,
             init_rate_bps: 10e9,
@@ -81,6 +87,24 @@ pub struct RefStep {
     pub rtt_ns: Option<f64>,
 }
 
+/// The largest RTT, in 1/16 ns: `2^31 − 1` (≈ 134.2 ms); every longer one saturates here.
+pub const RTT_MAX_Q4: i128 = (1 << 31) - 1;
+
+/// §3: RTT = t_completion − t_send − seg. size / NIC line rate, with the issue's exact integer
+/// convention: `M = ⌊2^32·128·10^9 / line_rate⌋`, `ser_q4 = ⌊bytes·M / 2^32⌋`,
+/// `rtt_q4 = clamp(16·(t_complete − t_send) − ser_q4, 0, 2^31 − 1)`. `None` when
+/// `t_complete < t_send` (the event is rejected).
+pub fn rtt_q4(line_rate_bps: u64, t_send_ns: u64, t_complete_ns: u64, bytes: u32) -> Option<u32> {
+    if t_complete_ns < t_send_ns {
+        return None;
+    }
+    let m = (128_000_000_000u128 << 32) / u128::from(line_rate_bps.max(1));
+    let ser_q4 = (u128::from(bytes) * m) >> 32;
+    let span_q4 = i128::from(t_complete_ns - t_send_ns) * 16;
+    let rtt = (span_q4 - ser_q4 as i128).clamp(0, RTT_MAX_Q4);
+    Some(rtt as u32)
+}
+
 impl RefState {
     /// A fresh flow.
     pub fn new(p: &RefParams) -> Self {
@@ -103,15 +127,13 @@ impl RefState {
         bytes: u32,
         sending_rate_bps: Option<f64>,
     ) -> RefStep {
-        if t_complete_ns < t_send_ns {
+        let Some(rtt_q4) = rtt_q4(p.line_rate_bps, t_send_ns, t_complete_ns, bytes) else {
             return RefStep {
                 branch: "skip",
                 rtt_ns: None,
             };
-        }
-        // §3: RTT = t_completion − t_send − seg. size / NIC line rate, clamped at 0.
-        let span = (t_complete_ns - t_send_ns) as f64;
-        let rtt = (span - f64::from(bytes) * 8.0 / p.line_rate_bps * 1e9).max(0.0);
+        };
+        let rtt = rtt_q4 as f64 / 16.0;
         if !self.started {
             self.started = true;
             self.prev_rtt_ns = rtt;

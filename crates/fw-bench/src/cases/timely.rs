@@ -156,7 +156,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                     let Some(rtt) = State::rtt_q4(&host_cfg, &ev) else {
                         continue;
                     };
-                    let r = m.call("cc_timely_on_rtt", &[cfg, flow, lo(rtt), hi(rtt), bytes])?;
+                    let r = m.call("cc_timely_on_rtt", &[cfg, flow, rtt, bytes])?;
                     (r, u64::from(r.a1) * timely_cc::RATE_UNIT_BPS)
                 }
             };

@@ -5,7 +5,7 @@
 //! reference.
 
 use core::hint::black_box;
-use timely_cc::{Completion, Config, Params, Ratio, State};
+use timely_cc::{Completion, Config, Params, Ratio, RawParts, State};
 
 /// `State::on_completion`: the whole per-event path (RTT engine, Algorithm 1, optional rules).
 #[unsafe(no_mangle)]
@@ -30,7 +30,7 @@ pub extern "C" fn probe_timely_on_completion(
         },
     };
     let u = st.on_completion(cfg, &ev);
-    u.rate_bps ^ (u.branch as u64) ^ u.rtt_q4
+    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_q4)
 }
 
 /// `State::on_rtt`: the rate computation engine alone (a precomputed RTT).
@@ -40,7 +40,7 @@ pub extern "C" fn probe_timely_on_completion(
 pub extern "C" fn probe_timely_on_rtt(
     cfg: &Config,
     st: &mut State,
-    rtt_q4: u64,
+    rtt_q4: u32,
     bytes: u32,
     sending_rate_bps: u64,
 ) -> u64 {
@@ -50,7 +50,7 @@ pub extern "C" fn probe_timely_on_rtt(
         Some(sending_rate_bps)
     };
     let u = st.on_rtt(cfg, rtt_q4, bytes, sr);
-    u.rate_bps ^ (u.branch as u64) ^ u.rtt_q4
+    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_q4)
 }
 
 /// `State::rtt_q4`: the RTT engine alone.
@@ -63,7 +63,8 @@ pub extern "C" fn probe_timely_rtt_q4(
     t_complete_ns: u64,
     bytes: u32,
 ) -> u64 {
-    State::rtt_q4(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes)).unwrap_or(u64::MAX)
+    State::rtt_q4(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes))
+        .map_or(u64::MAX, u64::from)
 }
 
 /// `State::from_raw` and the raw accessors (the re-seeding path).
@@ -72,16 +73,24 @@ pub extern "C" fn probe_timely_rtt_q4(
 pub extern "C" fn probe_timely_from_raw(
     rate: u32,
     prev: u32,
-    diff: i32,
+    diff: i64,
     resid: i16,
     cnt: u8,
 ) -> u32 {
-    let st = State::from_raw(rate, prev, diff, resid, cnt, true);
-    st.rate_u128bps()
-        ^ st.prev_rtt_q4()
-        ^ (st.rtt_diff_q4() as u32)
-        ^ (st.residual() as u32)
-        ^ u32::from(st.hai_count())
+    let st = State::from_raw(RawParts {
+        rate_u128bps: rate,
+        prev_rtt_q4: prev,
+        rtt_diff_q68: i128::from(diff) << 40,
+        residual: resid,
+        hai_count: cnt,
+        started: true,
+    });
+    let p = st.raw_parts();
+    p.rate_u128bps
+        ^ p.prev_rtt_q4
+        ^ ((p.rtt_diff_q68 >> 64) as u32)
+        ^ (p.residual as u32)
+        ^ u32::from(p.hai_count)
 }
 
 /// Builds the configuration (may divide) and then calls every per-event entry point.
@@ -117,7 +126,7 @@ pub fn run(seed: u32) -> u32 {
             let r = probe_timely_on_rtt(
                 black_box(&cfg),
                 black_box(&mut st),
-                black_box((100_000 + i * 250_000) << 4),
+                black_box(((100_000 + i * 250_000) << 4) as u32),
                 black_box(16_384),
                 black_box(5_000_000_000),
             );
