@@ -138,7 +138,11 @@ fn out_csv_has_the_issue_columns_and_skip_rows() {
     assert_eq!(lines.len(), 5);
     assert!(lines[1].ends_with(",init,init"), "{}", lines[1]);
     // 1500 B at 10 Gb/s: ⌊1500·M/2^32⌋ = 19 199 sixteenths of a ns removed (the issue's M).
-    assert!(lines[2].starts_with("1,600010,598800.0625,"), "{}", lines[2]);
+    assert!(
+        lines[2].starts_with("1,600010,598800.0625,"),
+        "{}",
+        lines[2]
+    );
     assert!(lines[2].ends_with(",high,high"), "{}", lines[2]);
     assert!(
         lines[3].ends_with(",skip,skip") && lines[3].starts_with("2,10,,"),
@@ -212,14 +216,66 @@ fn malformed_rows_name_file_and_line() {
 
 #[test]
 fn optional_rules_replay_within_tolerance() {
-    // The §5 rules (off by default) on a shipped fixture: both sides implement them.
+    // The §5 per-completion scaling rule (off by default) on a shipped fixture: both sides
+    // implement it.
     let f = fixture_dir().join("gradient_hai.csv");
-    for set in ["app_limited=0.8", "per_completion_scaling=true"] {
-        let opts = ReplayOpts {
-            params: vec![parse_cli_set(set).unwrap()],
-            ..ReplayOpts::default()
-        };
-        let s = sim_host::timely::replay(&f, &opts).unwrap().remove(0);
-        assert!(s.within_tolerance, "{set}: {}", s.render());
+    let opts = ReplayOpts {
+        params: vec![parse_cli_set("per_completion_scaling=true").unwrap()],
+        ..ReplayOpts::default()
+    };
+    let s = sim_host::timely::replay(&f, &opts).unwrap().remove(0);
+    assert!(s.within_tolerance, "{}", s.render());
+}
+
+/// The application-limited rule (§5) on a trace where it fires: a flow allowed 5 Gb/s that
+/// sends a 16 KB segment every 100 µs (1.3 Gb/s, below 80 % of its rate) on an idle path
+/// (RTT 20 µs < T_low). With the rule every `low` increase is suppressed on both sides; without
+/// it the rate climbs by δ per completion.
+#[test]
+fn app_limited_rule_suppresses_increases_on_both_sides() {
+    let mut text = String::from("# set init_rate_bps=5000000000\nt_send_ns,t_complete_ns,bytes\n");
+    for i in 0..2_000u64 {
+        let t = 1_000_000 + i * 100_000;
+        text += &format!("{t},{},16384\n", t + 20_000 + 13_108);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), "app.csv", &text);
+    for (rule, want_growth) in [("app_limited=0.8", false), ("app_limited=off", true)] {
+        let set = vec![parse_cli_set(rule).unwrap()];
+        let s = sim_host::timely::replay(
+            &trace,
+            &ReplayOpts {
+                params: set.clone(),
+                ..ReplayOpts::default()
+            },
+        )
+        .unwrap()
+        .remove(0);
+        assert!(s.within_tolerance, "{rule}: {}", s.render());
+        // Drive both sides directly and look at the rates.
+        let mut all = vec![parse_cli_set("init_rate_bps=5000000000").unwrap()];
+        all.extend(set);
+        let both = params::build(&trace, &all).unwrap();
+        let mut ls = Lockstep::new(&both, Mode::Free);
+        let mut last = None;
+        for i in 0..2_000u64 {
+            let t = 1_000_000 + i * 100_000;
+            let o = ls.step(t, t + 20_000 + 13_108, 16_384);
+            last = Some(o);
+        }
+        let o = last.unwrap();
+        assert_eq!(
+            o.rate_fixed_bps as f64 > 5.0e9,
+            want_growth,
+            "{rule}: {o:?}"
+        );
+        assert_eq!(o.rate_ref_bps > 5.0e9, want_growth, "{rule}: {o:?}");
+        if !want_growth {
+            assert_eq!(
+                o.rate_fixed_bps, 5_000_000_000,
+                "{rule}: suppressed increases leave the rate"
+            );
+            assert_eq!(o.rate_ref_bps, 5e9, "{rule}");
+        }
     }
 }

@@ -1,44 +1,74 @@
-//! Property: on random RTT sequences (random walks with runs of repeats, mixed segment sizes,
-//! occasional rejected events) the fixed-point crate tracks the f64 reference.
+//! Properties: on random NIC-like traces (random line rates, segment-size mixes, plateau
+//! lengths, step sizes and spikes) the fixed-point crate meets the issue's targets against the
+//! f64 reference in free mode; nothing panics on arbitrary events.
 
 use proptest::prelude::*;
+use proptest::test_runner::{Config as PtConfig, RngSeed};
 use sim_host::replay::Mode;
-use sim_host::summary::rel_err;
+use sim_host::summary::{At, ErrStats, rel_err};
+use sim_host::timely::generate::{NicKnobs, NicTrace};
 use sim_host::timely::lockstep::Lockstep;
 use sim_host::timely::params;
+use sim_host::trace::parse_cli_set;
 use std::path::Path;
 
-fn walk() -> impl Strategy<Value = Vec<(i64, u8, u8)>> {
-    // (RTT step in ns, repeats, segment-size choice)
-    proptest::collection::vec((-40_000i64..40_000, 1u8..30, 0u8..4), 1..60)
+fn knobs() -> impl Strategy<Value = NicKnobs> {
+    (
+        prop_oneof![
+            Just(10_000_000_000u64),
+            Just(25_000_000_000),
+            Just(40_000_000_000),
+            Just(100_000_000_000),
+            Just(400_000_000_000),
+        ],
+        (1_000u64..100_000, 100_000u64..900_000),
+        (1u64..20, 20u64..1_500),
+        (0.0f64..0.6, 0.0f64..0.4, 0.0f64..0.3),
+        0.0f64..0.05,
+        0.0f64..1.0,
+    )
+        .prop_map(
+            |(line, level, plateau, (p1, p16, pj), p_spike, p_odd_size)| NicKnobs {
+                line_rate_bps: line,
+                level_ns: level,
+                plateau,
+                p_step_1ns: p1,
+                p_step_16ns: p16,
+                p_jump: pj,
+                p_spike,
+                p_odd_size,
+            },
+        )
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    // Deterministic: a fixed seed and no persistence, so CI runs the same 48 traces every time.
+    #![proptest_config(PtConfig {
+        cases: 48,
+        rng_seed: RngSeed::Fixed(0x7E1E_8),
+        failure_persistence: None,
+        ..PtConfig::default()
+    })]
+    /// Issue 8's targets in free mode: branch agreement ≥ 99.9 % and rate relative error
+    /// p99 ≤ 1e-3 (and max ≤ 1e-2, the tool's default) on 4000-event NIC-like traces.
     #[test]
-    fn fixed_tracks_f64_on_random_rtt_sequences(steps in walk(), start in 0u64..700_000) {
-        let both = params::build(Path::new("prop"), &[]).unwrap();
-        for mode in [Mode::Free, Mode::Forced] {
-            let mut ls = Lockstep::new(&both, mode);
-            let mut rtt = start as i64;
-            let mut t = 0u64;
-            let (mut n, mut agree, mut worst) = (0u32, 0u32, 0f64);
-            for &(d, reps, sz) in &steps {
-                rtt = (rtt + d).clamp(0, 1_500_000);
-                let bytes = [1_500u32, 4_096, 16_384, 65_536][usize::from(sz)];
-                let ser = u64::from(bytes) * 8 / 10; // whole ns for these sizes (65536 → 52428.8: rounded)
-                for _ in 0..reps {
-                    t += 13_000;
-                    let (s, c) = if sz == 3 && reps == 29 { (t + 5, t) } else { (t, t + rtt as u64 + ser) };
-                    let o = ls.step(s, c, bytes);
-                    n += 1;
-                    agree += u32::from(o.branch_ref == o.branch_fixed);
-                    worst = worst.max(rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps));
-                }
-            }
-            prop_assert!(f64::from(agree) >= 0.99 * f64::from(n), "{mode:?}: {agree}/{n}");
-            prop_assert!(worst <= 1e-2, "{mode:?}: worst {worst:e}");
+    fn nic_like_traces_meet_the_targets_in_free_mode(k in knobs(), seed in any::<u64>()) {
+        let line = format!("line_rate_bps={}", k.line_rate_bps);
+        let both = params::build(Path::new("prop"), &[parse_cli_set(&line).unwrap()]).unwrap();
+        let mut ls = Lockstep::new(&both, Mode::Free);
+        let (mut n, mut agree) = (0u64, 0u64);
+        let mut err = ErrStats::default();
+        for (i, (s, c, b)) in NicTrace::new(k, u128::from(seed)).take(4_000).enumerate() {
+            let o = ls.step(s, c, b);
+            n += 1;
+            agree += u64::from(o.branch_ref == o.branch_fixed);
+            let at = At { event: i as u64, t_ns: c, line: None };
+            err.add(rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps), at);
         }
+        let e = err.summary("rate");
+        prop_assert!(agree as f64 >= 0.999 * n as f64, "{agree}/{n} agree ({k:?})");
+        prop_assert!(e.p99 <= 1e-3, "p99 {:e} ({k:?})", e.p99);
+        prop_assert!(e.max <= 1e-2, "max {:e} ({k:?})", e.max);
     }
 }
 
@@ -52,10 +82,10 @@ proptest! {
     ) {
         let mut set = Vec::new();
         if app {
-            set.push(sim_host::trace::parse_cli_set("app_limited=0.8").unwrap());
+            set.push(parse_cli_set("app_limited=0.8").unwrap());
         }
         if scale {
-            set.push(sim_host::trace::parse_cli_set("per_completion_scaling=true").unwrap());
+            set.push(parse_cli_set("per_completion_scaling=true").unwrap());
         }
         let both = params::build(Path::new("prop"), &set).unwrap();
         for mode in [Mode::Free, Mode::Forced] {
