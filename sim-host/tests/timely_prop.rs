@@ -45,7 +45,7 @@ proptest! {
     // Deterministic: a fixed seed and no persistence, so CI runs the same 48 traces every time.
     #![proptest_config(PtConfig {
         cases: 48,
-        rng_seed: RngSeed::Fixed(0x7E1E_8),
+        rng_seed: RngSeed::Fixed(0x7E1E8),
         failure_persistence: None,
         ..PtConfig::default()
     })]
