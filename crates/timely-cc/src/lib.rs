@@ -469,13 +469,16 @@ impl State {
         self.prev_rtt_q4 = rtt;
         // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff. g = rtt_diff/minRTT has the sign
         // of rtt_diff (minRTT > 0), or of the residual in a run of identical RTTs.
-        let g_sign = if nd != 0 {
-            let d = ewma(cfg, self.diff(), nd);
-            self.set_diff(d);
+        let g_pos = if nd != 0 {
+            let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
+            self.diff_hi = h;
+            self.diff_mid = m;
+            self.diff_lo = l;
             self.resid = 0;
-            d
+            // g > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
+            h >= 0 && (h as u32 | m | l) != 0
         } else {
-            i128::from(self.hold(cfg))
+            self.hold(cfg) > 0
         };
 
         let mut app_limited = false;
@@ -488,7 +491,7 @@ impl State {
             self.hai_count = 0;
             self.high(cfg, rtt, bytes);
             Branch::High
-        } else if g_sign <= 0 {
+        } else if !g_pos {
             // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
             // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
             self.hai_count = self.hai_count.saturating_add(1);
@@ -731,17 +734,30 @@ impl State {
     }
 }
 
-/// Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, with
-/// `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64` in `Q.68`) and `1 − α` in `Q0.32`:
-/// `α·N = N − (1 − α)·nd·2^32` is exact, `(1 − α)·rtt_diff` is floored (≤ 2^-68 ns per event).
-/// `|N|, |d| < 2^95`, and the result is a convex combination of them: no overflow.
+/// Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, on the three words
+/// `(h, m, l)` of `d = h·2^64 + m·2^32 + l`, with `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64`)
+/// and `1 − α` in `Q0.32`:
+/// * `⌊(1 − α)·d⌋ = (1−α)_q32·h·2^32 + (1−α)_q32·m + mulhu((1−α)_q32, l)` (floored: ≤ 2^-68 ns
+///   per event; three word products),
+/// * `α·N = nd·2^64 − (1−α)_q32·nd·2^32`, exact.
+///
+/// The result is a convex combination of `d` and `N` (`|·| < 2^95`): its top 64 bits fit an
+/// `i64` at every step below.
 #[inline(always)]
-#[allow(clippy::arithmetic_side_effects)] // |nd|·2^64 < 2^95, |nd·(1−α)_q32| < 2^63; the sum is convex
-fn ewma(cfg: &Config, d: i128, nd: i32) -> i128 {
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation, clippy::cast_sign_loss)] // ranges beside each step
+fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
+    let oma = cfg.one_minus_alpha_q32;
+    let p_l = u64::from(mulhu(l, oma)); // < 2^32
+    let p_m = u64::from(m) * u64::from(oma); // < 2^64
+    let p_h = i64::from(h) * i64::from(oma); // |·| < 2^63
+    // R = p_h·2^32 + p_m + p_l: low word, then the top 64 bits (|R| ≤ |d| < 2^95).
+    let t0 = u64::from(p_m as u32) + p_l; // < 2^33
+    let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
+    // α·N in the top 64 bits: nd·2^32 − (1−α)_q32·nd (|·| ≤ |nd|·2^32 < 2^63).
     let n = i64::from(nd);
-    let alpha_n =
-        (i128::from(n) << 64) - (i128::from(n * i64::from(cfg.one_minus_alpha_q32)) << 32);
-    alpha_n + mul_q32(d, cfg.one_minus_alpha_q32)
+    let alpha_n = (n << 32) - n * i64::from(oma);
+    let top = r_top + alpha_n; // convex combination: < 2^63
+    ((top >> 32) as i32, top as u32, t0 as u32)
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal
