@@ -744,7 +744,11 @@ impl State {
 /// The result is a convex combination of `d` and `N` (`|·| < 2^95`): its top 64 bits fit an
 /// `i64` at every step below.
 #[inline(always)]
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation, clippy::cast_sign_loss)] // ranges beside each step
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)] // ranges beside each step
 fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     let oma = cfg.one_minus_alpha_q32;
     let p_l = u64::from(mulhu(l, oma)); // < 2^32
