@@ -212,7 +212,7 @@ pub fn to_csv(description: &str, p: &RefParams, rows: &[AckRow]) -> Vec<u8> {
     }
     let _ = writeln!(s, "# set nic_rate_bps={}", p.nic_rate_bps as u64);
     let _ = writeln!(s, "# set base_rtt_ns={}", p.base_rtt_ns as u64);
-    let _ = writeln!(s, "# set eta={}", p.eta);
+    let _ = writeln!(s, "# set eta={}", p.eta());
     let _ = writeln!(s, "# set max_stage={}", p.max_stage);
     let _ = writeln!(s, "# set w_ai_bytes={}", p.w_ai_bytes as u64);
     let _ = writeln!(s, "# set min_rate_bps={}", p.min_rate_bps as u64);
