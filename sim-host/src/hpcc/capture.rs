@@ -12,8 +12,11 @@
 //!   assume both ends of a connection use the same QP number, so its data packets and its ACKs
 //!   fall in one group. (Captures where the two ends use different QP numbers would need a QP
 //!   map; not supported.)
-//! * `ack_seq` is the ACK's BTH PSN (24 bits); `snd_nxt` is the largest PSN sent on that flow so far
-//!   in the capture (0 before any data packet). PSN wrap-around is not handled (short captures).
+//! * `ack_seq` is the ACK's BTH PSN and `snd_nxt` the largest PSN sent on that flow so far in the
+//!   capture (0 before any data packet), both extended from 24 to 32 bits per flow by counting
+//!   the wraps of the PSN ([`PsnExtender`]): a long capture crosses the 2^24 PSN wrap without
+//!   freezing Wc, and the replay compares the 32-bit values in serial-number order as it does
+//!   for traces.
 //! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`, base 10
 //!   or base 2, plus `if_tsoffset` seconds).
 //! * Records of any size up to [`MAX_RECORD_BYTES`] are read (the buffer grows); a capture whose
@@ -262,6 +265,59 @@ pub fn read_capture(
     Ok(ignored)
 }
 
+/// Extends one flow's 24-bit BTH PSNs to 32 bits by counting the wraps.
+///
+/// Each PSN becomes the 32-bit value congruent to it modulo 2^24 that is nearest to an anchor
+/// (within `[−2^23, 2^23)` of it): the largest extended PSN sent so far, or before any data
+/// packet the last extended ACK PSN (the first PSN seen is taken as is). Retransmitted or
+/// reordered packets (behind the anchor) keep the anchor; a packet ahead of it moves it. A
+/// flow's PSNs within a window of 2^23 packets of each other are extended consistently, so
+/// after every 2^24 packets the extended PSN is 2^24 higher (and, after 2^32, wraps modulo 2^32,
+/// where the serial-number compare takes over).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PsnExtender {
+    max_sent: Option<u32>,
+    last_ack: Option<u32>,
+}
+
+impl PsnExtender {
+    /// The 32-bit value `≡ psn (mod 2^24)` nearest to `anchor`.
+    pub fn extend(anchor: u32, psn: u32) -> u32 {
+        // (psn − anchor) mod 2^24, as a signed 24-bit difference.
+        let d = psn.wrapping_sub(anchor) & 0xFF_FFFF;
+        let signed = if d >= 1 << 23 {
+            i64::from(d) - (1 << 24)
+        } else {
+            i64::from(d)
+        };
+        (i64::from(anchor) + signed).rem_euclid(1 << 32) as u32
+    }
+
+    /// A data packet with 24-bit PSN `psn` was sent.
+    pub fn on_data(&mut self, psn: u32) {
+        let psn = psn & 0xFF_FFFF;
+        self.max_sent = Some(match self.max_sent {
+            None => psn,
+            Some(m) => {
+                let e = Self::extend(m, psn);
+                // Ahead of the anchor (serially): the new largest PSN sent.
+                if e.wrapping_sub(m) as i32 > 0 { e } else { m }
+            }
+        });
+    }
+
+    /// An ACK with 24-bit PSN `psn`: `(ack_seq, snd_nxt)`, both 32-bit.
+    pub fn on_ack(&mut self, psn: u32) -> (u32, u32) {
+        let psn = psn & 0xFF_FFFF;
+        let ack = match self.max_sent.or(self.last_ack) {
+            Some(anchor) => Self::extend(anchor, psn),
+            None => psn,
+        };
+        self.last_ack = Some(ack);
+        (ack, self.max_sent.unwrap_or(0))
+    }
+}
+
 fn suffixed(p: &Path, qp: u32) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
     let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
@@ -289,7 +345,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
     }
     let file = path.display().to_string();
     let single = order.len() == 1;
-    let mut flows: HashMap<FlowKey, (Flow, Option<u32>)> = HashMap::new();
+    let mut flows: HashMap<FlowKey, (Flow, PsnExtender)> = HashMap::new();
     for k in &order {
         let name_out = |o: &Option<PathBuf>| {
             o.as_ref()
@@ -303,16 +359,17 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             name_out(&opts.out),
             name_out(&opts.plot),
         )?;
-        flows.insert(*k, (flow, None));
+        flows.insert(*k, (flow, PsnExtender::default()));
     }
     let ignored = read_capture(path, |p| {
-        let Some((flow, max_psn)) = flows.get_mut(&p.flow) else {
+        let Some((flow, psns)) = flows.get_mut(&p.flow) else {
             return Ok(()); // data of a flow without ACKs
         };
         if p.opcode == OPCODE_RC_ACK {
-            flow.event(None, p.t_ns, p.psn, max_psn.unwrap_or(0), &p.int)
+            let (ack_seq, snd_nxt) = psns.on_ack(p.psn);
+            flow.event(None, p.t_ns, ack_seq, snd_nxt, &p.int)
         } else {
-            *max_psn = Some(max_psn.map_or(p.psn, |m| m.max(p.psn)));
+            psns.on_data(p.psn);
             Ok(())
         }
     })?;
