@@ -44,13 +44,13 @@ fn every_fixture_is_within_tolerance_free_and_forced() {
         }
         traces += 1;
     }
-    assert_eq!(traces, 6);
+    assert_eq!(traces, 9);
 }
 
 #[test]
 fn fixtures_are_identical_to_the_generators() {
     let files = generate(Kind::Hpcc);
-    assert_eq!(files.len(), 6);
+    assert_eq!(files.len(), 9);
     for f in files {
         let committed = std::fs::read(dir().join(&f.name)).unwrap();
         assert!(
@@ -88,6 +88,107 @@ fn fixtures_exercise_what_they_claim() {
     let s = &hpcc::replay(&dir().join("incast_1hop.csv"), &opts(Mode::Free)).unwrap()[0];
     let umax: f64 = s.details["U max (ref)"].as_str().unwrap().parse().unwrap();
     assert!(umax > 3.0, "incast U max {umax}");
+}
+
+/// `seq_wrap_long_flow.csv` crosses 2^32 once, and Wc keeps updating (once per RTT) after it.
+#[test]
+fn seq_wrap_fixture_crosses_2_pow_32_and_wc_keeps_updating() {
+    let sc = hpcc::generate::seq_wrap_long_flow();
+    let rows = hpcc::generate::simulate(&sc);
+    let wrapped: Vec<usize> = rows
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| (w[1].ack_seq & 0xFFFF_FFFF) < (w[0].ack_seq & 0xFFFF_FFFF))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(wrapped.len(), 1, "{wrapped:?}");
+    let wrap = wrapped[0];
+    assert!((5_000..20_000).contains(&wrap), "wrap at ACK {wrap}");
+    // The reference over the trace's u32 columns: lastUpdateSeq moves after the wrap.
+    let mut r = reference::Reference::new(sc.params);
+    let mut updates_after = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let before = r.last_update_seq;
+        r.on_ack(
+            row.ack_seq & 0xFFFF_FFFF,
+            row.snd_nxt & 0xFFFF_FFFF,
+            &row.int,
+        );
+        if i > wrap && r.last_update_seq != before {
+            updates_after += 1;
+        }
+    }
+    // ≈ 12 500 ACKs after the wrap, a window of ≈ 40–80 packets per RTT.
+    assert!(
+        updates_after > 100,
+        "{updates_after} Wc updates after the wrap"
+    );
+}
+
+/// `ties_multihop.csv` holds thousands of ACKs where the busiest hop's u' is tied exactly by a
+/// hop with another Δts (so the tie decides τ), and on hundreds of them the f64 sums of Eqn 2
+/// differ by an ulp (a comparison in f64 would take the other hop).
+#[test]
+fn ties_fixture_has_exact_ties_that_f64_would_break() {
+    let sc = hpcc::generate::ties_multihop();
+    let rows = hpcc::generate::simulate(&sc);
+    let t = sc.params.base_rtt_ns;
+    let (mut ties, mut f64_differs) = (0, 0);
+    let mut prev: Option<reference::RefInt> = None;
+    for row in &rows {
+        let int = reference::decode_int(&row.int).unwrap();
+        if let Some(p) = prev.as_ref().filter(|p| p.path_id == int.path_id) {
+            let u: Vec<_> = int
+                .hops
+                .iter()
+                .zip(&p.hops)
+                .filter_map(|(h, l)| reference::hop_utilisation(l, h, t))
+                .collect();
+            let max = u
+                .iter()
+                .map(|x| x.1)
+                .reduce(|a, b| if b.gt(a) { b } else { a });
+            let max = max.unwrap();
+            let tied: Vec<_> = u.iter().filter(|x| x.1.ge(max)).collect();
+            if tied.len() > 1 && tied.iter().any(|x| x.2 != tied[0].2) {
+                ties += 1;
+                if tied.iter().any(|x| x.0 != tied[0].0) {
+                    f64_differs += 1;
+                }
+            }
+        }
+        prev = Some(int);
+    }
+    assert!(ties > 5_000, "{ties} exact ties at the busiest hop");
+    assert!(f64_differs > 1_000, "{f64_differs} ties the f64 sums break");
+}
+
+/// Both flows of `psn_wrap.pcapng` cross the 24-bit PSN wrap (data and ACKs).
+#[test]
+fn psn_wrap_capture_crosses_the_24_bit_wrap() {
+    let mut last: std::collections::BTreeMap<(u32, u8), u32> = Default::default();
+    let mut wraps: std::collections::BTreeMap<(u32, u8), u32> = Default::default();
+    capture::read_capture(&dir().join("psn_wrap.pcapng"), |p| {
+        let key = (p.flow.qp, u8::from(p.opcode == capture::OPCODE_RC_ACK));
+        if let Some(&l) = last.get(&key)
+            && p.psn < l
+            && l - p.psn > 1 << 23
+        {
+            *wraps.entry(key).or_default() += 1;
+        }
+        last.insert(key, p.psn);
+        Ok(())
+    })
+    .unwrap();
+    for qp in [0x51, 0x52] {
+        for ack in [0, 1] {
+            assert_eq!(
+                wraps.get(&(qp, ack)),
+                Some(&1),
+                "qp {qp} ack {ack}: {wraps:?}"
+            );
+        }
+    }
 }
 
 #[test]

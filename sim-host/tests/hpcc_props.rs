@@ -61,7 +61,8 @@ proptest! {
         let refp = RefParams {
             nic_rate_bps: nic_bps.trunc(),
             base_rtt_ns: f64::from(t_ns),
-            eta: f64::from(eta) / 100.0,
+            eta_num: u64::from(eta),
+            eta_den: 100,
             max_stage: u32::from(max_stage),
             w_ai_bytes: f64::from(w_ai),
             min_rate_bps: min_rate.trunc(),

@@ -1,8 +1,9 @@
-//! Regression tests for the HPCC review (docs/hpcc.md "Review fixes"), each named after the bug.
-//! They drive the public lockstep driver ([`Flow`]: firmware crate and f64 reference side by side)
-//! so they test exactly what `sim-host replay hpcc` reports.
+//! HPCC regression tests, each named after the bug it pins. They drive the public lockstep
+//! driver ([`Flow`]: firmware crate and f64 reference side by side) so they test exactly what
+//! `sim-host replay hpcc` reports; where both windows sit at a clamp (W_min or W_max) the window
+//! proves nothing, so those tests also assert U or the branch.
 
-use sim_host::hpcc::reference::{RefHop, encode_int};
+use sim_host::hpcc::reference::{RefHop, RefParams, Reference, encode_int};
 use sim_host::hpcc::replay::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::summary::Summary;
@@ -44,6 +45,19 @@ fn u_err(s: &Summary) -> f64 {
         .unwrap()
 }
 
+/// The reference's branch counts (`branches (ref)`: `ai 3 · md 5`).
+fn branches(s: &Summary) -> std::collections::BTreeMap<String, u64> {
+    s.details["branches (ref)"]
+        .as_str()
+        .unwrap()
+        .split(" · ")
+        .map(|kv| {
+            let (k, v) = kv.split_once(' ').unwrap();
+            (k.to_string(), v.parse().unwrap())
+        })
+        .collect()
+}
+
 fn assert_targets(s: &Summary) {
     let e = s.rel_err.as_ref().unwrap();
     assert!(s.agreement.ratio >= 0.999, "{}", s.render());
@@ -71,6 +85,10 @@ fn ewma_deadband_long_rtt_slow_link() {
     for mode in [Mode::Free, Mode::Forced] {
         let s = constant_hop(st, 1, 1024, 0, 14842, 30_000, mode);
         assert_targets(&s);
+        // u' = 14842·80/(1.25·1e6) = 0.949 888 < η: the window climbs to W_max on both sides,
+        // so U and the branches carry the evidence.
+        assert!(u_err(&s) < 1e-6, "{}", s.render());
+        assert!(branches(&s)["ai"] > 20_000, "{}", s.render());
     }
 }
 
@@ -91,6 +109,7 @@ fn tx_term_saturated_at_512_instead_of_its_true_value_600() {
     let s = constant_hop(setup(&[]), 5, 16383, 959_941, 0, 1, Mode::Free);
     assert_targets(&s);
     assert!(u_err(&s) < 1e-4, "{}", s.render());
+    assert_eq!(branches(&s).get("md"), Some(&1), "{}", s.render());
 }
 
 /// Review defect 3: a genuine queue above the old 1024 limit: 25G hop, T = 1000 ns, qlen 65535:
@@ -104,7 +123,12 @@ fn u_clipped_at_1024_with_a_real_queue() {
     ]);
     let s = constant_hop(st, 2, 100, 0, 65535, 2_000, Mode::Free);
     assert_targets(&s);
-    assert!(u_err(&s) < 1e-3 * 1678.0, "{}", s.render());
+    // W = Wc·η/1677.7 is far below W_min = 125 B: both windows sit at W_min, so the window
+    // proves nothing. U must be the true 1677.7 (not clipped) on both sides, and every update MD.
+    assert!(u_err(&s) < 1e-6 * 1678.0, "{}", s.render());
+    let u_ref: f64 = s.details["U max (ref)"].as_str().unwrap().parse().unwrap();
+    assert!((u_ref - 1677.7).abs() < 0.1, "{}", s.render());
+    assert_eq!(branches(&s).get("md"), Some(&2_000), "{}", s.render());
 }
 
 /// Review defect 3, glitch sample: Δts 353 ns, Δtx 50 MB (a switch counter reset) gives u' ≈ 9063
@@ -136,6 +160,8 @@ fn u_clipped_at_1024_on_a_counter_glitch() {
     }
     let s = f.finish(&ReplayOpts::default()).unwrap();
     assert_targets(&s);
+    // U jumps to ≈ 1 + (9063 − 1)·353/13 000 ≈ 247 and decays; both sides follow it.
+    assert!(u_err(&s) < 1e-6 * 247.0, "{}", s.render());
 }
 
 /// The largest u' the wire format can produce: 10G hop, T = 1000 ns, qlen 65535, Δts = 1 ns,
@@ -149,7 +175,9 @@ fn largest_u_the_wire_can_carry_is_not_saturated() {
     ]);
     let s = constant_hop(st, 1, 1, (1 << 20) - 1, 65535, 3, Mode::Free);
     assert_targets(&s);
+    // Both windows at W_min: U (≈ 1.07e8, not saturated) and the branch are what is checked.
     assert!(u_err(&s) <= 1e-6 * 1.08e8, "{}", s.render());
+    assert_eq!(branches(&s).get("md"), Some(&3), "{}", s.render());
 }
 
 /// Review defect 4: W_min of a fraction of a byte is not representable in Q24.8 and must be
@@ -285,5 +313,245 @@ fn pcapng_base_2_tsresol_and_tsoffset_were_ignored() {
     assert_eq!(got.len(), frames.len());
     for (g, (t, _)) in got.iter().zip(&frames) {
         assert!(g.abs_diff(*t) <= 1, "{g} vs {t}");
+    }
+}
+
+/// Issue 8, seen on a NIC-like trace: two 400G hops with exactly equal u' (qlen 253/298,
+/// Δtx/Δts 111/832 and 735/5600, T = 13 µs: u' = 0.372 676 9… on both). The f64 sums differ by
+/// one ulp, and a reference comparing them took the second hop (τ = 5 600) while the fixed side
+/// keeps the first (τ = 832): 67.5 % branch agreement. Both sides now take the first hop:
+/// U = 1 + (u' − 1)·832/13 000 = 0.959 85 after the first tie (with τ = 5 600: 0.729 9).
+#[test]
+fn tie_between_hops_goes_to_first_hop_on_both_sides() {
+    let hop = |ts, tx, qlen| RefHop {
+        code: 7,
+        ts,
+        tx,
+        qlen,
+    };
+    // The same tie on every ACK; the queues stay at 253/298 (qmin of two equal reports).
+    let int_at = |k: u32| {
+        encode_int(
+            0x2A,
+            &[
+                hop(
+                    (1_000 + 832 * k) & 0xFF_FFFF,
+                    (50 + 111 * k) & 0xF_FFFF,
+                    253,
+                ),
+                hop(
+                    (9_000 + 5_600 * k) & 0xFF_FFFF,
+                    (70 + 735 * k) & 0xF_FFFF,
+                    298,
+                ),
+            ],
+        )
+    };
+    let st = setup(&[]);
+    // Both sides, first tie: U after the first hop's τ.
+    let mut fixed = hpcc_cc::State::<5>::new(&st.cfg);
+    let mut r = Reference::new(st.refp);
+    fixed.on_ack(&st.cfg, 0, 1_000, &int_at(0));
+    r.on_ack(0, 1_000, &int_at(0));
+    let up = fixed.on_ack(&st.cfg, 1_000, 2_000, &int_at(1));
+    assert_eq!(r.on_ack(1_000, 2_000, &int_at(1)), "md");
+    assert_eq!(up.branch, hpcc_cc::Branch::Md);
+    let u1 = (640.0 * 253.0 * 832.0 + 1024.0 * 111.0 * 13_000.0) / (400.0 * 13_000.0 * 832.0);
+    let want = 1.0 + (u1 - 1.0) * 832.0 / 13_000.0;
+    let u_fix = fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+    assert!((r.u - want).abs() < 1e-12, "reference U {} vs {want}", r.u);
+    assert!((u_fix - want).abs() < 1e-8, "fixed U {u_fix} vs {want}");
+    // A stream of such ties, free and forced: the branches and U agree throughout.
+    for mode in [Mode::Free, Mode::Forced] {
+        let mut f = Flow::new("tie".into(), st, mode, None, None).unwrap();
+        for k in 0..2_000u32 {
+            f.event(
+                None,
+                u64::from(k) * 832,
+                k * 1_000,
+                k * 1_000 + 40_000,
+                &int_at(k),
+            )
+            .unwrap();
+        }
+        let s = f.finish(&ReplayOpts::default()).unwrap();
+        assert_targets(&s);
+        assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
+        assert!(u_err(&s) < 1e-8, "{}", s.render());
+    }
+}
+
+/// A flow's ACKs through both sides: `(window bytes, U, branch)` per ACK, sequence numbers
+/// offset by `off` (modulo 2^32).
+fn run_seq(st: Setup, off: u32, n: u32) -> Vec<(u32, u64, &'static str, f64, f64)> {
+    let mut fixed = hpcc_cc::State::<5>::new(&st.cfg);
+    let mut r = Reference::new(st.refp);
+    let mut out = Vec::new();
+    let (mut ts, mut tx) = (0u32, 0u32);
+    for k in 0..n {
+        // 1 000 B per ACK, 80 µs of traffic per 1000 ACKs; a queue that comes and goes.
+        let qlen = if (k / 300) % 2 == 0 { 0 } else { 900 };
+        let int = encode_int(
+            1,
+            &[RefHop {
+                code: 5,
+                ts,
+                tx,
+                qlen,
+            }],
+        );
+        let ack = (k * 1_000).wrapping_add(off);
+        let nxt = ack.wrapping_add(100_000);
+        let up = fixed.on_ack(&st.cfg, ack, nxt, &int);
+        let br = r.on_ack(u64::from(ack), u64::from(nxt), &int);
+        assert_eq!(br, up.branch.name(), "ACK {k} (offset {off})");
+        out.push((up.window_q8_bytes, fixed.u_q32(), br, r.w, r.wc));
+        ts = (ts + 85) & 0xFF_FFFF;
+        tx = (tx + 8) & 0xF_FFFF;
+    }
+    out
+}
+
+/// Issue 8, seen on a long flow: its byte sequence numbers pass 2^32 (every 0.34 s at 100 Gb/s);
+/// with a plain `ack_seq > last_update_seq` no ACK updated Wc again after the wrap (window error
+/// up to 3.3× against a wrap-aware reference). Serial-number order on both sides: the same
+/// ACKs with the sequence numbers offset so that they cross 2^32 (at ACK 1 000) give exactly the
+/// same windows, U and branches as without the wrap, and Wc keeps changing after it.
+#[test]
+fn wc_updates_after_seq_wraps_2_pow_32() {
+    let st = setup(&[]);
+    let plain = run_seq(st, 0, 3_000);
+    let wrapped = run_seq(st, u32::MAX - 999_999, 3_000); // ACK 1 000 carries 0
+    assert_eq!(plain, wrapped);
+    let wc_changes_after_wrap = wrapped[1_001..]
+        .windows(2)
+        .filter(|w| w[0].4 != w[1].4)
+        .count();
+    assert!(wc_changes_after_wrap > 10, "{wc_changes_after_wrap}");
+    // And through the lockstep driver, free and forced (forced re-seeds lastUpdateSeq mod 2^32).
+    for mode in [Mode::Free, Mode::Forced] {
+        let mut f = Flow::new("wrap".into(), st, mode, None, None).unwrap();
+        let (mut ts, mut tx) = (0u32, 0u32);
+        for k in 0..3_000u32 {
+            let int = encode_int(
+                1,
+                &[RefHop {
+                    code: 5,
+                    ts,
+                    tx,
+                    qlen: 0,
+                }],
+            );
+            let ack = (k * 1_000).wrapping_add(u32::MAX - 999_999);
+            f.event(
+                None,
+                u64::from(k) * 85,
+                ack,
+                ack.wrapping_add(100_000),
+                &int,
+            )
+            .unwrap();
+            ts = (ts + 85) & 0xFF_FFFF;
+            tx = (tx + 8) & 0xF_FFFF;
+        }
+        let s = f.finish(&ReplayOpts::default()).unwrap();
+        assert_targets(&s);
+        assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
+    }
+    // The reference on its own, with u64 byte counts past 2^32 (as the generators pass them).
+    let mut r = Reference::new(RefParams::default());
+    let int = |k: u32| {
+        encode_int(
+            1,
+            &[RefHop {
+                code: 5,
+                ts: k * 85,
+                tx: k * 8,
+                qlen: 0,
+            }],
+        )
+    };
+    r.on_ack((1 << 32) - 2_000, (1 << 32) - 1_000, &int(0));
+    r.on_ack((1 << 32) + 500, (1 << 32) + 9_000, &int(1));
+    assert_eq!(
+        r.last_update_seq,
+        (1 << 32) + 9_000,
+        "an update ACK past 2^32"
+    );
+}
+
+/// Issue 8, captures: the BTH PSN is 24 bits. Passed on as is, the first ACK after the PSN
+/// wrap looked 2^24 behind lastUpdateSeq and Wc froze for the rest of the capture. The reader
+/// extends PSNs to 32 bits per flow: the shipped PSN-wrap capture replays exactly like the same
+/// traffic with PSNs starting at 0 (no wrap), flow by flow, free and forced.
+#[test]
+fn capture_psn_wrap_replays_like_the_capture_without_it() {
+    use sim_host::hpcc::capture;
+    let d = tempfile::tempdir().unwrap();
+    let no_wrap = d.path().join("no_wrap.pcapng");
+    std::fs::write(
+        &no_wrap,
+        capture::write_pcapng(&capture::psn_wrap_frames_with([0, 0]), 96),
+    )
+    .unwrap();
+    for mode in [Mode::Free, Mode::Forced] {
+        let o = ReplayOpts {
+            mode,
+            ..ReplayOpts::default()
+        };
+        let got = sim_host::hpcc::replay(&fixture("psn_wrap.pcapng"), &o).unwrap();
+        let want = sim_host::hpcc::replay(&no_wrap, &o).unwrap();
+        assert_eq!(got.len(), 2);
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.events, 3_000);
+            assert_eq!(g.events, w.events);
+            assert_eq!(g.agreement.ratio, w.agreement.ratio, "{}", g.render());
+            let (ge, we) = (g.rel_err.as_ref().unwrap(), w.rel_err.as_ref().unwrap());
+            assert_eq!(
+                (ge.max, ge.p99, ge.mean),
+                (we.max, we.p99, we.mean),
+                "{}\n{}",
+                g.render(),
+                w.render()
+            );
+            for k in ["branches (ref)", "U max abs. error", "U max (ref)"] {
+                assert_eq!(g.details[k], w.details[k], "{k}");
+            }
+            assert!(g.within_tolerance, "{}", g.render());
+        }
+    }
+}
+
+/// The 24-bit PSN extension: wraps counted forwards, retransmissions (behind the largest PSN
+/// sent) and ACKs on either side of the wrap map to consecutive 32-bit values.
+#[test]
+fn psn_extension_counts_24_bit_wraps() {
+    use sim_host::hpcc::capture::PsnExtender;
+    let top = (1u32 << 24) - 2;
+    let mut e = PsnExtender::default();
+    assert_eq!(
+        e.on_ack(top - 5),
+        (top - 5, 0),
+        "before any data: the PSN as is"
+    );
+    let mut e = PsnExtender::default();
+    for p in [top, top + 1, 0, 1] {
+        e.on_data(p & 0xFF_FFFF);
+    }
+    e.on_data(top); // a retransmission: behind, ignored
+    assert_eq!(e.on_ack(top + 1), (top + 1, (1 << 24) + 1));
+    assert_eq!(e.on_ack(0), (1 << 24, (1 << 24) + 1));
+    assert_eq!(e.on_ack(1), ((1 << 24) + 1, (1 << 24) + 1));
+    // Many wraps: the 32-bit values keep counting, then wrap modulo 2^32.
+    let mut e = PsnExtender::default();
+    let mut psn = 0u64;
+    for _ in 0..300 {
+        for _ in 0..8 {
+            psn += 1 << 21;
+            e.on_data((psn & 0xFF_FFFF) as u32);
+        }
+        let (ack, nxt) = e.on_ack((psn & 0xFF_FFFF) as u32);
+        assert_eq!(u64::from(ack), psn & 0xFFFF_FFFF);
+        assert_eq!(ack, nxt);
     }
 }

@@ -14,8 +14,8 @@
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
 //! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
 //! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` exactly |
-//! | `η` | `u32`, `u64` | Q1.31 and Q32.32 | `(0, 1]` | 2^-31 | |
+//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
+//! | `η` | `u32`, `u64` | Q1.31 (× `Wc`, rounded) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U` |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 //!
@@ -35,10 +35,26 @@
 //! `ewma_q32`), and at least one unit (2^-32)
 //! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
 //! about one unit, as the f64 reference does in the limit (proptest
-//! `ewma_step_is_exact_to_a_unit`). (The first version kept `U` in Q10.22 and stopped
-//! ~`T/(2τ)` units short of `u`: review defect 1. A Q0.32 `τ/T` with truncated products, tried
-//! in this rewrite, stopped `≈ T/τ` units away and was replaced.) `τ ≥ T` sets `U = u`, which
-//! takes the one reciprocal of `Δts`.
+//! `ewma_step_is_exact_to_a_unit`). Rounding alone would leave a dead band of `T/(2τ)` units
+//! around `u`, and a Q0.32 `τ/T` with truncated products would stop `≈ T/τ` units away.
+//!
+//! `τ ≥ T` (an ACK gap of a whole base RTT) sets `U = u = N/(12.5·T·Δts)`, the one place that
+//! takes a reciprocal of `Δts` (refined to 2^-30, so `U` is `u` to about 2^-29 relative, not
+//! exactly). The `U ≥ η` test on it is nevertheless exact: `u ≥ η ⇔ 2·η_den·N ≥ 25·T·η_num·Δts`
+//! is decided in integers and the stored `U` is placed on that side of `⌈η·2^32⌉`, so on
+//! `u = η` exactly the fixed side takes MD as the reference's rational test does.
+//!
+//! ## The busiest hop
+//! Per hop `u' = N/(12.5·T·Δts)` with an exact integer `N` (see `hop_numerator`); `T` is common,
+//! so `u'_i > u'_j ⇔ N_i·Δts_j > N_j·Δts_i`, compared exactly in integers. The strict `>` keeps
+//! the first hop on an exact tie, and its `Δts` is `τ`.
+//!
+//! ## Sequence numbers
+//! `ack_seq`, `snd_nxt` and `lastUpdateSeq` are `u32` byte (or packet) sequence numbers compared
+//! in serial-number order modulo 2^32 (RFC 1982): `a` is after `b` iff
+//! `0 < (a − b) mod 2^32 < 2^31`. A flow's sequence numbers may wrap (a 100 Gb/s flow passes 2^32
+//! bytes every 0.34 s); Algorithm 1's `ack.seq > lastUpdateSeq` stays right across the wrap as
+//! long as the two are less than 2^31 apart.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -64,7 +80,7 @@ pub const U_FRAC_BITS: u32 = 32;
 /// `U = 1.0` in Q32.32.
 pub const U_ONE: u64 = 1 << U_FRAC_BITS;
 /// Smallest accepted `W_min`, bytes: the Q24.8 window then resolves `W_min` to `2^-8/16 = 2.4e-4`
-/// relative (review defect 4: a W_min of a fraction of a byte is not representable).
+/// relative (a W_min of a fraction of a byte is not representable).
 pub const MIN_W_MIN_BYTES: u32 = 16;
 
 /// An exact ratio `num / den` (used for `η`), so configs carry no floats.
@@ -162,7 +178,8 @@ pub struct Config {
     w_ai_q8: u32,
     /// `η` in Q1.31 (multiplies `Wc`).
     eta_q31: u32,
-    /// `η` in Q32.32 (compared with `U`).
+    /// `⌈η·2^32⌉`: `U ≥ η` for a Q32.32 `U` exactly when `U ≥ eta_q32` (an integer `U` is
+    /// `≥ η·2^32` iff it is `≥` the ceiling).
     eta_q32: u64,
     /// `⌊2^64/T⌋` (the EWMA weight `τ/T` in Q0.64 is `τ` times this).
     inv_t64: u64,
@@ -226,7 +243,8 @@ impl Config {
             return Err(ConfigError::WAi);
         }
         let eta_q31 = div_round((p.eta.num as u128) << 31, p.eta.den as u128) as u32;
-        let eta_q32 = div_round((p.eta.num as u128) << 32, p.eta.den as u128) as u64;
+        // Rounded up, so that the integer test `U ≥ ⌈η·2^32⌉` is exactly `U ≥ η` (η ≤ 1: fits).
+        let eta_q32 = ((p.eta.num as u128) << 32).div_ceil(p.eta.den as u128) as u64;
         // ⌊2^64/T⌋ < 2^54.
         let inv_t64 = ((1u128 << 64) / t) as u64;
         // rate_bps = W_q8/256 bytes · 8 bits / (T ns · 1e-9) = W_q8 · 8e9 / (256·T)
@@ -292,7 +310,7 @@ impl Config {
     pub const fn w_min_q8(&self) -> u32 {
         self.w_min_q8
     }
-    /// `η` in Q32.32.
+    /// `η` in Q32.32, rounded up: a Q32.32 `U` satisfies `U ≥ η` exactly when `U ≥ eta_q32()`.
     #[must_use]
     pub const fn eta_q32(&self) -> u64 {
         self.eta_q32
@@ -595,14 +613,17 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         // Alg. 1 l.8: τ = min(τ, T)
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
         self.u_q32 = if tau.get() >= t {
-            u_q32_of(cfg, best_n, tau) // weight 1: U = u = N/(12.5·T·Δts)
+            // Weight 1: U = u = N/(12.5·T·Δts), placed on the exact side of η (see the fn).
+            u_full_weight(cfg, best_n, tau)
         } else {
             // τ = Δts < T: (τ/T)·u = N/(12.5·T²), no reciprocal needed.
             ewma_q32(cfg, self.u_q32, best_n, tau.get())
         };
 
         // ---- ComputeWind (Alg. 1 l.11–20) ----
-        let update_wc = ack_seq > self.last_update_seq; // Alg. 1 l.22
+        // Alg. 1 l.22: ack.seq > lastUpdateSeq, in serial-number order modulo 2^32.
+        let update_wc = seq_after(ack_seq, self.last_update_seq);
+        // Alg. 1 l.11: U ≥ η (exact for the stored Q32.32 U: eta_q32 = ⌈η·2^32⌉)
         let (w_q8, branch) = if self.u_q32 >= cfg.eta_q32
             || u32::from(self.inc_stage) >= u32::from(cfg.params.max_stage)
         {
@@ -630,6 +651,18 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         // l.25: R = W/T (computed by the callers that want it: Config::rate_bps)
         branch
     }
+}
+
+/// Sequence-number order (RFC 1982 serial-number arithmetic modulo 2^32): `a` is after `b` iff
+/// `0 < (a − b) mod 2^32 < 2^31`. A byte sequence number wraps every 4 GiB (every 0.34 s at
+/// 100 Gb/s); compared this way the wrap is harmless as long as the two numbers are less than
+/// 2^31 apart. Exactly 2^31 apart, neither is after the other. Cost: a subtraction and a signed
+/// test against zero.
+#[inline(always)]
+#[allow(clippy::cast_possible_wrap)] // the reinterpretation as i32 *is* the serial-number test
+const fn seq_after(a: u32, b: u32) -> bool {
+    // Wrapping: sequence numbers are counters modulo 2^32.
+    (cc_math::wrap::wrapping_delta::<32>(a, b) as i32) > 0
 }
 
 /// Saturating `u64 → u32`.
@@ -705,15 +738,59 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
     }
 }
 
+/// Alg. 1 l.9 with weight `τ/T = 1` (`Δts ≥ T`): `U = u = N/(12.5·T·Δts)` in Q32.32 ([`u_q32_of`],
+/// within its `2^-29` relative), placed on the **exact** side of `η` so that ComputeWind's
+/// `U ≥ η` test (`U ≥ ⌈η·2^32⌉`) gives the exact answer for `u`, as the reference's rational
+/// test does, even when `u = η` exactly:
+///
+/// `u ≥ η ⇔ N/(12.5·T·Δts) ≥ η_num/η_den ⇔ 2·η_den·N ≥ 25·T·η_num·Δts`,
+///
+/// integers below `2^33·2^56 = 2^89` and `25·2^24·2^32·2^24 < 2^85`: two 64×64-bit word products.
+/// Only computed when the rounded `u` is within 256 units (2^-24) of `η` (elsewhere its side is
+/// already right); when it is on the wrong side it moves to `⌈η·2^32⌉` or one unit below: by no
+/// more than its own error plus one unit.
+#[cold]
+#[inline(never)]
+fn u_full_weight(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
+    let u = u_q32_of(cfg, n, dts);
+    // η ≤ 1, and below 2 the rounded u is within 2^32·(2^-29 + 2^-30 + 2^-32)·2 + 1 < 32 units
+    // of the exact one: outside ±256 units of ⌈η·2^32⌉ its side is already right (a u ≥ 2 is
+    // far above, a u far below wraps to a huge difference), so no exact test is needed.
+    if u.wrapping_sub(cfg.eta_q32).wrapping_add(256) > 512 {
+        return u;
+    }
+    // A tail call: u_full_weight itself needs no stack frame.
+    u_exact_side_of_eta(cfg, u, n, dts)
+}
+
+/// `u` moved to the exact side of `⌈η·2^32⌉`: `u ≥ η ⇔ 2·η_den·N ≥ 25·T·η_num·Δts`, compared in
+/// 128-bit words. Rarer still (`u` within 2^-24 of `η`): out of line.
+#[cold]
+#[inline(never)]
+fn u_exact_side_of_eta(cfg: &Config, u: u64, n: u64, dts: NonZeroU32) -> u64 {
+    let eta = cfg.params.eta;
+    // 2·η_den < 2^33; 25·T·η_num < 25·2^24·2^32 < 2^61: no wrap.
+    let [l0, l1, l2, l3] = mul_64x64(n, u64::from(eta.den).wrapping_mul(2));
+    let k = u64::from(cfg.params.base_rtt_ns)
+        .wrapping_mul(u64::from(eta.num))
+        .wrapping_mul(25);
+    let [r0, r1, r2, r3] = mul_64x64(k, u64::from(dts.get()));
+    // Most significant word first: lexicographic order is numeric order.
+    if (l3, l2, l1, l0) >= (r3, r2, r1, r0) {
+        u.max(cfg.eta_q32)
+    } else {
+        u.min(cfg.eta_q32.saturating_sub(1))
+    }
+}
+
 /// `u = N/(12.5·T·Δts)` in Q32.32, `= N·(2^33/(25·T))/Δts`: one reciprocal per ACK.
 ///
 /// `2^33/(25T) = c·2^-cs` (`c ∈ [2^31, 2^32)`, `cs ∈ 13 ..= 27` for `T ∈ [1000, 2^24)`),
 /// `1/Δts = m·2^-s` (`m ∈ (2^30, 2^31]`, `s ∈ 31 ..= 54`). `k = c·m >> 32` (one `mulhu`,
 /// `k < 2^31 + 1`, relative rounding ≤ 2^-29); `N·k < 2^88` is shifted right by
 /// `cs + s − 32 ∈ 12 ..= 49` (truncating). The result is `< 2^59` (`u' < 2^27`: module
-/// docs). Rare (an ACK gap of a whole base RTT): out of line, off the common path.
-#[cold]
-#[inline(never)]
+/// docs).
+#[inline(always)] // into its one caller, the out-of-line `u_full_weight`
 #[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
 fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     let r = recip_refined(dts);
@@ -749,7 +826,7 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 ///
 /// So `D` is exact to a fraction of a unit plus the constants' relative `2^-33`: a constant `u`
 /// is reached to within about one unit (2^-32), with no bias from rounding `w` (a Q0.32 `w`
-/// would stop `≈ T/τ` units away: measured and rejected). `A < 2^59` units (`A ≤ u'`, module
+/// would stop `≈ T/τ` units away). `A < 2^59` units (`A ≤ u'`, module
 /// docs), so every product fits its words.
 #[inline]
 #[allow(

@@ -41,7 +41,8 @@ fn paper_config_constants() {
     // W_max = 100 Gb/s · 13 µs = 162 500 B ; W_min = 100 Mb/s · 13 µs = 162.5 B
     assert_eq!(c.w_max_q8(), 162_500 * 256);
     assert_eq!(c.w_min_q8(), 162 * 256 + 128);
-    assert_eq!(c.eta_q32(), (0.95f64 * 4_294_967_296.0).round() as u64);
+    // η·2^32 = 0.95·4 294 967 296 = 4 080 218 931.2, rounded up: `U ≥ η ⇔ U_q32 ≥ eta_q32`.
+    assert_eq!(c.eta_q32(), 4_080_218_932);
     // R = W/T: 162 500 B / 13 µs = 100 Gb/s (the 32-bit scale is exact to 2^-31 relative)
     assert!(c.rate_bps(c.w_max_q8()).abs_diff(100_000_000_000) <= 100);
     assert_eq!(Config::default(), c);
@@ -322,6 +323,90 @@ fn first_hop_wins_ties_and_max_hop_sets_tau() {
     assert!((u_f(s.u_q32()) - (1.0 + 0.024 / 13.0)).abs() < 1e-6);
 }
 
+/// Issue 8: a long flow's byte sequence numbers pass 2^32 (a 100 Gb/s flow every 0.34 s).
+/// `lastUpdateSeq` = 2^32 − 500; the next ACK carries 300 (wrapped: 800 after it in serial
+/// order), so it is an update ACK: Wc follows W and `lastUpdateSeq` moves to `snd_nxt` = 2 000.
+/// Then 1 000 (before 2 000: W moves, Wc does not) and 2 100 (after it: update again). A plain
+/// `>` (300 > 4 294 966 796 is false) froze Wc at the wrap for good.
+#[test]
+fn wc_updates_after_seq_wraps_2_pow_32() {
+    let c = Config::PAPER;
+    let mut s: State = State::new(&c);
+    let last = u32::MAX - 499; // 2^32 − 500
+    assert_eq!(
+        s.on_ack(&c, last - 1000, last, &int1(0, 0, 0)).branch,
+        Branch::Init
+    );
+    assert_eq!(s.raw_parts().last_update_seq, last);
+    // Δts 1 000, Δtx 8 units: u' = 0.081 92, U falls below η, AI: W = Wc + W_AI, Wc = W.
+    let up = s.on_ack(&c, 300, 2_000, &int1(1_000, 8, 0));
+    assert_eq!(up.branch, Branch::Ai);
+    let r = s.raw_parts();
+    assert_eq!(
+        (r.wc_q8, r.last_update_seq, r.inc_stage),
+        (up.window_q8_bytes, 2_000, 1)
+    );
+    let up = s.on_ack(&c, 1_000, 3_000, &int1(2_000, 16, 0));
+    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(
+        s.raw_parts(),
+        RawParts {
+            w_q8: up.window_q8_bytes,
+            u_q32: s.u_q32(),
+            hops: s.raw_parts().hops,
+            ..r
+        }
+    );
+    let up = s.on_ack(&c, 2_100, 4_000, &int1(3_000, 24, 0));
+    let r = s.raw_parts();
+    assert_eq!(
+        (r.wc_q8, r.last_update_seq, r.inc_stage),
+        (up.window_q8_bytes, 4_000, 2)
+    );
+}
+
+/// Serial-number order: `a` after `b` iff `0 < (a − b) mod 2^32 < 2^31`; exactly 2^31 apart,
+/// neither is after the other.
+#[test]
+fn seq_after_is_serial_number_order() {
+    assert!(seq_after(1, 0) && !seq_after(0, 1) && !seq_after(7, 7));
+    assert!(seq_after(5, u32::MAX - 5) && !seq_after(u32::MAX - 5, 5));
+    assert!(seq_after((1 << 31) - 1, 0) && !seq_after(1 << 31, 0) && !seq_after(0, 1 << 31));
+    assert!(seq_after(0, (1 << 31) + 1));
+}
+
+/// Issue 8, item 4: with τ ≥ T, U = u and the `U ≥ η` test is exact on `u = η`:
+/// 100G hop, T = 13 000, Δts = 16 384 ≥ T, qlen 0, Δtx = 1 520 units:
+/// u = 1 520·128 B / (16 384 ns · 12.5 B/ns) = 194 560 / 204 800 = 0.95 = η exactly → MD, with
+/// W = Wc/(U/η) + W_AI = Wc + W_AI. One unit less of Δtx (u = 0.949 375) → AI.
+#[test]
+fn eta_test_is_exact_when_u_equals_eta_at_full_weight() {
+    let c = Config::PAPER;
+    for (dtx, want) in [
+        (1_520, Branch::Md),
+        (1_519, Branch::Ai),
+        (1_521, Branch::Md),
+    ] {
+        let mut s: State = State::new(&c);
+        s.on_ack(&c, 0, 1, &int1(100, 7, 0));
+        let r = s.raw_parts();
+        s = State::from_raw_parts(RawParts {
+            wc_q8: 100_000 * 256,
+            ..r
+        });
+        let up = s.on_ack(&c, 2, 3, &int1(100 + 16_384, 7 + dtx, 0));
+        assert_eq!(up.branch, want, "Δtx {dtx}");
+        let u = u_f(s.u_q32());
+        let exact = f64::from(dtx) * 128.0 / (16_384.0 * 12.5);
+        assert!((u - exact).abs() < 1e-8, "Δtx {dtx}: U {u} vs {exact}");
+        if dtx == 1_520 {
+            assert_eq!(s.u_q32(), c.eta_q32(), "exactly η: the ceiling");
+            // W = Wc·η/U + W_AI = Wc + W_AI to within the rounding of Wc·η and 1/U.
+            assert!((w_bytes(up.window_q8_bytes) - 100_080.0).abs() < 0.01);
+        }
+    }
+}
+
 #[test]
 fn zero_utilisation_goes_to_w_max_not_a_division_by_zero() {
     let c = Config::PAPER;
@@ -523,7 +608,7 @@ proptest! {
 
     /// One EWMA step moves U by w·(u − U) to within a unit, and by at least one unit toward u
     /// whenever u ≠ U: no dead band and no bias from rounding w, even at T/τ = 2^24
-    /// (review defect 1; a Q0.32 w with truncated products stopped ≈ T/τ units away).
+    /// (a Q0.32 w with truncated products would stop ≈ T/τ units away).
     #[test]
     fn ewma_step_is_exact_to_a_unit(u_units in 0u64..(1 << 40), off in -1_000_000i64..1_000_000, tau in 1u32..5000, t in 1_000u32..0xFF_FFFF) {
         prop_assume!(tau < t);
@@ -541,6 +626,65 @@ proptest! {
         if (u - u0 as f64).abs() >= 2.0 {
             prop_assert!(step.signum() == (u - u0 as f64).signum() && step.abs() >= 1.0, "step {step} toward {u} from {u0}");
         }
+    }
+
+    /// Sequence numbers only matter through their serial differences: adding the same constant
+    /// to every `ack_seq` and `snd_nxt` (so that they cross 2^32 anywhere) changes nothing.
+    #[test]
+    fn a_constant_added_to_every_sequence_number_changes_nothing(
+        acks in proptest::collection::vec((0u32..3000, 0u32..20_000, 0u32..2000, 0u32..40, 0u16..2000), 1..200),
+        offset in any::<u32>(),
+    ) {
+        let c = Config::PAPER;
+        let (mut a, mut b): (State, State) = (State::new(&c), State::new(&c));
+        let (mut seq, mut ts, mut tx) = (0u32, 0u32, 0u32);
+        for (dseq, ahead, dts, dtx, q) in acks {
+            seq = seq.wrapping_add(dseq);
+            ts = (ts + dts) & 0xFF_FFFF;
+            tx = (tx + dtx) & 0xF_FFFF;
+            let int = int1(ts, tx, q);
+            let nxt = seq.wrapping_add(ahead);
+            let ua = a.on_ack(&c, seq, nxt, &int);
+            let ub = b.on_ack(&c, seq.wrapping_add(offset), nxt.wrapping_add(offset), &int);
+            prop_assert_eq!(ua, ub);
+            let (ra, rb) = (a.raw_parts(), b.raw_parts());
+            prop_assert_eq!(ra.wc_q8, rb.wc_q8);
+            prop_assert_eq!(ra.inc_stage, rb.inc_stage);
+            prop_assert_eq!(ra.last_update_seq.wrapping_add(offset), rb.last_update_seq);
+        }
+    }
+
+    /// With `Δts ≥ T` (weight 1), the branch is MD exactly when the rational `u ≥ η`
+    /// (incStage 0): `u = N/(12.5·T·Δts)` against `η_num/η_den` in 128-bit integers, on inputs
+    /// placed at, just below and just above `u = η`.
+    #[test]
+    fn full_weight_eta_test_is_exact(
+        code in 1u8..=9, t in 1_000u32..100_000, extra in 0u32..200_000, q in 0u16..2000,
+        eta_num in 1u32..=1000, eta_den_extra in 0u32..1000, nudge in -2i64..=2,
+    ) {
+        let eta_den = eta_num + eta_den_extra;
+        let nic = 100_000_000_000;
+        let c = Config::new(Params { base_rtt_ns: t, eta: Ratio { num: eta_num, den: eta_den }, nic_rate_bps: nic, min_rate_bps: nic / 10, w_ai_bytes: 0, ..Params::PAPER }).unwrap();
+        let speed = Speed::from_code(code).unwrap();
+        let dts = t + extra;
+        prop_assume!(dts < 1 << 24);
+        // Δtx (128-B units) that puts u nearest η: u = q·80/(B·T) + Δtx·128/(Δts·B).
+        let b = speed.bps() as f64 / 8e9;
+        let eta = f64::from(eta_num) / f64::from(eta_den);
+        let q_term = f64::from(q) * 80.0 / (b * f64::from(t));
+        let dtx = ((eta - q_term) * f64::from(dts) * b / 128.0).round() as i64 + nudge;
+        prop_assume!((0..(1 << 20)).contains(&dtx));
+        let dtx = dtx as u32;
+        let hop = |ts: u32, tx: u32| { let mut v = [0u8; 10]; int::encode::<5>(1, &[Hop { speed, ts_ns: ts, tx_units: tx, qlen_units: q }], &mut v).unwrap(); v };
+        let mut s: State = State::new(&c);
+        s.on_ack(&c, 0, 1, &hop(5, 9));
+        let up = s.on_ack(&c, 0, 1, &hop((5 + dts) & 0xFF_FFFF, (9 + dtx) & 0xF_FFFF));
+        // u = (640·q·Δts + 1024·Δtx·T)/(G·T·Δts) with G in Gb/s.
+        let g = u128::from(speed.bps() / 1_000_000_000);
+        let num = 640 * u128::from(q) * u128::from(dts) + 1024 * u128::from(dtx) * u128::from(t);
+        let den = g * u128::from(t) * u128::from(dts);
+        let want = if num * u128::from(eta_den) >= u128::from(eta_num) * den { Branch::Md } else { Branch::Ai };
+        prop_assert_eq!(up.branch, want);
     }
 
     /// MD: Wc·η/U against f64, every magnitude of U.

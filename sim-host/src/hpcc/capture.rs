@@ -12,8 +12,11 @@
 //!   assume both ends of a connection use the same QP number, so its data packets and its ACKs
 //!   fall in one group. (Captures where the two ends use different QP numbers would need a QP
 //!   map; not supported.)
-//! * `ack_seq` is the ACK's BTH PSN (24 bits); `snd_nxt` is the largest PSN sent on that flow so far
-//!   in the capture (0 before any data packet). PSN wrap-around is not handled (short captures).
+//! * `ack_seq` is the ACK's BTH PSN and `snd_nxt` the largest PSN sent on that flow so far in the
+//!   capture (0 before any data packet), both extended from 24 to 32 bits per flow by counting
+//!   the wraps of the PSN ([`PsnExtender`]): a long capture crosses the 2^24 PSN wrap without
+//!   freezing Wc, and the replay compares the 32-bit values in serial-number order as it does
+//!   for traces.
 //! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`, base 10
 //!   or base 2, plus `if_tsoffset` seconds).
 //! * Records of any size up to [`MAX_RECORD_BYTES`] are read (the buffer grows); a capture whose
@@ -262,6 +265,59 @@ pub fn read_capture(
     Ok(ignored)
 }
 
+/// Extends one flow's 24-bit BTH PSNs to 32 bits by counting the wraps.
+///
+/// Each PSN becomes the 32-bit value congruent to it modulo 2^24 that is nearest to an anchor
+/// (within `[−2^23, 2^23)` of it): the largest extended PSN sent so far, or before any data
+/// packet the last extended ACK PSN (the first PSN seen is taken as is). Retransmitted or
+/// reordered packets (behind the anchor) keep the anchor; a packet ahead of it moves it. A
+/// flow's PSNs within a window of 2^23 packets of each other are extended consistently, so
+/// after every 2^24 packets the extended PSN is 2^24 higher (and, after 2^32, wraps modulo 2^32,
+/// where the serial-number compare takes over).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PsnExtender {
+    max_sent: Option<u32>,
+    last_ack: Option<u32>,
+}
+
+impl PsnExtender {
+    /// The 32-bit value `≡ psn (mod 2^24)` nearest to `anchor`.
+    pub fn extend(anchor: u32, psn: u32) -> u32 {
+        // (psn − anchor) mod 2^24, as a signed 24-bit difference.
+        let d = psn.wrapping_sub(anchor) & 0xFF_FFFF;
+        let signed = if d >= 1 << 23 {
+            i64::from(d) - (1 << 24)
+        } else {
+            i64::from(d)
+        };
+        (i64::from(anchor) + signed).rem_euclid(1 << 32) as u32
+    }
+
+    /// A data packet with 24-bit PSN `psn` was sent.
+    pub fn on_data(&mut self, psn: u32) {
+        let psn = psn & 0xFF_FFFF;
+        self.max_sent = Some(match self.max_sent {
+            None => psn,
+            Some(m) => {
+                let e = Self::extend(m, psn);
+                // Ahead of the anchor (serially): the new largest PSN sent.
+                if e.wrapping_sub(m) as i32 > 0 { e } else { m }
+            }
+        });
+    }
+
+    /// An ACK with 24-bit PSN `psn`: `(ack_seq, snd_nxt)`, both 32-bit.
+    pub fn on_ack(&mut self, psn: u32) -> (u32, u32) {
+        let psn = psn & 0xFF_FFFF;
+        let ack = match self.max_sent.or(self.last_ack) {
+            Some(anchor) => Self::extend(anchor, psn),
+            None => psn,
+        };
+        self.last_ack = Some(ack);
+        (ack, self.max_sent.unwrap_or(0))
+    }
+}
+
 fn suffixed(p: &Path, qp: u32) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
     let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
@@ -289,7 +345,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
     }
     let file = path.display().to_string();
     let single = order.len() == 1;
-    let mut flows: HashMap<FlowKey, (Flow, Option<u32>)> = HashMap::new();
+    let mut flows: HashMap<FlowKey, (Flow, PsnExtender)> = HashMap::new();
     for k in &order {
         let name_out = |o: &Option<PathBuf>| {
             o.as_ref()
@@ -303,16 +359,17 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             name_out(&opts.out),
             name_out(&opts.plot),
         )?;
-        flows.insert(*k, (flow, None));
+        flows.insert(*k, (flow, PsnExtender::default()));
     }
     let ignored = read_capture(path, |p| {
-        let Some((flow, max_psn)) = flows.get_mut(&p.flow) else {
+        let Some((flow, psns)) = flows.get_mut(&p.flow) else {
             return Ok(()); // data of a flow without ACKs
         };
         if p.opcode == OPCODE_RC_ACK {
-            flow.event(None, p.t_ns, p.psn, max_psn.unwrap_or(0), &p.int)
+            let (ack_seq, snd_nxt) = psns.on_ack(p.psn);
+            flow.event(None, p.t_ns, ack_seq, snd_nxt, &p.int)
         } else {
-            *max_psn = Some(max_psn.map_or(p.psn, |m| m.max(p.psn)));
+            psns.on_data(p.psn);
             Ok(())
         }
     })?;
@@ -468,9 +525,74 @@ pub fn write_pcapng_with(
     v
 }
 
+/// One flow of a generated capture: its endpoints, QP, first PSN and the generator's ACK rows
+/// (one data packet of `pkt_bytes` per `pkt_bytes` of `ack_seq`, counted from `seq0`).
+pub struct CaptureFlow {
+    /// The data sender (the ACKs go back to it).
+    pub src: [u8; 4],
+    /// The receiver.
+    pub dst: [u8; 4],
+    /// QP number (both ends).
+    pub qp: u32,
+    /// PSN of the flow's first data packet (24 bits; a RoCE QP starts at any PSN).
+    pub psn0: u32,
+    /// Bytes per data packet in `rows` (the sender's `pkt_bytes`).
+    pub pkt_bytes: u64,
+    /// The scenario's `seq0` (`ack_seq` of the rows counts from it).
+    pub seq0: u64,
+    /// The generator's ACK rows.
+    pub rows: Vec<super::generate::AckRow>,
+}
+
+/// The frames of generated flows, in time order: data packets (opcode 0x0A, an INT block with
+/// `nhop = 0`, PSNs counting up from `psn0`, modulo 2^24) paced between consecutive ACKs up to
+/// each ACK's `snd_nxt`, and the ACKs (opcode 0x11, the full INT) whose PSN is that of the last
+/// packet they acknowledge (InfiniBand semantics). Timestamps start at 1.7e18 ns (2023).
+pub fn frames_of(flows: &[CaptureFlow]) -> Vec<(u64, Vec<u8>)> {
+    let mut frames: Vec<(u64, u32, Vec<u8>)> = Vec::new(); // (t, tiebreak, frame)
+    for fl in flows {
+        let mut sent: u64 = 0; // packets sent so far
+        let mut prev_t = 0u64;
+        for r in &fl.rows {
+            // Data packets paced between the previous ACK and this one, up to snd_nxt.
+            let want = (r.snd_nxt - fl.seq0) / fl.pkt_bytes;
+            let n = want.saturating_sub(sent);
+            for i in 0..n {
+                let t = prev_t + (r.t_ns - prev_t) * i / n.max(1);
+                let psn = (u64::from(fl.psn0) + sent) as u32 & 0xFF_FFFF;
+                let f = roce_frame(
+                    fl.src,
+                    fl.dst,
+                    &[0x00, 0x00],
+                    OPCODE_RC_WRITE_ONLY,
+                    fl.qp,
+                    psn,
+                    1024,
+                );
+                frames.push((t, fl.qp, f));
+                sent += 1;
+            }
+            // The last packet acknowledged (ack_seq counts whole packets from seq0).
+            let acked = (r.ack_seq - fl.seq0) / fl.pkt_bytes;
+            let psn = (u64::from(fl.psn0) + acked).wrapping_sub(1) as u32 & 0xFF_FFFF;
+            frames.push((
+                r.t_ns,
+                fl.qp + 1000,
+                roce_frame(fl.dst, fl.src, &r.int, OPCODE_RC_ACK, fl.qp, psn, 0),
+            ));
+            prev_t = r.t_ns;
+        }
+    }
+    frames.sort_by_key(|(t, tie, _)| (*t, *tie));
+    frames
+        .into_iter()
+        .map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f))
+        .collect()
+}
+
 /// The frames of the shipped capture: two flows (QP 17 from 10.0.0.1, QP 34 from 10.0.0.3, both
 /// to 10.0.0.2) over two 1-hop/2-hop paths, 400 ACKs each, with the data packets they pace out.
-/// PSNs count packets; data packets carry an INT block with `nhop = 0`.
+/// PSNs start at 0.
 pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
     use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
     use super::reference::RefParams;
@@ -484,6 +606,9 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
         tx0: 0.0,
         dup_every: 0,
         bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 0.0,
     };
     let burst = Load {
         points: vec![
@@ -495,11 +620,20 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
         ],
         period_ns: 25_000.0,
     };
-    let flows = [
-        (
+    let flow = |src: [u8; 4], qp: u32, sc: Scenario| CaptureFlow {
+        src,
+        dst: [10, 0, 0, 2],
+        qp,
+        psn0: 0,
+        pkt_bytes: 1000,
+        seq0: 0,
+        rows: simulate(&sc),
+    };
+    frames_of(&[
+        flow(
             [10, 0, 0, 1],
-            17u32,
-            simulate(&mk(
+            17,
+            mk(
                 11,
                 0x0B1,
                 vec![HopSpec {
@@ -507,12 +641,12 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
                     load: burst.clone(),
                     copies: 2.0,
                 }],
-            )),
+            ),
         ),
-        (
+        flow(
             [10, 0, 0, 3],
-            34u32,
-            simulate(&mk(
+            34,
+            mk(
                 12,
                 0x0B2,
                 vec![
@@ -527,44 +661,85 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
                         copies: 2.0,
                     },
                 ],
-            )),
+            ),
         ),
-    ];
-    let dst = [10, 0, 0, 2];
-    let mut frames: Vec<(u64, u32, Vec<u8>)> = Vec::new(); // (t, tiebreak, frame)
-    for (src, qp, rows) in &flows {
-        let mut sent_psn: u64 = 0; // next PSN to send
-        let mut prev_t = 0u64;
-        for r in rows {
-            // Data packets paced between the previous ACK and this one, up to snd_nxt (in packets).
-            let want = r.snd_nxt / 1000;
-            let n = want.saturating_sub(sent_psn);
-            for i in 0..n {
-                let t = prev_t + (r.t_ns - prev_t) * i / n.max(1);
-                let f = roce_frame(
-                    *src,
-                    dst,
-                    &[0x00, 0x00],
-                    OPCODE_RC_WRITE_ONLY,
-                    *qp,
-                    sent_psn as u32,
-                    1024,
-                );
-                frames.push((t, *qp, f));
-                sent_psn += 1;
-            }
-            let psn = (r.ack_seq / 1000) as u32;
-            frames.push((
-                r.t_ns,
-                *qp + 1000,
-                roce_frame(dst, *src, &r.int, OPCODE_RC_ACK, *qp, psn, 0),
-            ));
-            prev_t = r.t_ns;
-        }
-    }
-    frames.sort_by_key(|(t, tie, _)| (*t, *tie));
-    frames
-        .into_iter()
-        .map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f))
-        .collect()
+    ])
+}
+
+/// The frames of the PSN-wrap capture: two long flows whose 24-bit PSNs wrap (first PSN
+/// `2^24 − 1 600` and `2^24 − 200`), 3 000 ACKs each, so that ACKs before and after the wrap
+/// (and ACKs in flight across it) are replayed. QP 0x51 from 10.0.1.1 to 10.0.2.1 over 100G ToR
+/// up, 400G spine, 100G ToR down (incast bursts on the last port); QP 0x52 from 10.0.1.2 to
+/// 10.0.2.1 over a 400G spine port and a 25G ToR down port (a slower receiver).
+pub fn psn_wrap_frames() -> Vec<(u64, Vec<u8>)> {
+    psn_wrap_frames_with([(1 << 24) - 1_600, (1 << 24) - 200])
+}
+
+/// [`psn_wrap_frames`] with chosen first PSNs (e.g. `[0, 0]`: the same traffic, no wrap).
+pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
+    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
+    use super::reference::RefParams;
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
+        seed,
+        acks: 3_000,
+        params: RefParams::default(),
+        pkt_bytes: 1000.0,
+        paths: vec![(0, PathSpec { id, hops })],
+        ts0: 5_000_000 + 1_000 * seed,
+        tx0: 3_000_000.0 * seed as f64,
+        dup_every: 0,
+        bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 8_000.0,
+    };
+    let incast = Load {
+        points: vec![
+            (0.0, 0.1),
+            (60_000.0, 0.1),
+            (60_001.0, 2.5),
+            (80_000.0, 2.5),
+            (80_001.0, 0.1),
+        ],
+        period_ns: 150_000.0,
+    };
+    let hop = |code, load, copies| HopSpec { code, load, copies };
+    let flow = |src: [u8; 4], qp: u32, psn0: u32, sc: Scenario| CaptureFlow {
+        src,
+        dst: [10, 0, 2, 1],
+        qp,
+        psn0,
+        pkt_bytes: 1000,
+        seq0: 0,
+        rows: simulate(&sc),
+    };
+    frames_of(&[
+        flow(
+            [10, 0, 1, 1],
+            0x51,
+            psn0[0],
+            mk(
+                21,
+                0x5A1,
+                vec![
+                    hop(5, Load::constant(0.2), 1.0),
+                    hop(7, Load::constant(0.6), 1.0),
+                    hop(5, incast, 1.0),
+                ],
+            ),
+        ),
+        flow(
+            [10, 0, 1, 2],
+            0x52,
+            psn0[1],
+            mk(
+                22,
+                0x5A2,
+                vec![
+                    hop(7, Load::constant(0.5), 1.0),
+                    hop(2, Load::constant(0.3), 1.0),
+                ],
+            ),
+        ),
+    ])
 }

@@ -15,8 +15,12 @@
 //! The feedback has no extra delay, so this is a plausibility model for exercising every branch
 //! and number range, not a network simulator. Only `+ − × /` on f64 are used (no libm), so the
 //! files are bit-identical on every IEEE-754 machine.
+//!
+//! Knobs beyond the model: the flow's initial byte sequence number (`seq0`, so a trace can cross
+//! the 2^32 wrap of the `u32` columns), planted exact ties between the busiest hop and another
+//! one ([`TieSpec`]), path changes, repeated and malformed INT blocks.
 
-use super::reference::{RefHop, RefParams, Reference, encode_int};
+use super::reference::{RefHop, RefParams, Reference, encode_int, hop_utilisation};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::fmt::Write as _;
@@ -100,6 +104,35 @@ pub struct Scenario {
     pub dup_every: usize,
     /// Every this many ACKs, send a malformed INT (branch `bad`); 0 = never.
     pub bad_every: usize,
+    /// The flow's first byte sequence number (the CSV columns are taken modulo 2^32, so a
+    /// `seq0` just below 2^32 makes the trace cross the wrap).
+    pub seq0: u64,
+    /// Exact ties planted between the busiest hop and another hop; `None`: never.
+    pub ties: Option<TieSpec>,
+    /// A standing queue of other traffic in every hop's `qlen` report: uniform in
+    /// `[0, queue_noise_bytes)`, drawn per report (the model's own queue is unchanged); 0: none.
+    pub queue_noise_bytes: f64,
+}
+
+/// Planted exact ties: on every `every`-th ACK (when the previous INT was a normal one of the
+/// same path), the busiest hop `b` of the model (exact `u'`) gets a partner `s` (another hop
+/// whose speed is `r ≥ 1` times `b`'s, chosen at random) whose reported telemetry is rewritten
+/// so that `u'_s = u'_b` **exactly** while `Δts_s = c·Δts_b` (`c ∈ 2..=6`: the partner's
+/// sample is older). With `S` the hop's 1600/G factor and `D = r·q_b − q_s` (queue difference,
+/// 80-B units), Eqn 2 gives the tie when
+///
+/// `Δtx_s = r·c·Δtx_b + 5·c·Δts_b·D / (8T)`,
+///
+/// an integer when `D` is a multiple of `8T / gcd(8T, 5·c·Δts_b)`. The generator picks `c`, a
+/// timestamp jitter of `b` (0–63 ns, which moves `Δts_b`) and the multiple `D` nearest to the
+/// model's queues, with `q_s` no larger than the partner's previous `qlen` (Alg. 1 uses the
+/// smaller of the two), and keeps the plant only if the pair is still the busiest (exact
+/// check). The partner's counters then continue from the planted values. The two hops have
+/// different `Δts`, so which one wins the tie (the first on the path) decides `τ`.
+#[derive(Debug, Clone, Copy)]
+pub struct TieSpec {
+    /// Try every this many ACKs.
+    pub every: usize,
 }
 
 /// One generated ACK.
@@ -107,9 +140,9 @@ pub struct Scenario {
 pub struct AckRow {
     /// Receive time at the sender, ns.
     pub t_ns: u64,
-    /// Cumulative ACK (bytes).
+    /// Cumulative ACK (bytes, from `seq0`; not reduced modulo 2^32).
     pub ack_seq: u64,
-    /// Next byte to send, at the time of the ACK.
+    /// Next byte to send, at the time of the ACK (as `ack_seq`).
     pub snd_nxt: u64,
     /// The INT block as on the wire.
     pub int: Vec<u8>,
@@ -119,6 +152,122 @@ struct HopState {
     q: f64,
     tx: f64,
     ts_off: f64,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The hop's `u'` against its previous report, as an exact rational (`None` when `Δts = 0`).
+fn exact_u(last: &RefHop, h: &RefHop, t: f64) -> Option<super::reference::Rational> {
+    hop_utilisation(last, h, t).map(|(_, e, _)| e)
+}
+
+/// Plants an exact tie into `now` (the model's reports for this ACK; `last` the previous ones),
+/// as [`TieSpec`] describes. Returns the changes to apply to the model's hop state:
+/// `(hop, timestamp shift ns, tx shift in 128-B units)` for each rewritten hop.
+fn plant_tie(
+    now: &mut [RefHop],
+    last: &[RefHop],
+    t_ns: u64,
+    rng: &mut Pcg64Mcg,
+) -> Option<Vec<(usize, i64, i64)>> {
+    let t = t_ns as f64;
+    let vals: Vec<_> = now
+        .iter()
+        .zip(last)
+        .map(|(h, l)| exact_u(l, h, t))
+        .collect();
+    // The busiest hop (the first one on an exact tie).
+    let mut b: Option<usize> = None;
+    for (i, v) in vals.iter().enumerate() {
+        if let Some(v) = v
+            && b.is_none_or(|j| v.gt(vals[j].expect("measured")))
+        {
+            b = Some(i);
+        }
+    }
+    let b = b?;
+    let gb = super::reference::SPEED_GBPS[usize::from(now[b].code)] as u64;
+    let partners: Vec<usize> = (0..now.len())
+        .filter(|&i| {
+            let gs = super::reference::SPEED_GBPS[usize::from(now[i].code)] as u64;
+            i != b && gs.is_multiple_of(gb)
+        })
+        .collect();
+    if partners.is_empty() {
+        return None;
+    }
+    let s = partners[(rng.next_u64() % partners.len() as u64) as usize];
+    let r = super::reference::SPEED_GBPS[usize::from(now[s].code)] as u64 / gb;
+    let (lb, ls) = (last[b], last[s]);
+    let x_b = u64::from(now[b].tx.wrapping_sub(lb.tx) & 0xF_FFFF);
+    let q_b = u64::from(now[b].qlen.min(lb.qlen));
+    let d_b0 = u64::from(now[b].ts.wrapping_sub(lb.ts) & 0xFF_FFFF);
+    let q_s_max = u64::from(ls.qlen); // q_s ≤ the previous report, so min(q_s, prev) = q_s
+    let q_s_model = u64::from(now[s].qlen).min(q_s_max);
+    let want_d = (r * q_b) as i64 - q_s_model as i64;
+    let f = 8 * t_ns;
+    // (cost, c, d_b, D, x_s)
+    let mut best: Option<(u64, u64, u64, i64, u64)> = None;
+    for jitter in 0..64u64 {
+        let d_b = d_b0 + jitter;
+        for c in 2..=6u64 {
+            if d_b == 0 || c * d_b >= 1 << 24 {
+                continue; // Δts of both hops must fit the 24-bit timestamp
+            }
+            let lattice = (f / gcd(f, 5 * c * d_b)) as i64;
+            let lo = (r * q_b) as i64 - q_s_max as i64; // D range: q_s ∈ [0, q_s_max]
+            let hi = (r * q_b) as i64;
+            let below = want_d.div_euclid(lattice) * lattice;
+            for d in [below, below + lattice] {
+                if d < lo || d > hi {
+                    continue;
+                }
+                let x_s = (r * c * x_b) as i64 + 5 * (c * d_b) as i64 * d / f as i64;
+                if !(0..1 << 20).contains(&x_s) {
+                    continue;
+                }
+                let cost = d.abs_diff(want_d);
+                if best.is_none_or(|bst| cost < bst.0) {
+                    best = Some((cost, c, d_b, d, x_s as u64));
+                }
+            }
+        }
+    }
+    let (_, c, d_b, d, x_s) = best?;
+    let q_s = ((r * q_b) as i64 - d) as u32;
+    let mut nb = now[b];
+    nb.ts = (lb.ts + d_b as u32) & 0xFF_FFFF;
+    let ns = RefHop {
+        code: now[s].code,
+        ts: (ls.ts + (c * d_b) as u32) & 0xFF_FFFF,
+        tx: (ls.tx + x_s as u32) & 0xF_FFFF,
+        qlen: q_s,
+    };
+    let (ub, us) = (exact_u(&lb, &nb, t)?, exact_u(&ls, &ns, t)?);
+    debug_assert!(ub.ge(us) && us.ge(ub), "planted tie is not exact");
+    // Still the busiest pair?
+    for (i, v) in vals.iter().enumerate() {
+        if i != b && i != s && v.is_some_and(|v| v.gt(ub)) {
+            return None;
+        }
+    }
+    let shift = |new: u32, old: u32, bits: u32| {
+        let m = 1i64 << bits;
+        let d = (i64::from(new) - i64::from(old)).rem_euclid(m);
+        if d >= m / 2 { d - m } else { d }
+    };
+    let changes = vec![
+        (b, shift(nb.ts, now[b].ts, 24), 0),
+        (s, shift(ns.ts, now[s].ts, 24), shift(ns.tx, now[s].tx, 20)),
+    ];
+    now[b] = nb;
+    now[s] = ns;
+    Some(changes)
 }
 
 fn uniform(rng: &mut Pcg64Mcg) -> f64 {
@@ -132,15 +281,18 @@ pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
     let mut sender = Reference::new(p);
     let nic = p.nic_rate_bps / 8e9; // bytes/ns
     let mut t = 0.0f64;
-    let mut acked: u64 = 0;
+    let mut acked: u64 = sc.seq0;
     let mut rows = Vec::with_capacity(sc.acks);
     let mut path_ix = 0usize;
     let mut hops: Vec<HopState> = Vec::new();
     let mut last_int: Vec<u8> = Vec::new();
+    // The hops of the last INT the sender stored (what Alg. 1 calls L), on the current path.
+    let mut stored: Option<Vec<RefHop>> = None;
     for k in 0..sc.acks {
         if path_ix + 1 < sc.paths.len() && k >= sc.paths[path_ix + 1].0 {
             path_ix += 1;
             hops.clear();
+            stored = None;
         }
         let path = &sc.paths[path_ix].1;
         if hops.is_empty() {
@@ -169,17 +321,35 @@ pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
             st.tx += sent;
             let jitter = (uniform(&mut rng) * 20.0).floor();
             let ts = (sc.ts0 as f64 + t + st.ts_off + jitter).floor() as u64;
+            let others = if sc.queue_noise_bytes > 0.0 {
+                uniform(&mut rng) * sc.queue_noise_bytes
+            } else {
+                0.0
+            };
             int_hops.push(RefHop {
                 code: h.code,
                 ts: (ts & 0xFF_FFFF) as u32,
                 tx: ((st.tx / 128.0).floor() as u64 & 0xF_FFFF) as u32,
-                qlen: (st.q / 80.0).floor().min(65_535.0) as u32,
+                qlen: ((st.q + others) / 80.0).floor().min(65_535.0) as u32,
             });
         }
+        let dup = sc.dup_every > 0 && k % sc.dup_every == sc.dup_every - 1 && !last_int.is_empty();
+        let bad = sc.bad_every > 0 && k % sc.bad_every == sc.bad_every / 2;
+        if let (Some(tie), Some(prev)) = (sc.ties, &stored)
+            && k % tie.every == tie.every - 1
+            && !dup
+            && !bad
+            && let Some(changes) = plant_tie(&mut int_hops, prev, p.base_rtt_ns as u64, &mut rng)
+        {
+            for (i, dts, dtx) in changes {
+                hops[i].ts_off += dts as f64;
+                hops[i].tx += dtx as f64 * 128.0;
+            }
+        }
         let mut int = encode_int(path.id, &int_hops);
-        if sc.dup_every > 0 && k % sc.dup_every == sc.dup_every - 1 && !last_int.is_empty() {
+        if dup {
             int = last_int.clone();
-        } else if sc.bad_every > 0 && k % sc.bad_every == sc.bad_every / 2 {
+        } else if bad {
             // Alternate the malformations: reserved speed code, truncated block.
             if (k / sc.bad_every).is_multiple_of(2) {
                 int[2] = (int[2] & 0x0F) | 0xC0;
@@ -191,8 +361,11 @@ pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
         let inflight = ((sender.w / sc.pkt_bytes).ceil() as u64).max(1) * sc.pkt_bytes as u64;
         let snd_nxt = acked + inflight;
         sender.on_ack(acked, snd_nxt, &int);
-        if !(sc.bad_every > 0 && k % sc.bad_every == sc.bad_every / 2) {
+        if !bad {
             last_int = int.clone();
+            if !dup {
+                stored = Some(int_hops);
+            }
         }
         rows.push(AckRow {
             t_ns: t.floor() as u64,
@@ -212,13 +385,20 @@ pub fn to_csv(description: &str, p: &RefParams, rows: &[AckRow]) -> Vec<u8> {
     }
     let _ = writeln!(s, "# set nic_rate_bps={}", p.nic_rate_bps as u64);
     let _ = writeln!(s, "# set base_rtt_ns={}", p.base_rtt_ns as u64);
-    let _ = writeln!(s, "# set eta={}", p.eta);
+    let _ = writeln!(s, "# set eta={}", p.eta());
     let _ = writeln!(s, "# set max_stage={}", p.max_stage);
     let _ = writeln!(s, "# set w_ai_bytes={}", p.w_ai_bytes as u64);
     let _ = writeln!(s, "# set min_rate_bps={}", p.min_rate_bps as u64);
     let _ = writeln!(s, "{}", super::HEADER);
     for r in rows {
-        let _ = write!(s, "{},{},{},", r.t_ns, r.ack_seq, r.snd_nxt);
+        // Sequence numbers are u32 on the wire and in the trace: modulo 2^32.
+        let _ = write!(
+            s,
+            "{},{},{},",
+            r.t_ns,
+            r.ack_seq & 0xFFFF_FFFF,
+            r.snd_nxt & 0xFFFF_FFFF
+        );
         for b in &r.int {
             let _ = write!(s, "{b:02x}");
         }
@@ -260,6 +440,9 @@ pub fn incast_1hop() -> Scenario {
         tx0: 5_000_000.0,
         dup_every: 0,
         bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 0.0,
     }
 }
 
@@ -299,6 +482,9 @@ pub fn multihop_moving() -> Scenario {
         tx0: 77_000_000.0,
         dup_every: 0,
         bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 0.0,
     }
 }
 
@@ -335,6 +521,9 @@ pub fn near_eta() -> Scenario {
         tx0: 0.0,
         dup_every: 0,
         bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 0.0,
     }
 }
 
@@ -379,6 +568,124 @@ pub fn wrap_pathchange() -> Scenario {
         tx0: (1u64 << 27) as f64 - 4_000_000.0,
         dup_every: 997,
         bad_every: 1009,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 0.0,
+    }
+}
+
+/// A heavy background that visits each listed hop in turn: `(hop index, peak load)`; each visit
+/// ramps up over 100 µs, holds 300 µs, ramps down over 100 µs; `base` elsewhere.
+fn moving_load(n_hops: usize, visits: &[(usize, f64)], base: f64) -> Vec<Load> {
+    let slot = 600_000.0;
+    let period = slot * visits.len() as f64;
+    (0..n_hops)
+        .map(|h| {
+            let mut pts = vec![(0.0, base)];
+            for (v, &(hop, peak)) in visits.iter().enumerate() {
+                if hop != h {
+                    continue;
+                }
+                let start = slot * v as f64;
+                pts.push((start + 1.0, base));
+                pts.push((start + 100_000.0, peak));
+                pts.push((start + 400_000.0, peak));
+                pts.push((start + 500_000.0, base));
+            }
+            Load {
+                points: pts,
+                period_ns: period,
+            }
+        })
+        .collect()
+}
+
+/// A long 200 Gb/s flow (4 KiB packets, one ACK each) whose byte sequence numbers cross 2^32
+/// halfway through: `seq0 = 2^32 − 51 200 000`, 25 000 ACKs (102.4 MB). Five hops of a 3-tier
+/// Clos (200G ToR up, 400G agg, 800G core, 400G agg, 200G ToR down); the ToR down port takes
+/// an incast burst (1.6× its rate for 40 µs every 400 µs), the agg/core ports a slowly moving
+/// 30–90 % background. Wc must keep updating once per RTT after the wrap.
+pub fn seq_wrap_long_flow() -> Scenario {
+    let codes = [6u8, 7, 8, 7, 6];
+    let mut loads = moving_load(codes.len(), &[(1, 0.9), (2, 0.8), (3, 0.9)], 0.3);
+    loads[0] = Load::constant(0.1);
+    loads[4] = Load {
+        points: vec![
+            (0.0, 0.2),
+            (200_000.0, 0.2),
+            (200_001.0, 1.6),
+            (240_000.0, 1.6),
+            (240_001.0, 0.2),
+        ],
+        period_ns: 400_000.0,
+    };
+    let hops = codes
+        .iter()
+        .zip(loads)
+        .map(|(&c, l)| hop(c, l, 1.0))
+        .collect();
+    Scenario {
+        seed: 5,
+        acks: 25_000,
+        params: RefParams {
+            nic_rate_bps: 200e9,
+            ..RefParams::default()
+        },
+        pkt_bytes: 4096.0,
+        paths: vec![(0, PathSpec { id: 0x7A1, hops })],
+        ts0: 3_141_592,
+        tx0: 12_345_678.0,
+        dup_every: 0,
+        bad_every: 0,
+        seq0: (1 << 32) - 51_200_000,
+        ties: None,
+        queue_noise_bytes: 0.0,
+    }
+}
+
+/// Exact ties between the busiest hop and another one ([`TieSpec`], tried every 3rd ACK) on a
+/// 5-hop path of mixed speeds (100G ToR up, three 400G agg/core ports, 100G ToR down) with
+/// congestion moving across the 400G ports and the ToR down port, then (ACK 14 000) a 3-hop path
+/// (200G, 400G, 200G): ties between equal speeds and between 100G/200G and 400G hops (speed ratio
+/// 4 and 2), where the first hop on the path is sometimes the busiest one, sometimes its partner.
+pub fn ties_multihop() -> Scenario {
+    let a_codes = [5u8, 7, 7, 7, 5];
+    let a_loads = moving_load(
+        a_codes.len(),
+        &[(1, 0.95), (4, 0.7), (2, 1.02), (3, 0.9), (0, 0.6)],
+        0.05,
+    );
+    let a = PathSpec {
+        id: 0x3E5,
+        hops: a_codes
+            .iter()
+            .zip(a_loads)
+            .map(|(&c, l)| hop(c, l, 1.0))
+            .collect(),
+    };
+    let b_codes = [6u8, 7, 6];
+    let b_loads = moving_load(b_codes.len(), &[(2, 0.8), (1, 0.97), (0, 0.5)], 0.1);
+    let b = PathSpec {
+        id: 0x3E6,
+        hops: b_codes
+            .iter()
+            .zip(b_loads)
+            .map(|(&c, l)| hop(c, l, 1.0))
+            .collect(),
+    };
+    Scenario {
+        seed: 6,
+        acks: 24_000,
+        params: RefParams::default(),
+        pkt_bytes: 1000.0,
+        paths: vec![(0, a), (14_000, b)],
+        ts0: 16_000_000,
+        tx0: 1_000_000.0,
+        dup_every: 0,
+        bad_every: 0,
+        seq0: 7_777_777,
+        ties: Some(TieSpec { every: 3 }),
+        queue_noise_bytes: 40_000.0,
     }
 }
 
@@ -404,6 +711,18 @@ pub fn scenarios() -> Vec<(&'static str, &'static str, Scenario)> {
             "wrap_pathchange.csv",
             "24-bit ts and 20-bit tx counters wrap early; path changes at ACK 8000 (2 -> 3 hops) and 14000 (new path_id);\nduplicate INTs (skip) and malformed INTs (bad). Generator: sim-host/src/hpcc/generate.rs wrap_pathchange.",
             wrap_pathchange(),
+        ),
+        (
+            "seq_wrap_long_flow.csv",
+            "A long 200G flow (4 KiB per ACK) whose byte sequence numbers cross 2^32 at ACK ~12 500;
+5 hops 200G/400G/800G/400G/200G, incast bursts on the last hop. Generator: sim-host/src/hpcc/generate.rs seq_wrap_long_flow.",
+            seq_wrap_long_flow(),
+        ),
+        (
+            "ties_multihop.csv",
+            "Exact ties between the busiest hop and another one (different dts) every 3rd ACK when they can be planted;
+100G/400G/400G/400G/100G, then 200G/400G/200G from ACK 14000. Generator: sim-host/src/hpcc/generate.rs ties_multihop.",
+            ties_multihop(),
         ),
     ]
 }

@@ -29,7 +29,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     }
 }
 
-/// The shipped fixtures of this kind: four INT traces and one capture (pcap and pcapng).
+/// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng) and a
+/// capture whose PSNs wrap (pcapng).
 pub fn fixtures() -> Vec<FixtureFile> {
     let mut v: Vec<FixtureFile> = generate::scenarios()
         .into_iter()
@@ -46,6 +47,10 @@ pub fn fixtures() -> Vec<FixtureFile> {
     v.push(FixtureFile {
         name: "capture.pcapng".into(),
         bytes: capture::write_pcapng(&frames, 128),
+    });
+    v.push(FixtureFile {
+        name: "psn_wrap.pcapng".into(),
+        bytes: capture::write_pcapng(&capture::psn_wrap_frames(), 96),
     });
     v
 }

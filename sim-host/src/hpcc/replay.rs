@@ -110,17 +110,24 @@ impl Setup {
             }
             set_by.insert(prm.key.as_str(), (i, prm));
         }
-        let cfg = Config::new(p).map_err(|e| match blame(&set_by, e) {
+        Setup::new(p).map_err(|e| match blame(&set_by, e) {
             Some(prm) => prm.error(format!("invalid hpcc configuration: {e}")),
             None => InputError::file(
                 Path::new("--set"),
                 format!("invalid hpcc configuration: {e}"),
             ),
-        })?;
+        })
+    }
+
+    /// Both sides from the firmware's parameters (the reference gets the same values as
+    /// numbers; `η` stays an exact ratio on both).
+    pub fn new(p: Params) -> Result<Setup, ConfigError> {
+        let cfg = Config::new(p)?;
         let refp = RefParams {
             nic_rate_bps: p.nic_rate_bps as f64,
             base_rtt_ns: f64::from(p.base_rtt_ns),
-            eta: f64::from(p.eta.num) / f64::from(p.eta.den),
+            eta_num: u64::from(p.eta.num),
+            eta_den: u64::from(p.eta.den),
             max_stage: u32::from(p.max_stage),
             w_ai_bytes: f64::from(p.w_ai_bytes),
             min_rate_bps: p.min_rate_bps as f64,
@@ -171,7 +178,8 @@ pub fn quantise(r: &Reference) -> RawParts {
         w_q8: q(r.w, 256.0),
         wc_q8: q(r.wc, 256.0),
         u_q32: q64(r.u),
-        last_update_seq: r.last_update_seq.min(u64::from(u32::MAX)) as u32,
+        // Sequence numbers are modulo 2^32 on both sides: keep the low 32 bits.
+        last_update_seq: (r.last_update_seq & 0xFFFF_FFFF) as u32,
         inc_stage: r.inc_stage.min(255) as u8,
         int_header: header,
         hops,
