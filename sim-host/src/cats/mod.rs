@@ -535,6 +535,15 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         .map(|p| bytes_in[p].saturating_sub(t_fx.bytes_out[p]))
         .sum();
     s.detail("left queued", left_fx);
+    // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
+    // exceeds a bound fails, naming the queue and the excess.
+    for q in 0..5 {
+        s.bound(
+            format!("P{q} starvation gap (bytes)"),
+            t_fx.worst_wait[q] as f64,
+            bounds[q],
+        );
+    }
     s.judge(opts.tolerances(KIND));
 
     if let Some(p) = &opts.plot {
