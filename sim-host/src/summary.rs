@@ -225,6 +225,19 @@ impl Tolerances {
     }
 }
 
+/// A measured value that must stay within an upper bound the algorithm guarantees (CATS: a
+/// queue's worst starvation gap against its bound); [`Summary::judge`] fails the replay when it
+/// does not.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Bounded {
+    /// What was measured, e.g. `P2 starvation gap (bytes)`.
+    pub what: String,
+    /// The measured value.
+    pub value: f64,
+    /// Its bound (`+∞`, serialised as `null`: no finite bound exists).
+    pub bound: f64,
+}
+
 /// The result of replaying one trace.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -244,6 +257,9 @@ pub struct Summary {
     pub rel_err: Option<ErrSummary>,
     /// Kind-specific details (branch counts, per-priority bytes, …), printed as `key: value`.
     pub details: serde_json::Map<String, serde_json::Value>,
+    /// Values that must stay within their bounds (checked by [`judge`](Self::judge)).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<Bounded>,
     /// The limits applied.
     pub tolerances: Tolerances,
     /// Which limits were broken (empty when within tolerance).
@@ -264,6 +280,7 @@ impl Summary {
             agreement,
             rel_err: None,
             details: serde_json::Map::new(),
+            bounds: Vec::new(),
             tolerances: Tolerances::for_kind(kind),
             failures: Vec::new(),
             within_tolerance: true,
@@ -275,7 +292,16 @@ impl Summary {
         self.details.insert(key.to_string(), value.into());
     }
 
-    /// Applies `tol` and records the verdict.
+    /// Adds a value that must not exceed `bound`.
+    pub fn bound(&mut self, what: impl Into<String>, value: f64, bound: f64) {
+        self.bounds.push(Bounded {
+            what: what.into(),
+            value,
+            bound,
+        });
+    }
+
+    /// Applies `tol` and the recorded [`bounds`](Self::bounds), and records the verdict.
     pub fn judge(&mut self, tol: Tolerances) {
         self.tolerances = tol;
         self.failures.clear();
@@ -299,6 +325,17 @@ impl Summary {
                 self.failures.push(format!(
                     "{} max relative error {:.3e} > {:.3e}",
                     e.quantity, e.max, tol.max_rel_err
+                ));
+            }
+        }
+        for b in &self.bounds {
+            if b.value > b.bound {
+                self.failures.push(format!(
+                    "{} {} > bound {} (by {})",
+                    b.what,
+                    num(b.value),
+                    num(b.bound),
+                    num(b.value - b.bound)
                 ));
             }
         }
@@ -352,7 +389,7 @@ impl Summary {
             let _ = writeln!(s, "  {k:<19} {v}");
         }
         let t = &self.tolerances;
-        let limits = if self.rel_err.is_some() {
+        let mut limits = if self.rel_err.is_some() {
             format!(
                 "{} ≥ {}, p99 ≤ {:.1e}, max ≤ {:.1e}",
                 a.what,
@@ -363,6 +400,9 @@ impl Summary {
         } else {
             format!("{} ≥ {}", a.what, pct(t.min_agreement))
         };
+        if !self.bounds.is_empty() {
+            let _ = write!(limits, ", {} values ≤ their bounds", self.bounds.len());
+        }
         if self.within_tolerance {
             let _ = writeln!(s, "  verdict             PASS (within {limits})");
         } else {
@@ -373,6 +413,16 @@ impl Summary {
             );
         }
         s
+    }
+}
+
+/// A measured value or bound for a failure message: whole numbers from 100 up, else 4
+/// significant digits.
+fn num(x: f64) -> String {
+    if !x.is_finite() || x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.4}")
     }
 }
 
@@ -448,5 +498,34 @@ mod tests {
         assert_eq!(s.failures.len(), 3, "{:?}", s.failures);
         assert!(!s.within_tolerance);
         assert!(s.render().contains("FAIL"));
+    }
+
+    /// A value over its bound fails the verdict, naming what and by how much; a value equal to
+    /// its bound, or under an infinite one, does not.
+    #[test]
+    fn judge_fails_a_value_over_its_bound() {
+        let mut a = Agreement::new("order");
+        a.add(true, at(0));
+        let mut s = Summary::new("cats", "t".into(), crate::replay::Mode::Free, a);
+        s.bound("P0 starvation gap (bytes)", 64_561.0, 64_561.0);
+        s.bound("P1 starvation gap (bytes)", 1e12, f64::INFINITY);
+        s.judge(Tolerances::for_kind("cats"));
+        assert!(s.within_tolerance, "{:?}", s.failures);
+        assert!(
+            s.render()
+                .contains("PASS (within order ≥ 100.000 %, 2 values ≤ their bounds)")
+        );
+        s.bound("P3 starvation gap (bytes)", 70_000.0, 64_560.6);
+        s.judge(Tolerances::for_kind("cats"));
+        assert_eq!(
+            s.failures,
+            ["P3 starvation gap (bytes) 70000 > bound 64561 (by 5439)"]
+        );
+        assert!(!s.within_tolerance);
+        assert!(
+            s.render().contains("FAIL: P3 starvation gap"),
+            "{}",
+            s.render()
+        );
     }
 }

@@ -289,3 +289,43 @@ fn starvation_bound_checked_only_for_largest_gap() {
     let per = detail(&s, "starvation per queue");
     assert_eq!(per.matches(" / ").count(), 5, "{per}");
 }
+
+/// The verdict holds each queue's worst starvation gap to that queue's bound. Hand-made trace
+/// (MSS 1 000, paper watermarks): P3 sends one chunk, then P0 (queued second) sends until
+/// `D0 = 60 000 ≥ H0` while P3 waits: P3's gap is 60 000 bytes, within its bound, so the replay
+/// passes. The same replay with P3's bound below 60 000 fails, naming P3 and the excess (no
+/// trace can exceed a correct bound, so the bound is lowered by hand to reach that branch; the
+/// command line turns any failed verdict into exit 1, see `tests/cli.rs`).
+#[test]
+fn replay_over_a_starvation_bound_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(
+        dir.path(),
+        "# set mss_bytes=1000\nt_ns,event,prio,bytes\n\
+         0,enqueue,3,20000\n1,enqueue,0,70000\n2,feed,,\n",
+    );
+    let mut s = cats::replay(&p, &ReplayOpts::default()).unwrap().remove(0);
+    assert!(s.within_tolerance, "{}", s.render());
+    assert_eq!(s.bounds.len(), 5);
+    let p3 = s.bounds[3].clone();
+    assert_eq!(p3.what, "P3 starvation gap (bytes)");
+    assert_eq!(p3.value, 60_000.0, "{}", s.render());
+    assert!(p3.bound > 60_000.0 && p3.bound.is_finite(), "{p3:?}");
+    assert!(
+        detail(&s, "starvation per queue").contains(&format!("P3 60000 / {:.0}", p3.bound)),
+        "{}",
+        s.render()
+    );
+    // The same gap against a bound it exceeds.
+    s.bounds[3].bound = 54_321.0;
+    s.judge(ReplayOpts::default().tolerances(cats::KIND));
+    assert!(!s.within_tolerance);
+    assert_eq!(
+        s.failures,
+        ["P3 starvation gap (bytes) 60000 > bound 54321 (by 5679)"]
+    );
+    assert!(
+        s.render()
+            .contains("verdict             FAIL: P3 starvation gap")
+    );
+}

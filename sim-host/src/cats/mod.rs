@@ -11,17 +11,17 @@
 //! queues, debts and free space; the chunks they feed are compared in order.
 
 pub mod generate;
+pub mod lockstep;
 pub mod reference;
 
 use crate::fixtures::FixtureFile;
 use crate::plot::{self, Decimator, Panel, Series};
-use crate::replay::{Mode, ReplayOpts};
+use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, Summary};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
-use cats_conductor::{
-    Conductor, Config, ConfigError, Decision, Descriptor, Multiplier, Prio, State,
-};
-use reference::{RefConductor, RefDecision, RefParams, starvation_bound_bytes};
+use cats_conductor::{Config, ConfigError, Multiplier, Prio};
+use lockstep::{Lockstep, StepOut};
+use reference::{RefParams, starvation_bound_bytes};
 use serde::Deserialize;
 use std::io::Write as _;
 use std::path::Path;
@@ -320,16 +320,6 @@ fn per_prio(v: &[u64; 5]) -> String {
         .join(" · ")
 }
 
-fn ref_mask(r: &RefConductor) -> u8 {
-    (0..5).fold(0u8, |m, q| {
-        if r.queues[q].is_empty() {
-            m
-        } else {
-            m | 1 << q
-        }
-    })
-}
-
 /// "within" when every queue's worst wait is within its own bound, else the queues that exceed.
 pub fn starvation_verdict(worst_wait: &[u64; 5], bounds: &[f64; 5]) -> String {
     let exceeded: Vec<String> = (0..5)
@@ -350,9 +340,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     let params = merged_params(rdr.params(), &opts.params);
     let su = setup(path, &params)?;
     let cfg = su.cfg;
-    let mut fx: Box<Conductor<QUEUE_CAPACITY>> = Box::default();
-    let mut rf = RefConductor::new(su.params.clone());
-    let (mut space_fx, mut space_rf) = (su.snd_buf_bytes, su.snd_buf_bytes);
+    let mut ls = Lockstep::new(&su, opts.mode);
+    let mut step = StepOut::default();
 
     let mut out = match &opts.out {
         Some(p) => {
@@ -377,9 +366,6 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     let mut skipped = 0u64;
     let mut refused_mismatch = 0u64;
     let mut chunk_no = 0u64;
-    let mut handle = 0u32;
-    let mut fx_buf: Vec<(usize, u64)> = Vec::new();
-    let mut rf_buf: Vec<(usize, u64)> = Vec::new();
 
     while let Some(row) = rdr.next_row::<Row>() {
         let (line, row) = row?;
@@ -389,99 +375,30 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             line: Some(line),
         };
         events += 1;
-        fx_buf.clear();
-        rf_buf.clear();
-        // How many feed attempts: one after an enqueue, unlimited after ack/feed.
-        let attempts = match row.event(path, line)? {
-            Event::Enqueue { prio, len_bytes } => {
-                let (len, bytes) = (len_bytes, u64::from(len_bytes));
-                handle = handle.wrapping_add(1);
-                let ok_fx = fx
-                    .enqueue(
-                        prio,
-                        Descriptor {
-                            handle,
-                            len_bytes: len,
-                        },
-                    )
-                    .is_ok();
-                let ok_rf = rf.enqueue(prio.index(), bytes);
-                if ok_rf {
-                    bytes_in[prio.index()] += bytes;
-                    min_msg = min_msg.min(bytes);
-                }
-                match (ok_fx, ok_rf) {
-                    (false, false) => skipped += 1,
-                    (true, true) => {}
-                    _ => refused_mismatch += 1,
-                }
-                1
+        let ev = row.event(path, line)?;
+        ls.step(ev, &mut step);
+        if let (Event::Enqueue { prio, len_bytes }, Some((ok_fx, ok_rf))) = (ev, step.accepted) {
+            if ok_rf {
+                bytes_in[prio.index()] += u64::from(len_bytes);
+                min_msg = min_msg.min(u64::from(len_bytes));
             }
-            Event::Ack { bytes: b } => {
-                space_fx = space_fx.saturating_add(b);
-                space_rf = space_rf.saturating_add(b);
-                u64::MAX
-            }
-            Event::Feed => u64::MAX,
-        };
-        // Fixed-point side.
-        let mut n = 0;
-        while n < attempts {
-            n += 1;
-            let waiting = fx.nonempty_mask();
-            let space = u32::try_from(space_fx).unwrap_or(u32::MAX);
-            match fx.next_chunk(&cfg, space) {
-                Decision::Send {
-                    chunk,
-                    deadlock_resolved,
-                } => {
-                    let b = u64::from(chunk.len_bytes);
-                    space_fx -= b;
-                    t_fx.deadlocks += u64::from(deadlock_resolved);
-                    t_fx.chunk(
-                        chunk_no + fx_buf.len() as u64,
-                        chunk.prio.index(),
-                        b,
-                        waiting,
-                    );
-                    fx_buf.push((chunk.prio.index(), b));
-                }
-                Decision::NoSpace {
-                    deadlock_resolved, ..
-                } => {
-                    // A kept resolution (released-code semantics, docs/cats.md).
-                    t_fx.deadlocks += u64::from(deadlock_resolved);
-                    break;
-                }
-                Decision::Empty => break,
+            match (ok_fx, ok_rf) {
+                (false, false) => skipped += 1,
+                (true, true) => {}
+                _ => refused_mismatch += 1,
             }
         }
-        // Reference side.
-        let mut n = 0;
-        while n < attempts {
-            n += 1;
-            let waiting = ref_mask(&rf);
-            match rf.next(space_rf) {
-                RefDecision::Send { prio, bytes, .. } => {
-                    space_rf -= bytes;
-                    t_rf.chunk(chunk_no + rf_buf.len() as u64, prio, bytes, waiting);
-                    rf_buf.push((prio, bytes));
-                }
-                RefDecision::NoSpace | RefDecision::Empty => break,
-            }
+        t_fx.deadlocks += step.fixed_deadlocks;
+        for (k, f) in step.fixed.iter().enumerate() {
+            t_fx.chunk(chunk_no + k as u64, f.prio, f.bytes, f.waiting);
         }
-        if opts.mode == Mode::Forced {
-            // Re-seed the firmware's hysteresis state from the reference (its debts are integers
-            // by construction: sums of chunk lengths and truncated products).
-            let debts = rf.debt.map(|d| d.clamp(0.0, f64::from(u32::MAX)) as u32);
-            let mask = (0..4).fold(0u8, |m, q| if rf.in_debt[q] { m | 1 << q } else { m });
-            fx.set_state(State::from_raw(debts, mask));
+        for (k, f) in step.reference.iter().enumerate() {
+            t_rf.chunk(chunk_no + k as u64, f.prio, f.bytes, f.waiting);
         }
-        for k in 0..fx_buf.len().max(rf_buf.len()) {
-            let (a, b) = (rf_buf.get(k), fx_buf.get(k));
+        for (a, b) in step.pairs() {
             agreement.add(a.is_some() && a == b, at(chunk_no));
             if let Some((p, w)) = &mut out {
-                let cell = |c: Option<&(usize, u64)>| match c {
+                let cell = |c: Option<(usize, u64)>| match c {
                     Some((q, n)) => (q.to_string(), n.to_string()),
                     None => (String::new(), String::new()),
                 };
@@ -491,10 +408,10 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             }
             // Cumulative bytes per priority after *this* chunk (not after the whole event, which
             // can feed a hundred chunks at once and would draw them as one step).
-            if let Some(&(q, n)) = a {
+            if let Some((q, n)) = a {
                 cum_rf[q] += n;
             }
-            if let Some(&(q, n)) = b {
+            if let Some((q, n)) = b {
                 cum_fx[q] += n;
             }
             let (cr, cf) = (cum_rf, cum_fx);
@@ -584,7 +501,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         "deadlocks",
         format!(
             "{} resolved (ref {}), {} debts clamped to L−1",
-            t_fx.deadlocks, rf.deadlocks, rf.clamps
+            t_fx.deadlocks,
+            ls.reference().deadlocks,
+            ls.reference().clamps
         ),
     );
     s.detail(
@@ -616,6 +535,15 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         .map(|p| bytes_in[p].saturating_sub(t_fx.bytes_out[p]))
         .sum();
     s.detail("left queued", left_fx);
+    // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
+    // exceeds a bound fails, naming the queue and the excess.
+    for q in 0..5 {
+        s.bound(
+            format!("P{q} starvation gap (bytes)"),
+            t_fx.worst_wait[q] as f64,
+            bounds[q],
+        );
+    }
     s.judge(opts.tolerances(KIND));
 
     if let Some(p) = &opts.plot {
