@@ -492,9 +492,9 @@ fn run_lock_case(case: &LockCase, cov: &RefCell<Coverage>) -> Result<(), TestCas
             } else {
                 min_msg as f64
             };
-            for q in 0..5 {
+            for (q, &w) in worst.iter().enumerate() {
                 let b = starvation_bound_bytes(&su.params, min_msg, q);
-                let r = worst[q] as f64 / b;
+                let r = w as f64 / b;
                 cov_case.max_gap_ratio = cov_case.max_gap_ratio.max(r);
             }
         }

@@ -32,10 +32,13 @@ pub struct StepOut {
     pub fixed_deadlocks: u64,
 }
 
+/// One fed chunk's `(priority, bytes)`, `None` where a side fed fewer chunks.
+pub type Chunk = Option<(usize, u64)>;
+
 impl StepOut {
     /// The comparison the replay makes: chunk `k` agrees when both sides fed one and it has the
     /// same priority and length. `None` where one side fed fewer chunks.
-    pub fn pairs(&self) -> impl Iterator<Item = (Option<(usize, u64)>, Option<(usize, u64)>)> {
+    pub fn pairs(&self) -> impl Iterator<Item = (Chunk, Chunk)> {
         let side = |v: &[Fed], k: usize| v.get(k).map(|f| (f.prio, f.bytes));
         (0..self.fixed.len().max(self.reference.len()))
             .map(move |k| (side(&self.reference, k), side(&self.fixed, k)))
