@@ -537,12 +537,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     s.detail("left queued", left_fx);
     // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
     // exceeds a bound fails, naming the queue and the excess.
-    for q in 0..5 {
-        s.bound(
-            format!("P{q} starvation gap (bytes)"),
-            t_fx.worst_wait[q] as f64,
-            bounds[q],
-        );
+    for (q, (&gap, &bound)) in t_fx.worst_wait.iter().zip(&bounds).enumerate() {
+        s.bound(format!("P{q} starvation gap (bytes)"), gap as f64, bound);
     }
     s.judge(opts.tolerances(KIND));
 
