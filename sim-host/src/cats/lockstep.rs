@@ -18,6 +18,10 @@ pub struct Fed {
     pub waiting: u8,
 }
 
+/// One side's `k`-th chunk of an event as the replay compares it: (priority, length); `None`
+/// where that side fed fewer chunks.
+pub type Compared = Option<(usize, u64)>;
+
 /// What one event did on both sides.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StepOut {
@@ -32,13 +36,10 @@ pub struct StepOut {
     pub fixed_deadlocks: u64,
 }
 
-/// One fed chunk's `(priority, bytes)`, `None` where a side fed fewer chunks.
-pub type Chunk = Option<(usize, u64)>;
-
 impl StepOut {
     /// The comparison the replay makes: chunk `k` agrees when both sides fed one and it has the
-    /// same priority and length. `None` where one side fed fewer chunks.
-    pub fn pairs(&self) -> impl Iterator<Item = (Chunk, Chunk)> {
+    /// same priority and length. Pairs are (reference, fixed).
+    pub fn pairs(&self) -> impl Iterator<Item = (Compared, Compared)> {
         let side = |v: &[Fed], k: usize| v.get(k).map(|f| (f.prio, f.bytes));
         (0..self.fixed.len().max(self.reference.len()))
             .map(move |k| (side(&self.reference, k), side(&self.fixed, k)))

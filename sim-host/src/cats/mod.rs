@@ -537,7 +537,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     s.detail("left queued", left_fx);
     // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
     // exceeds a bound fails, naming the queue and the excess.
-    for (q, (&gap, &bound)) in t_fx.worst_wait.iter().zip(bounds.iter()).enumerate() {
+    for (q, (&gap, &bound)) in t_fx.worst_wait.iter().zip(&bounds).enumerate() {
         s.bound(format!("P{q} starvation gap (bytes)"), gap as f64, bound);
     }
     s.judge(opts.tolerances(KIND));
