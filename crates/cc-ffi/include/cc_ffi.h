@@ -511,7 +511,9 @@ void cc_hpcc_flow_init(struct CcHpccFlow *flow, const struct CcHpccConfig *cfg);
 // One ACK: `ack_seq`, the sender's `snd_nxt`, and the INT block as received (`int_len` bytes,
 // `2 + 8·nhop`, network byte order). Writes the window after the ACK (Q24.8 bytes) to
 // `*out_window_q8_bytes` and returns the branch (`BAD`: malformed block, nothing changed; the
-// window written is the unchanged one).
+// window written is the unchanged one). Sequence numbers may wrap: `ack_seq` is compared with
+// the stored `snd_nxt` in serial-number order modulo 2^32 (after it iff
+// `0 < (ack_seq − last) mod 2^32 < 2^31`); 24-bit PSNs must be extended to 32 bits first.
 //
 // # Safety
 // `cfg` and `flow` were initialised; `int` is readable for `int_len` bytes (may be null when

@@ -2,7 +2,8 @@
 //! (`t_ns,ack_seq,snd_nxt,int`), labelled by hop count and the branch the call returns
 //! (`"1 hop, md"`, `"5 hops, ai"`, …). One case per hop count (1, 3, 5), each drawing only the
 //! ACKs whose INT block has that many hops (1 hop: `incast_1hop`, `near_eta`; 3 hops: the second
-//! path of `wrap_pathchange`; 5 hops: `multihop_moving`).
+//! paths of `wrap_pathchange` and `ties_multihop`; 5 hops: `multihop_moving`,
+//! `seq_wrap_long_flow` and the first path of `ties_multihop`).
 //!
 //! The host build of `hpcc_cc` replays every ACK of a fixture; the measured ACKs are spread evenly
 //! over the matching ones (at most `limit / fixtures` per fixture), and before each the simulated
