@@ -167,6 +167,9 @@ pub struct Config {
     pub(crate) t_high_q4: u32,
     /// `1 − α` in `Q0.32`, rounded (`0` for `α = 1`, ≤ `15/16·2^32`).
     pub(crate) one_minus_alpha_q32: u32,
+    /// `α = 2^32 − one_minus_alpha_q32` in `Q0.32`; `α = 1` is stored as `2^32 − 1` (the EWMA
+    /// is then `new_diff` less `|new_diff|·2^-68` ns).
+    pub(crate) alpha_q32: u32,
     /// `β` in `Q1.31` (≤ 2^31), for the `T_high` branch.
     pub(crate) beta_q31: u32,
     /// Smallest `rtt_diff` (Q4 ns) with `β·rtt_diff/minRTT ≥ 1` (capped at 2^30: unreachable).
@@ -417,6 +420,11 @@ impl Config {
             t_low_q4: p.t_low_ns << RTT_FRAC_BITS,
             t_high_q4: p.t_high_ns << RTT_FRAC_BITS,
             one_minus_alpha_q32: one_minus_alpha_q32 as u32,
+            alpha_q32: if one_minus_alpha_q32 == 0 {
+                u32::MAX
+            } else {
+                ((1u128 << 32) - one_minus_alpha_q32) as u32
+            },
             beta_q31: beta_q31 as u32,
             dthr_q4: dthr as u32,
             bg_bits: bits,

@@ -208,17 +208,6 @@ const fn mulhu(x: u32, y: u32) -> u32 {
     ((x as u64 * y as u64) >> 32) as u32
 }
 
-/// `⌊d·m / 2^32⌋` for a 96-bit `d` (`|d| < 2^95`) and a `u32` `m`: three word products
-/// (`i32·u32`, `u32·u32` and `mulhu`) summed. `|result| ≤ |d|`.
-#[inline(always)]
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // i32·u32 < 2^63; the sum is ⌊d·m/2^32⌋, |·| ≤ |d| < 2^95
-const fn mul_q32(d: i128, m: u32) -> i128 {
-    let h = (d >> 64) as i32;
-    let mid = (d >> 32) as u32;
-    let lo = d as u32;
-    (((h as i64 * m as i64) as i128) << 32) + (mid as u64 * m as u64) as i128 + mulhu(lo, m) as i128
-}
-
 /// Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
 #[inline(always)]
 const fn clamp(cfg: &Config, r: u32) -> u32 {
@@ -409,19 +398,39 @@ impl State {
             let ser_q4 = b * cfg.ser_m_hi + mulhu(b, cfg.ser_m_lo);
             ((dt_ns as u32) << RTT_FRAC_BITS).saturating_sub(ser_q4)
         } else {
-            match Self::rtt_q4_long(cfg, ev) {
-                Some(r) => r,
-                None => return self.skip(),
-            }
+            return self.on_completion_long(
+                cfg,
+                ev.t_send_ns,
+                ev.t_complete_ns,
+                ev.bytes,
+                ev.sending_rate_bps,
+            );
         };
         self.step(cfg, rtt, ev.bytes, ev.sending_rate_bps)
     }
 
-    /// [`rtt_q4`](Self::rtt_q4) out of line, for spans of 134 ms or more and for rejected events.
+    /// [`on_completion`](Self::on_completion) for spans of 134 ms or more and for rejected
+    /// events, out of line (reached by a tail call: the common path keeps no stack frame).
     #[cold]
     #[inline(never)]
-    fn rtt_q4_long(cfg: &Config, ev: &Completion) -> Option<u32> {
-        Self::rtt_q4(cfg, ev)
+    fn on_completion_long(
+        &mut self,
+        cfg: &Config,
+        t_send_ns: u64,
+        t_complete_ns: u64,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        let ev = Completion {
+            t_send_ns,
+            t_complete_ns,
+            bytes,
+            sending_rate_bps,
+        };
+        match Self::rtt_q4(cfg, &ev) {
+            Some(rtt) => self.step(cfg, rtt, bytes, sending_rate_bps),
+            None => self.skip(),
+        }
     }
 
     /// The rate computation engine (§3) on its own, for firmware that measured the RTT itself
@@ -448,10 +457,12 @@ impl State {
         self.step(cfg, rtt, bytes, sending_rate_bps)
     }
 
-    /// Algorithm 1 for one sample `rtt ≤ RTT_SAT_Q4`: the one implementation; rare sub-cases
-    /// (first sample, identical RTTs, `T_high`, optional rules) are out of line.
+    /// Algorithm 1 for one sample `rtt ≤ RTT_SAT_Q4`: the one implementation. Rare sub-cases
+    /// (first sample, runs of identical RTTs, `T_high`, the optional §5 rules) are out of line
+    /// and reached by tail calls, so the common path keeps no stack frame; the out-of-line
+    /// parts run the same code (`step_core`, `finish`) with the optional rules as a const
+    /// parameter.
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // ranges beside each step
     fn step(
         &mut self,
         cfg: &Config,
@@ -463,51 +474,102 @@ impl State {
             // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
             return self.init(rtt);
         }
+        if cfg.optional {
+            return self.step_optional(cfg, rtt, bytes, sending_rate_bps);
+        }
+        self.step_core::<false>(cfg, rtt, bytes, sending_rate_bps)
+    }
+
+    /// [`step`](Self::step) with an optional §5 rule on.
+    #[cold]
+    #[inline(never)]
+    fn step_optional(
+        &mut self,
+        cfg: &Config,
+        rtt: u32,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        self.step_core::<true>(cfg, rtt, bytes, sending_rate_bps)
+    }
+
+    /// Alg. 1's gradient for a started flow, then [`finish`](Self::finish).
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // ranges beside each step
+    fn step_core<const OPT: bool>(
+        &mut self,
+        cfg: &Config,
+        rtt: u32,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
         // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
         // Both in [0, 2^31): the difference fits i32.
         let nd = rtt as i32 - self.prev_rtt_q4 as i32;
         self.prev_rtt_q4 = rtt;
-        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff. g = rtt_diff/minRTT has the sign
-        // of rtt_diff (minRTT > 0), or of the residual in a run of identical RTTs.
-        let g_pos = if nd != 0 {
-            let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
-            self.diff_hi = h;
-            self.diff_mid = m;
-            self.diff_lo = l;
-            self.resid = 0;
-            // g > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
-            h >= 0 && (h as u32 | m | l) != 0
-        } else {
-            self.hold(cfg) > 0
-        };
+        if nd == 0 {
+            return self.step_hold::<OPT>(cfg, rtt, bytes, sending_rate_bps);
+        }
+        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
+        let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
+        self.diff_hi = h;
+        self.diff_mid = m;
+        self.diff_lo = l;
+        self.resid = 0;
+        // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
+        let g_pos = h >= 0 && (h as u32 | m | l) != 0;
+        self.finish::<OPT>(cfg, rtt, g_pos, bytes, sending_rate_bps)
+    }
 
+    /// A run of identical RTTs ([`hold`](Self::hold)), then [`finish`](Self::finish).
+    #[inline(never)]
+    fn step_hold<const OPT: bool>(
+        &mut self,
+        cfg: &Config,
+        rtt: u32,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
+        let g_pos = self.hold(cfg) > 0;
+        self.finish::<OPT>(cfg, rtt, g_pos, bytes, sending_rate_bps)
+    }
+
+    /// Alg. 1's branches for `rtt` and the sign of `g` (`g_pos`: `g > 0`), then the clamp.
+    #[inline(always)]
+    fn finish<const OPT: bool>(
+        &mut self,
+        cfg: &Config,
+        rtt: u32,
+        g_pos: bool,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Update {
         let mut app_limited = false;
         let branch = if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            app_limited = self.grow(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
             Branch::Low
         } else if rtt > cfg.t_high_q4 {
             // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
-            self.hai_count = 0;
-            self.high(cfg, rtt, bytes);
-            Branch::High
+            return self.high(cfg, rtt, bytes);
         } else if !g_pos {
             // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
             // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
             self.hai_count = self.hai_count.saturating_add(1);
             if u32::from(self.hai_count) >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
-                app_limited = self.grow(cfg, cfg.hai, cfg.delta_hai_u, bytes, sending_rate_bps);
+                app_limited =
+                    self.grow::<OPT>(cfg, cfg.hai, cfg.delta_hai_u, bytes, sending_rate_bps);
                 Branch::Hai
             } else {
                 // Alg. 1: rate ← rate + δ
-                app_limited = self.grow(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+                app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
                 Branch::Inc
             }
         } else {
             // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
             self.hai_count = 0;
-            self.dec(cfg, self.diff_q36(), bytes);
+            self.dec::<OPT>(cfg, self.diff_q36(), bytes);
             Branch::Dec
         };
         Update {
@@ -549,34 +611,46 @@ impl State {
     /// of identical samples for which an f64 implementation still sees `g ≠ 0`; `rtt_diff`
     /// keeps decaying and steering the rate, and once it reaches 0 (or stalls at −1 ulp) only
     /// the countdown's sign remains, with no effect on the rate. Returns the sign of `g`.
-    #[inline(never)]
+    #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
     fn hold(&mut self, cfg: &Config) -> i32 {
-        let d = self.diff();
+        let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
+        let zero = (h as u32 | m | l) == 0;
         let mut r = self.resid;
         if r == 0 {
-            if d == 0 {
+            if zero {
                 return 0; // exactly 0: g = 0
             }
-            let h = Self::residual_events(cfg, d.unsigned_abs());
-            r = if d > 0 { h } else { -h };
+            r = self.countdown_start(cfg);
         }
-        // (1 − α)·d, floored.
-        let mut d_new = mul_q32(d, cfg.one_minus_alpha_q32);
-        if d_new == d || r.unsigned_abs() <= 1 {
+        // (1 − α)·d, floored: the EWMA step with new_rtt_diff = 0.
+        let (mut h2, mut m2, mut l2) = ewma(cfg, h, m, l, 0);
+        if (h2 == h && m2 == m && l2 == l) || r.unsigned_abs() <= 1 {
             // Stalled at −1 ulp, or the f64 gradient flushes after this sample: the rest is a
             // residual (the sign this time, then 0).
-            d_new = 0;
+            (h2, m2, l2) = (0, 0, 0);
         }
-        self.set_diff(d_new);
+        self.diff_hi = h2;
+        self.diff_mid = m2;
+        self.diff_lo = l2;
         self.resid = r - r.signum();
-        if d_new > 0 {
-            1
-        } else if d_new < 0 {
+        if h2 < 0 {
             -1
+        } else if (h2 as u32 | m2 | l2) != 0 {
+            1
         } else {
             i32::from(r.signum())
         }
+    }
+
+    /// The countdown at the first identical sample of a run: `±residual_events(|rtt_diff|)`
+    /// with `rtt_diff`'s sign (out of line: once per run).
+    #[cold]
+    #[inline(never)]
+    fn countdown_start(&self, cfg: &Config) -> i16 {
+        let d = self.diff();
+        let k = Self::residual_events(cfg, d.unsigned_abs());
+        if d > 0 { k } else { -k }
     }
 
     /// Identical samples for which an f64 EWMA of magnitude `mag·2^-68` ns (before the first
@@ -600,7 +674,7 @@ impl State {
     /// `rate ← clamp(rate + step)` (saturating: rates), unless an optional §5 rule changes it;
     /// returns whether the application-limited rule suppressed it.
     #[inline(always)]
-    fn grow(
+    fn grow<const OPT: bool>(
         &mut self,
         cfg: &Config,
         range: config::IncRange,
@@ -608,7 +682,7 @@ impl State {
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> bool {
-        if cfg.optional {
+        if OPT {
             return self.grow_optional(cfg, step, bytes, sending_rate_bps);
         }
         self.rate_u = increase(cfg, self.rate_u, range, step);
@@ -651,8 +725,8 @@ impl State {
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss
     )] // d > 0: its high word is ≥ 0
-    fn dec(&mut self, cfg: &Config, d: i64, bytes: u32) {
-        if cfg.scale_mul_q8 != 0 {
+    fn dec<const OPT: bool>(&mut self, cfg: &Config, d: i64, bytes: u32) {
+        if OPT && cfg.scale_mul_q8 != 0 {
             return self.dec_scaled(cfg, d, bytes);
         }
         let r = if (d >> 32) as u32 >= cfg.dthr_q4 {
@@ -697,11 +771,12 @@ impl State {
     }
 
     /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`, full
-    /// width), optionally scaled (§5).
+    /// width), optionally scaled (§5); the HAI counter restarts.
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u128 ranges beside each step
-    fn high(&mut self, cfg: &Config, rtt_q4: u32, bytes: u32) {
+    fn high(&mut self, cfg: &Config, rtt_q4: u32, bytes: u32) -> Update {
+        self.hai_count = 0;
         let ratio_q30 = ratio_q30(cfg.t_high_q4, u64::from(rtt_q4)); // T_high/rtt < 1, in Q30
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61; to Q32.
         let cut =
@@ -711,6 +786,12 @@ impl State {
             Some(s) => (cut * u128::from(s)) >> 30,
         };
         self.apply_cut(cfg, cut);
+        Update {
+            rate_bps: self.rate_bps(),
+            branch: Branch::High,
+            rtt_q4,
+            app_limited: false,
+        }
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
@@ -739,7 +820,7 @@ impl State {
 /// and `1 − α` in `Q0.32`:
 /// * `⌊(1 − α)·d⌋ = (1−α)_q32·h·2^32 + (1−α)_q32·m + mulhu((1−α)_q32, l)` (floored: ≤ 2^-68 ns
 ///   per event; three word products),
-/// * `α·N = nd·2^64 − (1−α)_q32·nd·2^32`, exact.
+/// * `α·N = α_q32·nd·2^32` (exact; for `α = 1`, stored as `1 − 2^-32`, `|nd|·2^-68` ns low).
 ///
 /// The result is a convex combination of `d` and `N` (`|·| < 2^95`): its top 64 bits fit an
 /// `i64` at every step below.
@@ -757,9 +838,8 @@ fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     // R = p_h·2^32 + p_m + p_l: low word, then the top 64 bits (|R| ≤ |d| < 2^95).
     let t0 = u64::from(p_m as u32) + p_l; // < 2^33
     let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
-    // α·N in the top 64 bits: nd·2^32 − (1−α)_q32·nd (|·| ≤ |nd|·2^32 < 2^63).
-    let n = i64::from(nd);
-    let alpha_n = (n << 32) - n * i64::from(oma);
+    // α·N in the top 64 bits: α_q32·nd (|·| < 2^63; one i32·u32 product).
+    let alpha_n = i64::from(nd) * i64::from(cfg.alpha_q32);
     let top = r_top + alpha_n; // convex combination: < 2^63
     ((top >> 32) as i32, top as u32, t0 as u32)
 }
