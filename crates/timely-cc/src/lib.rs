@@ -647,6 +647,7 @@ impl State {
     /// with `rtt_diff`'s sign (out of line: once per run).
     #[cold]
     #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects)] // 0 ≤ k ≤ i16::MAX: −k fits
     fn countdown_start(&self, cfg: &Config) -> i16 {
         let d = self.diff();
         let k = Self::residual_events(cfg, d.unsigned_abs());
