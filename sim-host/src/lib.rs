@@ -6,13 +6,17 @@
 //! fixed-point crate (through its public API, exactly as firmware would) and to the f64
 //! reference → per-event pairs are compared → the report (text, JSON, CSV, SVG).
 
-/// `print!` that never panics: a closed pipe (`sim-host … | head`) or a full disk just ends the
-/// output instead of aborting the process with "Broken pipe".
+/// `print!` that never panics: a closed pipe (`sim-host … | head`) or a full disk ends the
+/// output instead of aborting the process with "Broken pipe", and is remembered
+/// ([`output::stdout_failed`]) so the command exits 2 instead of reporting success.
 #[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout().lock(), $($arg)*);
+        let mut o = std::io::stdout().lock();
+        if write!(o, $($arg)*).and_then(|()| o.flush()).is_err() {
+            $crate::output::note_stdout_error();
+        }
     }};
 }
 
@@ -22,13 +26,17 @@ macro_rules! outln {
     () => { $crate::out!("\n") };
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        let mut o = std::io::stdout().lock();
+        if writeln!(o, $($arg)*).and_then(|()| o.flush()).is_err() {
+            $crate::output::note_stdout_error();
+        }
     }};
 }
 
 pub mod cats;
 pub mod fixtures;
 pub mod hpcc;
+pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod summary;

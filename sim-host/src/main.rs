@@ -25,17 +25,24 @@ enum Cmd {
         /// Trace kind: all (recognised by header row), timely, hpcc, cats.
         #[arg(value_enum)]
         kind: KindArg,
-        /// A trace file (.csv; for hpcc also .pcap/.pcapng) or a directory of them.
+        /// A trace file (.csv; for hpcc also .pcap/.pcapng/.cap, any case), `-` for standard
+        /// input, or a directory of them (every file visited once, links followed).
         path: PathBuf,
-        /// Override a parameter (a Config field name), e.g. --set beta=0.5. Wins over `# set` lines.
+        /// Override a parameter (a Config field name), e.g. --set beta=0.5; repeatable. Wins over
+        /// `# set` lines.
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
         set: Vec<Param>,
-        /// Write one row per event (a directory when PATH is a directory).
+        /// Write one row per event (a directory when PATH is a directory: one file per trace,
+        /// its relative path + `.out.csv`). Never an input; written whole or not at all.
         #[arg(long, value_name = "OUT.csv")]
         out: Option<PathBuf>,
-        /// Draw an SVG plot (a directory when PATH is a directory).
+        /// Draw an SVG plot (a directory when PATH is a directory: relative path + `.svg`).
         #[arg(long, value_name = "OUT.svg")]
         plot: Option<PathBuf>,
+        /// In a directory, pass over `.csv` files whose header row names no trace kind (without
+        /// it they are errors: exit 2).
+        #[arg(long)]
+        skip_unknown: bool,
         /// Print the summary as JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -102,6 +109,7 @@ fn main() -> ExitCode {
             plot,
             json,
             mode,
+            skip_unknown,
             min_agreement,
             max_p99_rel_err,
             max_rel_err,
@@ -134,6 +142,7 @@ fn main() -> ExitCode {
                     max_p99_rel_err,
                     max_rel_err,
                 },
+                skip_unknown,
             };
             replay::run(kind, &path, &opts, json)
         }
@@ -157,6 +166,13 @@ fn main() -> ExitCode {
                 Some(KindArg::Hpcc) => vec![Kind::Hpcc],
                 Some(KindArg::Cats) => vec![Kind::Cats],
             };
+            if check && !dir.is_dir() {
+                eprintln!(
+                    "error: {}: not a directory (fixtures --check compares the files in it)",
+                    dir.display()
+                );
+                return ExitCode::from(replay::EXIT_INPUT as u8);
+            }
             sim_host::fixtures::run(&dir, &kinds, check)
         }
     };

@@ -78,9 +78,21 @@ pub const PALETTE: [RGBColor; 5] = [
 
 /// Draws `panels` stacked vertically into an SVG file.
 pub fn draw(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result<(), String> {
+    // Drawn beside the target and renamed into place: a failed plot leaves no partial file.
+    let tmp = crate::output::temp_beside(path);
+    match draw_svg(&tmp, title, x_label, panels) {
+        Ok(()) => crate::output::commit_temp(&tmp, path).map_err(|e| e.msg),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn draw_svg(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result<(), String> {
     let height = 60 + 300 * panels.len().max(1) as u32;
     let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| format!("{}: cannot draw plot: {e}", path.display());
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw plot: {e}");
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let root = root
         .titled(title, ("sans-serif", 20))

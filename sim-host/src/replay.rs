@@ -85,6 +85,16 @@ impl Kind {
         }
     }
 
+    /// The command-line name of a kind argument (`all`, `timely`, …).
+    pub fn arg_name(arg: KindArg) -> &'static str {
+        match arg {
+            KindArg::All => "all",
+            KindArg::Timely => "timely",
+            KindArg::Hpcc => "hpcc",
+            KindArg::Cats => "cats",
+        }
+    }
+
     fn matches(self, arg: KindArg) -> bool {
         matches!(
             (arg, self),
@@ -100,7 +110,7 @@ impl Kind {
         if is_capture(path) {
             return Ok(Kind::Hpcc);
         }
-        let header = sniff_header(path)?;
+        let (line, header) = sniff_header(path)?;
         Kind::ALL
             .into_iter()
             .find(|k| k.header() == header)
@@ -109,8 +119,9 @@ impl Kind {
                     .iter()
                     .map(|k| format!("{}: {}", k.name(), k.header()))
                     .collect();
-                InputError::file(
+                InputError::at(
                     path,
+                    line,
                     format!(
                         "header row {header:?} is not a known trace kind ({})",
                         known.join("; ")
@@ -125,23 +136,39 @@ impl Kind {
             Kind::Hpcc => hpcc::replay(path, opts),
             Kind::Cats => cats::replay(path, opts),
         }?;
-        // A trace with a header and nothing else would "pass" vacuously: say so instead.
-        if sums.iter().all(|s| s.events == 0) {
-            return Err(InputError::file(
-                path,
-                "no events after the header row: nothing to compare",
-            ));
+        // A trace (or a capture's flow) in which nothing was compared would "pass" vacuously:
+        // every row skipped, every INT block malformed, no CATS chunk fed.
+        for s in &sums {
+            let compared = match self {
+                Kind::Cats => s.agreement.total,
+                Kind::Timely | Kind::Hpcc => s.events.saturating_sub(s.skipped),
+            };
+            if compared == 0 {
+                return Err(InputError::file(
+                    path,
+                    format!(
+                        "no comparable events in {} ({} events, {} skipped): nothing to compare",
+                        s.trace, s.events, s.skipped
+                    ),
+                ));
+            }
         }
         Ok(sums)
     }
 }
 
-/// A pcap or pcapng capture (by extension).
+/// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
 pub fn is_capture(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("pcap" | "pcapng" | "cap")
-    )
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "pcap" | "pcapng" | "cap"))
+}
+
+/// A CSV trace (by extension, in any case).
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
 /// Tolerance overrides from the command line (`None`: the kind's default).
@@ -168,6 +195,9 @@ pub struct ReplayOpts {
     pub mode: Mode,
     /// Tolerance overrides.
     pub tol: TolOverride,
+    /// `--skip-unknown`: in a directory, pass over `.csv` files whose header names no trace
+    /// kind instead of failing on them.
+    pub skip_unknown: bool,
 }
 
 impl ReplayOpts {
@@ -191,31 +221,90 @@ enum Outcome {
 /// Runs `sim-host replay KIND PATH`; returns the exit code. Prints the report to stdout and
 /// errors to stderr.
 pub fn run(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
-    if path.is_dir() {
+    let code = if path == Path::new("-") {
+        run_stdin(kind, opts, json)
+    } else if path.is_dir() {
         run_dir(kind, path, opts, json)
     } else {
         run_file(kind, path, opts, json)
+    };
+    if crate::output::stdout_failed() {
+        eprintln!("error: cannot write the report to standard output");
+        return EXIT_INPUT;
     }
+    code
+}
+
+/// `-`: the trace on standard input, read once into a temporary file (a capture when it starts
+/// with a pcap or pcapng magic number, CSV otherwise) and replayed from there; reports name it
+/// `-`.
+fn run_stdin(kind: KindArg, opts: &ReplayOpts, json: bool) -> i32 {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
+        return report_error(&InputError::file(Path::new("-"), format!("cannot read: {e}")));
+    }
+    let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
+    let capture = matches!(
+        magic,
+        Some(
+            [0xd4, 0xc3, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0xc3, 0xd4]
+                | [0x4d, 0x3c, 0xb2, 0xa1]
+                | [0xa1, 0xb2, 0x3c, 0x4d]
+                | [0x0a, 0x0d, 0x0d, 0x0a]
+        )
+    );
+    let dir = std::env::temp_dir().join(format!("sim-host-stdin-{}", std::process::id()));
+    let tmp = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
+    let code = match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&tmp, &bytes)) {
+        Ok(()) => run_file_named(kind, &tmp, Path::new("-"), opts, json),
+        Err(e) => report_error(&InputError::file(Path::new("-"), format!("cannot buffer: {e}"))),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    code
 }
 
 fn run_file(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+    run_file_named(kind, path, path, opts, json)
+}
+
+/// Replays `path`, naming it `shown` in reports and errors.
+fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+    let rename = |mut e: InputError| {
+        if e.file == path {
+            e.file = shown.to_path_buf();
+        }
+        e
+    };
+    for out in [&opts.out, &opts.plot].into_iter().flatten() {
+        if let Err(e) = crate::output::refuse_inputs(out, &[path]) {
+            return report_error(&e);
+        }
+    }
     let detected = match Kind::detect(path) {
         Ok(k) => k,
-        Err(e) => return report_error(&e),
+        Err(e) => return report_error(&rename(e)),
     };
     if !detected.matches(kind) {
         return report_error(&InputError::file(
-            path,
+            shown,
             format!(
-                "this is a {} trace (header {:?}), not a {:?} one",
+                "this is a {} trace (header {:?}), not a {} one",
                 detected.name(),
                 detected.header(),
-                kind
+                Kind::arg_name(kind)
             ),
         ));
     }
-    match detected.replay(path, opts) {
-        Ok(sums) => {
+    match detected.replay(path, opts).map_err(rename) {
+        Ok(mut sums) => {
+            if shown != path {
+                let (from, to) = (path.display().to_string(), shown.display().to_string());
+                for s in &mut sums {
+                    s.trace = s.trace.replacen(&from, &to, 1);
+                }
+            }
             if json {
                 let v = if sums.len() == 1 {
                     serde_json::to_value(&sums[0])
@@ -246,11 +335,19 @@ fn report_error(e: &InputError) -> i32 {
     EXIT_INPUT
 }
 
-/// Every trace file below `dir` (sorted): `.csv`, `.pcap`, `.pcapng`.
+/// Every trace file below `dir` (sorted): `.csv`, `.pcap`, `.pcapng`, `.cap` in any case.
+/// Symbolic links are followed, but every folder and every file is visited once (by canonical
+/// path): a link back up the tree (`up -> ..`) or to itself (`self -> .`) adds nothing.
 pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let mut out = Vec::new();
+    let mut seen_dirs = std::collections::HashSet::new();
+    let mut seen_files = std::collections::HashSet::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
+        if !seen_dirs.insert(canon(&d)) {
+            continue;
+        }
         let rd = std::fs::read_dir(&d)
             .map_err(|e| InputError::file(&d, format!("cannot list directory: {e}")))?;
         for entry in rd {
@@ -259,7 +356,7 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
             let p = entry.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if is_capture(&p) || p.extension().is_some_and(|e| e == "csv") {
+            } else if (is_capture(&p) || is_csv(&p)) && seen_files.insert(canon(&p)) {
                 out.push(p);
             }
         }
@@ -268,13 +365,15 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
     Ok(out)
 }
 
-/// The per-trace output file inside a directory given to `--out`/`--plot`.
-pub fn output_in(dir: &Path, kind: Kind, trace: &Path, ext: &str) -> PathBuf {
-    let stem = trace
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("trace");
-    dir.join(format!("{}-{}.{}", kind.name(), stem, ext))
+/// The per-trace output file inside a directory given to `--out`/`--plot`: the trace's path
+/// relative to the replayed directory, with its own extension kept and `suffix` appended
+/// (`timely/incast.csv` → `OUT/timely/incast.csv.out.csv`), so two traces never share an
+/// output, whatever their folders or extensions.
+pub fn output_in(out_dir: &Path, root: &Path, trace: &Path, suffix: &str) -> PathBuf {
+    let rel = trace.strip_prefix(root).unwrap_or(trace);
+    let mut name = rel.as_os_str().to_os_string();
+    name.push(suffix);
+    out_dir.join(name)
 }
 
 fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
@@ -282,30 +381,46 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
         Ok(f) => f,
         Err(e) => return report_error(&e),
     };
-    for d in [&opts.out, &opts.plot].into_iter().flatten() {
-        if let Err(e) = std::fs::create_dir_all(d) {
-            return report_error(&InputError::file(
-                d,
-                format!("cannot create output directory: {e}"),
-            ));
-        }
-    }
-    // Recognise kinds first (cheap), keep the requested ones.
+    // Recognise kinds first (cheap), keep the requested ones. A file whose header names no
+    // kind is an error (it may be a trace with a typo) unless --skip-unknown.
     let mut jobs = Vec::new();
     let mut outcomes: Vec<(PathBuf, Outcome)> = Vec::new();
+    let mut unknown = 0usize;
     for f in files {
         match Kind::detect(&f) {
             Ok(k) if k.matches(kind) => jobs.push((f, k)),
             Ok(_) => {}
-            Err(e) if kind == KindArg::All => outcomes.push((f, Outcome::Failed(e))),
-            Err(_) => {}
+            Err(_) if opts.skip_unknown => unknown += 1,
+            Err(e) => outcomes.push((f, Outcome::Failed(e))),
         }
     }
     if jobs.is_empty() && outcomes.is_empty() {
         return report_error(&InputError::file(
             dir,
-            format!("no {kind:?} traces found (looked for .csv, .pcap, .pcapng)"),
+            format!(
+                "no {} traces found (looked for .csv, .pcap, .pcapng, .cap)",
+                Kind::arg_name(kind)
+            ),
         ));
+    }
+    // Every output, named before anything is written: never an input, never twice.
+    let inputs: Vec<&Path> = jobs.iter().map(|(f, _)| f.as_path()).collect();
+    let name = |o: &Option<PathBuf>, f: &Path, suffix: &str| {
+        o.as_ref().map(|d| output_in(d, dir, f, suffix))
+    };
+    for (f, _) in &jobs {
+        for o in [name(&opts.out, f, ".out.csv"), name(&opts.plot, f, ".svg")]
+            .into_iter()
+            .flatten()
+        {
+            let made = o
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .map_err(|e| InputError::file(&o, format!("cannot create its folder: {e}")));
+            if let Err(e) = made.and_then(|()| crate::output::refuse_inputs(&o, &inputs)) {
+                return report_error(&e);
+            }
+        }
     }
     let bar = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::hidden());
     bar.set_style(
@@ -321,8 +436,8 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
         .par_iter()
         .map(|(f, k)| {
             let mut o = opts.clone();
-            o.out = opts.out.as_ref().map(|d| output_in(d, *k, f, "csv"));
-            o.plot = opts.plot.as_ref().map(|d| output_in(d, *k, f, "svg"));
+            o.out = name(&opts.out, f, ".out.csv");
+            o.plot = name(&opts.plot, f, ".svg");
             let r = match k.replay(f, &o) {
                 Ok(s) => Outcome::Done(s),
                 Err(e) => Outcome::Failed(e),
@@ -368,14 +483,27 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
             crate::out!("{}", s.render());
         }
         let fails = summaries.iter().filter(|s| !s.within_tolerance).count();
+        let skipped = if unknown > 0 {
+            format!(", {unknown} unknown skipped")
+        } else {
+            String::new()
+        };
         crate::outln!(
-            "\n{} traces: {} within tolerance, {} outside, {} unreadable ({:.1} s)",
+            "\n{} traces: {} within tolerance, {} outside, {} unreadable{skipped} ({:.1} s)",
             summaries.len() + errors.len(),
             summaries.len() - fails,
             fails,
             errors.len(),
             started.elapsed().as_secs_f64()
         );
+    }
+    // Warnings (a capture cut inside a record, …) are not in the table: say them here.
+    for s in &summaries {
+        for (k, v) in &s.details {
+            if k == "warning" {
+                eprintln!("warning: {}: {}", s.trace, v.as_str().unwrap_or_default());
+            }
+        }
     }
     for e in &errors {
         eprintln!("error: {e}");

@@ -117,10 +117,12 @@ pub struct TraceReader {
     header_line: u64,
     params: Vec<Param>,
     record: csv::StringRecord,
+    /// A data row has been read: `# set` lines are no longer accepted.
+    data_seen: bool,
 }
 
 /// Reads the first non-comment line of a file (the header row), for recognising a trace's kind.
-pub fn sniff_header(path: &Path) -> Result<String, InputError> {
+pub fn sniff_header(path: &Path) -> Result<(u64, String), InputError> {
     let f = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
     let mut r = BufReader::new(f);
     let mut line = String::new();
@@ -137,11 +139,11 @@ pub fn sniff_header(path: &Path) -> Result<String, InputError> {
                 "no header row (the file is empty or all comments)",
             ));
         }
-        let t = line.trim();
+        let t = line.trim().trim_start_matches('\u{feff}').trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        return Ok(t.replace(' ', ""));
+        return Ok((n, t.replace(' ', "")));
     }
 }
 
@@ -168,6 +170,7 @@ impl TraceReader {
             header_line: 0,
             params: Vec::new(),
             record: csv::StringRecord::new(),
+            data_seen: false,
         };
         loop {
             let Some(line) = me.read_raw()? else {
@@ -176,7 +179,10 @@ impl TraceReader {
                     "no header row (the file is empty or all comments)",
                 ));
             };
-            if me.record.iter().all(str::is_empty) {
+            if line == 1 {
+                me.strip_bom();
+            }
+            if me.is_blank() {
                 continue;
             }
             if me.is_comment() {
@@ -208,30 +214,79 @@ impl TraceReader {
         self.record.get(0).is_some_and(|f| f.starts_with('#'))
     }
 
+    /// A blank line (one empty field). A row of empty fields (`,,`) is not blank: it is an
+    /// error at its line.
+    fn is_blank(&self) -> bool {
+        self.record.len() <= 1 && self.record.iter().all(str::is_empty)
+    }
+
+    /// A UTF-8 byte-order mark before the first field (spreadsheets write one) is dropped.
+    fn strip_bom(&mut self) {
+        if let Some(f) = self.record.get(0)
+            && let Some(rest) = f.strip_prefix('\u{feff}')
+        {
+            let mut r = csv::StringRecord::new();
+            r.push_field(rest.trim());
+            for x in self.record.iter().skip(1) {
+                r.push_field(x);
+            }
+            let pos = self.record.position().cloned();
+            r.set_position(pos);
+            self.record = r;
+        }
+    }
+
     /// The comment's text; `# set KEY=VALUE` lines become parameters.
     fn take_comment(&mut self, line: u64) -> Result<(), InputError> {
         let text = self.record.iter().collect::<Vec<_>>().join(",");
         let body = text.trim_start_matches('#').trim();
-        if let Some(rest) = body
+        let set = body
             .strip_prefix("set ")
-            .or_else(|| body.strip_prefix("set\t"))
-        {
-            let Some((k, v)) = rest.split_once('=') else {
-                return Err(InputError::at(
-                    &self.path,
-                    line,
-                    format!("`# set` line needs KEY=VALUE, found {rest:?}"),
-                ));
-            };
-            if !self.header.is_empty() {
+            .or_else(|| body.strip_prefix("set\t"));
+        let Some(rest) = set else {
+            // A comment that looks like a mistyped parameter line would silently leave the
+            // default in force: `# SET k=v`, `# Set k=v`, `# set: k=v`, `# set:k=v`.
+            let lower = body.to_ascii_lowercase();
+            if lower.starts_with("set ") || lower.starts_with("set\t") || lower.starts_with("set:")
+            {
                 return Err(InputError::at(
                     &self.path,
                     line,
                     format!(
-                        "`# set {k}` after the header row: parameters must come before the data"
+                        "{:?} looks like a parameter line but is not one: write `# set KEY=VALUE` \
+                         (lowercase `set`, a space, no colon)",
+                        text.trim()
                     ),
                 ));
             }
+            return Ok(());
+        };
+        let Some((k, v)) = rest.split_once('=') else {
+            return Err(InputError::at(
+                &self.path,
+                line,
+                format!("`# set` line needs KEY=VALUE, found {rest:?}"),
+            ));
+        };
+        if self.data_seen {
+            return Err(InputError::at(
+                &self.path,
+                line,
+                format!("`# set {}` after the first data row: parameters must come before the data", k.trim()),
+            ));
+        }
+        if let Some(first) = self.params.iter().find(|p| p.key == k.trim()) {
+            return Err(InputError::at(
+                &self.path,
+                line,
+                format!(
+                    "`# set {}` again (first set at line {}): one value per parameter",
+                    k.trim(),
+                    first.line.unwrap_or(0)
+                ),
+            ));
+        }
+        {
             self.params.push(Param {
                 key: k.trim().to_string(),
                 value: v.trim().to_string(),
@@ -280,7 +335,7 @@ impl TraceReader {
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
-            if self.record.iter().all(str::is_empty) {
+            if self.is_blank() {
                 continue;
             }
             if self.is_comment() {
@@ -288,6 +343,27 @@ impl TraceReader {
                     return Some(Err(e));
                 }
                 continue;
+            }
+            self.data_seen = true;
+            if self.record.iter().all(str::is_empty) {
+                return Some(Err(InputError::at(&self.path, line, "empty row (only commas)")));
+            }
+            // The csv crate reads `0x100` as 256 for an integer field: traces are decimal, so a
+            // `0x` prefix is a mistake (the HPCC INT column is bare hex).
+            if let Some((i, f)) = self
+                .record
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.starts_with("0x") || f.starts_with("0X"))
+            {
+                return Some(Err(InputError::at(
+                    &self.path,
+                    line,
+                    format!(
+                        "field {}: {f:?} has a 0x prefix (numbers are decimal; the INT block is bare hex)",
+                        self.header.get(i).unwrap_or("?")
+                    ),
+                )));
             }
             if self.record.len() != self.header.len() {
                 return Some(Err(InputError::at(

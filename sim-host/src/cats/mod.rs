@@ -23,7 +23,6 @@ use cats_conductor::{Config, ConfigError, Multiplier, Prio};
 use lockstep::{Lockstep, StepOut};
 use reference::{RefParams, starvation_bound_bytes};
 use serde::Deserialize;
-use std::io::Write as _;
 use std::path::Path;
 
 /// The trace's header row, exactly.
@@ -345,12 +344,11 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 
     let mut out = match &opts.out {
         Some(p) => {
-            let f = std::fs::File::create(p)
-                .map_err(|e| InputError::file(p, format!("cannot create: {e}")))?;
-            let mut w = std::io::BufWriter::new(f);
-            writeln!(w, "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed")
-                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
-            Some((p.clone(), w))
+            let mut o = crate::output::Output::create(p, &[path])?;
+            o.line(format_args!(
+                "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed"
+            ))?;
+            Some(o)
         }
         None => None,
     };
@@ -397,14 +395,13 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         }
         for (a, b) in step.pairs() {
             agreement.add(a.is_some() && a == b, at(chunk_no));
-            if let Some((p, w)) = &mut out {
+            if let Some(w) = &mut out {
                 let cell = |c: Option<(usize, u64)>| match c {
                     Some((q, n)) => (q.to_string(), n.to_string()),
                     None => (String::new(), String::new()),
                 };
                 let ((pr, br), (pf, bf)) = (cell(a), cell(b));
-                writeln!(w, "{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns)
-                    .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+                w.line(format_args!("{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns))?;
             }
             // Cumulative bytes per priority after *this* chunk (not after the whole event, which
             // can feed a hundred chunks at once and would draw them as one step).
@@ -419,9 +416,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             chunk_no += 1;
         }
     }
-    if let Some((p, mut w)) = out {
-        w.flush()
-            .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+    if let Some(w) = out {
+        w.commit()?;
     }
 
     let trace = path.display().to_string();

@@ -318,10 +318,14 @@ impl PsnExtender {
     }
 }
 
-fn suffixed(p: &Path, qp: u32) -> PathBuf {
+/// The `--out`/`--plot` file of one flow of a multi-flow capture: the flow's QP and endpoints
+/// before the extension (`out.csv` → `out-qp17-10.0.0.1-10.0.0.2.csv`), so flows that share a
+/// QP number between different hosts never share a file.
+fn suffixed(p: &Path, k: &FlowKey) -> PathBuf {
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
     let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
-    p.with_file_name(format!("{stem}-qp{qp}.{ext}"))
+    let tag = format!("qp{}-{}-{}", k.qp, k.a, k.b).replace(':', "_");
+    p.with_file_name(format!("{stem}-{tag}.{ext}"))
 }
 
 /// Replays every flow of a capture; one summary per flow (flows in order of their first ACK).
@@ -349,7 +353,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
     for k in &order {
         let name_out = |o: &Option<PathBuf>| {
             o.as_ref()
-                .map(|p| if single { p.clone() } else { suffixed(p, k.qp) })
+                .map(|p| if single { p.clone() } else { suffixed(p, k) })
         };
         let name = format!("{file}#qp{}({}-{})", k.qp, k.a, k.b);
         let flow = Flow::new(

@@ -2,14 +2,13 @@
 //! trace (or per capture flow).
 
 use super::reference::{RefParams, Reference, decode_int};
+use crate::output::Output;
 use crate::plot::{self, Decimator, Panel, Series};
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{Config, ConfigError, Params, Ratio, RawParts, State};
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The `--out` columns, exactly.
@@ -209,7 +208,7 @@ pub struct Flow {
     events: u64,
     skipped: u64,
     branches: BTreeMap<&'static str, u64>,
-    out: Option<(PathBuf, BufWriter<File>)>,
+    out: Option<Output>,
     plot: Option<(PathBuf, Decimator<PlotPoint>)>,
 }
 
@@ -224,12 +223,9 @@ impl Flow {
     ) -> Result<Flow, InputError> {
         let out = match out {
             Some(p) => {
-                let f = File::create(&p)
-                    .map_err(|e| InputError::file(&p, format!("cannot create: {e}")))?;
-                let mut w = BufWriter::new(f);
-                writeln!(w, "{OUT_HEADER}")
-                    .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
-                Some((p, w))
+                let mut o = Output::create(&p, &[])?;
+                o.line(format_args!("{OUT_HEADER}"))?;
+                Some(o)
             }
             None => None,
         };
@@ -285,9 +281,8 @@ impl Flow {
         let u_fix = self.fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
         self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
         self.u_ref_max = self.u_ref_max.max(u_ref);
-        if let Some((p, w)) = &mut self.out {
-            writeln!(
-                w,
+        if let Some(w) = &mut self.out {
+            w.line(format_args!(
                 "{},{},{:.9},{:.9},{:.6},{:.6},{:.1},{},{},{}",
                 self.events,
                 t_ns,
@@ -299,8 +294,7 @@ impl Flow {
                 up.rate_bps,
                 br,
                 bf
-            )
-            .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            ))?;
         }
         if let Some((_, d)) = &mut self.plot {
             d.offer(self.events, || PlotPoint {
@@ -322,9 +316,8 @@ impl Flow {
 
     /// Finishes: flushes `--out`, draws `--plot`, and judges the summary.
     pub fn finish(mut self, opts: &ReplayOpts) -> Result<Summary, InputError> {
-        if let Some((p, w)) = &mut self.out {
-            w.flush()
-                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+        if let Some(w) = self.out.take() {
+            w.commit()?;
         }
         if let Some((p, d)) = &self.plot {
             let pts = d.samples();

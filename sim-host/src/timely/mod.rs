@@ -10,6 +10,7 @@ pub mod params;
 pub mod reference;
 
 use crate::fixtures::FixtureFile;
+use crate::output::Output;
 use crate::plot::{self, Decimator, Panel, Series};
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
@@ -17,7 +18,6 @@ use crate::trace::{InputError, TraceReader, merged_params};
 use lockstep::Lockstep;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 /// The trace's header row, exactly.
@@ -59,12 +59,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 
     let mut out = match &opts.out {
         Some(p) => {
-            let f = std::fs::File::create(p)
-                .map_err(|e| InputError::file(p, format!("cannot create: {e}")))?;
-            let mut w = std::io::BufWriter::new(f);
-            writeln!(w, "{OUT_HEADER}")
-                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
-            Some((p.clone(), w))
+            let mut o = Output::create(p, &[path])?;
+            o.line(format_args!("{OUT_HEADER}"))?;
+            Some(o)
         }
         None => None,
     };
@@ -102,10 +99,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         }
         forced_agree.add(o.branch_ref == o.forced_branch, at);
         forced_err.add(rel_err(o.forced_rate_bps as f64, o.rate_ref_bps), at);
-        if let Some((p, w)) = out.as_mut() {
+        if let Some(w) = out.as_mut() {
             let rtt = o.rtt_ns.map(|x| x.to_string()).unwrap_or_default();
-            writeln!(
-                w,
+            w.line(format_args!(
                 "{},{},{},{},{},{},{}",
                 at.event,
                 at.t_ns,
@@ -114,8 +110,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                 o.rate_fixed_bps,
                 o.branch_ref,
                 o.branch_fixed
-            )
-            .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+            ))?;
         }
         if opts.plot.is_some() {
             plot_pts.offer(at.event, || {
@@ -128,9 +123,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             });
         }
     }
-    if let Some((p, mut w)) = out {
-        w.flush()
-            .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+    if let Some(w) = out {
+        w.commit()?;
     }
     if let Some(p) = &opts.plot {
         let s = plot_pts.samples();
