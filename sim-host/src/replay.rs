@@ -242,7 +242,10 @@ fn run_stdin(kind: KindArg, opts: &ReplayOpts, json: bool) -> i32 {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
-        return report_error(&InputError::file(Path::new("-"), format!("cannot read: {e}")));
+        return report_error(&InputError::file(
+            Path::new("-"),
+            format!("cannot read: {e}"),
+        ));
     }
     let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
     let capture = matches!(
@@ -259,7 +262,10 @@ fn run_stdin(kind: KindArg, opts: &ReplayOpts, json: bool) -> i32 {
     let tmp = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
     let code = match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&tmp, &bytes)) {
         Ok(()) => run_file_named(kind, &tmp, Path::new("-"), opts, json),
-        Err(e) => report_error(&InputError::file(Path::new("-"), format!("cannot buffer: {e}"))),
+        Err(e) => report_error(&InputError::file(
+            Path::new("-"),
+            format!("cannot buffer: {e}"),
+        )),
     };
     let _ = std::fs::remove_dir_all(&dir);
     code

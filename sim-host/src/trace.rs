@@ -272,7 +272,10 @@ impl TraceReader {
             return Err(InputError::at(
                 &self.path,
                 line,
-                format!("`# set {}` after the first data row: parameters must come before the data", k.trim()),
+                format!(
+                    "`# set {}` after the first data row: parameters must come before the data",
+                    k.trim()
+                ),
             ));
         }
         if let Some(first) = self.params.iter().find(|p| p.key == k.trim()) {
@@ -346,7 +349,11 @@ impl TraceReader {
             }
             self.data_seen = true;
             if self.record.iter().all(str::is_empty) {
-                return Some(Err(InputError::at(&self.path, line, "empty row (only commas)")));
+                return Some(Err(InputError::at(
+                    &self.path,
+                    line,
+                    "empty row (only commas)",
+                )));
             }
             // The csv crate reads `0x100` as 256 for an integer field: traces are decimal, so a
             // `0x` prefix is a mistake (the HPCC INT column is bare hex).

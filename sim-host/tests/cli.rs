@@ -115,7 +115,11 @@ fn header_only_trace_is_not_a_vacuous_pass() {
     std::fs::write(&p, "t_send_ns,t_complete_ns,bytes\n").unwrap();
     let o = sim_host(&["replay", "timely", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("no comparable events"), "{}", text(&o).1);
+    assert!(
+        text(&o).1.contains("no comparable events"),
+        "{}",
+        text(&o).1
+    );
 }
 
 #[test]

@@ -1,0 +1,328 @@
+//! The host tool with a user's data: nothing overwritten or garbled, no vacuous pass, input as
+//! people really write it (issue 9 §1–§3). Each test is named after what it pins.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn sim_host_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run sim-host")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn sim_host(args: &[&str]) -> Output {
+    sim_host_in(&root(), args)
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const TIMELY: &str = "t_send_ns,t_complete_ns,bytes\n0,60000,0\n100,60100,0\n200,70200,0\n";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+// ---------------------------------------------------------------- §1 never destroy data
+
+#[test]
+fn out_or_plot_naming_the_input_is_refused_and_the_input_survives() {
+    let d = tempfile::tempdir().unwrap();
+    let t = write(d.path(), "t.csv", TIMELY);
+    for flag in ["--out", "--plot"] {
+        for target in ["t.csv", "./t.csv"] {
+            let o = sim_host_in(d.path(), &["replay", "timely", "t.csv", flag, target]);
+            assert_eq!(o.status.code(), Some(2), "{flag} {target}: {}", err(&o));
+            assert!(
+                err(&o).contains("refusing to write an output over the input"),
+                "{}",
+                err(&o)
+            );
+            assert_eq!(std::fs::read_to_string(&t).unwrap(), TIMELY);
+        }
+    }
+}
+
+#[test]
+fn directory_outputs_are_unique_per_trace_and_capture_flow() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("in");
+    write(&src, "a/same.csv", TIMELY);
+    write(&src, "b/same.csv", TIMELY);
+    for f in ["capture.pcap", "capture.pcapng"] {
+        std::fs::copy(root().join("fixtures/hpcc").join(f), src.join(f)).unwrap();
+    }
+    let (o_dir, p_dir) = (d.path().join("o"), d.path().join("p"));
+    let o = sim_host(&[
+        "replay",
+        "all",
+        src.to_str().unwrap(),
+        "--out",
+        o_dir.to_str().unwrap(),
+        "--plot",
+        p_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for f in ["a/same.csv.out.csv", "b/same.csv.out.csv"] {
+        let text = std::fs::read_to_string(o_dir.join(f)).unwrap();
+        assert_eq!(
+            text.lines().count(),
+            4,
+            "{f}: one header and three events, not interleaved"
+        );
+    }
+    assert!(p_dir.join("a/same.csv.svg").exists() && p_dir.join("b/same.csv.svg").exists());
+    // Two captures of the same flows and two flows each: four distinct files.
+    let mut caps: Vec<String> = std::fs::read_dir(&o_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("capture"))
+        .collect();
+    caps.sort();
+    assert_eq!(caps.len(), 4, "{caps:?}");
+    assert!(
+        caps.iter()
+            .all(|c| c.contains("-qp") && c.contains("10.0.0.")),
+        "{caps:?}"
+    );
+}
+
+#[test]
+fn a_bad_row_with_out_and_plot_leaves_no_partial_file() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "t.csv", &format!("{TIMELY}300,x,0\n"));
+    let old = write(d.path(), "old.csv", "kept\n");
+    let o = sim_host_in(
+        d.path(),
+        &[
+            "replay", "timely", "t.csv", "--out", "old.csv", "--plot", "p.svg",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("t.csv:5:"), "{}", err(&o));
+    assert_eq!(std::fs::read_to_string(old).unwrap(), "kept\n");
+    assert!(!d.path().join("p.svg").exists());
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+    assert_eq!(left.len(), 2, "no temporary file left behind");
+}
+
+#[test]
+fn stdout_write_error_is_exit_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .args(["replay", "all", "fixtures/cats", "--json"])
+        .current_dir(root())
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("standard output"), "{}", err(&o));
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_end_and_every_trace_is_replayed_once() {
+    let d = tempfile::tempdir().unwrap();
+    let top = d.path().join("top");
+    write(&top, "sub/t.csv", TIMELY);
+    std::os::unix::fs::symlink("..", top.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(".", top.join("self")).unwrap();
+    let o = sim_host(&["replay", "timely", top.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        out(&o).contains("1 traces: 1 within tolerance"),
+        "{}",
+        out(&o)
+    );
+}
+
+// ---------------------------------------------------------------- §2 no vacuous pass
+
+#[test]
+fn zero_comparable_events_is_exit_2_for_every_kind() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        // every completion before its send: all skipped
+        (
+            "timely.csv",
+            "t_send_ns,t_complete_ns,bytes\n10,5,0\n20,6,0\n",
+        ),
+        // every INT block malformed
+        ("hpcc.csv", "t_ns,ack_seq,snd_nxt,int\n1,1,2,00\n2,2,3,01\n"),
+        // messages but nothing fed (no ack, no feed): no chunk compared
+        ("cats.csv", "t_ns,event,prio,bytes\n"),
+    ];
+    for (name, text) in cases {
+        write(d.path(), name, text);
+        let o = sim_host_in(d.path(), &["replay", "all", name]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}{}", out(&o), err(&o));
+        assert!(
+            err(&o).contains("no comparable events") || err(&o).contains("nothing to compare"),
+            "{name}: {}",
+            err(&o)
+        );
+    }
+}
+
+#[test]
+fn unknown_csv_in_a_directory_fails_unless_skip_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "good.csv", TIMELY);
+    write(d.path(), "notes.csv", "a,b\n1,2\n");
+    let dir = d.path().to_str().unwrap();
+    let o = sim_host(&["replay", "timely", dir]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("notes.csv") && err(&o).contains("not a known trace kind"));
+    let o = sim_host(&["replay", "timely", dir, "--skip-unknown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(out(&o).contains("1 unknown skipped"), "{}", out(&o));
+}
+
+// ---------------------------------------------------------------- §3 input people write
+
+#[test]
+fn utf8_bom_and_set_right_after_the_header_are_accepted() {
+    let d = tempfile::tempdir().unwrap();
+    let text = format!(
+        "\u{feff}# made in a spreadsheet\nt_send_ns,t_complete_ns,bytes\n# set beta=0.5\n{}",
+        TIMELY.split_once('\n').unwrap().1
+    );
+    write(d.path(), "bom.csv", &text);
+    let o = sim_host_in(d.path(), &["replay", "all", "bom.csv", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+}
+
+#[test]
+fn stdin_dash_replays_csv_and_captures() {
+    for (kind, bytes) in [
+        ("timely", TIMELY.as_bytes().to_vec()),
+        (
+            "hpcc",
+            std::fs::read(root().join("fixtures/hpcc/capture.pcapng")).unwrap(),
+        ),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .args(["replay", kind, "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{kind}: {}", err(&o));
+        assert!(out(&o).contains("replay of -"), "{kind}: {}", out(&o));
+    }
+}
+
+#[test]
+fn capture_extensions_in_any_case() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("fixtures/hpcc/capture.pcap"),
+        d.path().join("CAP.PCAP"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("fixtures/hpcc/capture.pcap"),
+        d.path().join("old.cap"),
+    )
+    .unwrap();
+    for f in ["CAP.PCAP", "old.cap"] {
+        let o = sim_host_in(d.path(), &["replay", "hpcc", f]);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", err(&o));
+    }
+}
+
+#[test]
+fn rejected_at_their_line() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "empty row",
+            "t_send_ns,t_complete_ns,bytes\n0,60000,0\n,,\n",
+            3,
+            "empty row",
+        ),
+        (
+            "hex number",
+            "t_send_ns,t_complete_ns,bytes\n0,0x100,0\n",
+            2,
+            "0x prefix",
+        ),
+        (
+            "duplicate set",
+            "# set beta=0.5\n# set beta=0.6\nt_send_ns,t_complete_ns,bytes\n0,60000,0\n",
+            2,
+            "first set at line 1",
+        ),
+        (
+            "upper-case SET",
+            "# SET beta=0.5\nt_send_ns,t_complete_ns,bytes\n0,60000,0\n",
+            1,
+            "looks like a parameter line",
+        ),
+        (
+            "set with a colon",
+            "# set: beta=0.5\nt_send_ns,t_complete_ns,bytes\n0,60000,0\n",
+            1,
+            "looks like a parameter line",
+        ),
+        (
+            "set after data",
+            "t_send_ns,t_complete_ns,bytes\n0,60000,0\n# set beta=0.5\n",
+            3,
+            "after the first data row",
+        ),
+        ("unknown header", "a,b\n1,2\n", 1, "not a known trace kind"),
+    ];
+    for (what, text, line, msg) in cases {
+        write(d.path(), "x.csv", text);
+        let o = sim_host_in(d.path(), &["replay", "all", "x.csv"]);
+        assert_eq!(o.status.code(), Some(2), "{what}");
+        let e = err(&o);
+        assert!(
+            e.contains(&format!("x.csv:{line}:")) && e.contains(msg),
+            "{what}: {e}"
+        );
+    }
+}
+
+#[test]
+fn kind_names_are_lowercase_in_messages() {
+    let o = sim_host(&["replay", "hpcc", "fixtures/timely/incast.csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("not a hpcc one"), "{}", err(&o));
+    let d = tempfile::tempdir().unwrap();
+    let o = sim_host(&["replay", "cats", d.path().to_str().unwrap()]);
+    assert!(err(&o).contains("no cats traces found"), "{}", err(&o));
+}
+
+#[test]
+fn fixtures_check_of_a_missing_directory_is_a_usage_error() {
+    let o = sim_host(&["fixtures", "--check", "--dir", "/nonexistent/fixtures"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("not a directory"), "{}", err(&o));
+}
