@@ -76,6 +76,15 @@ impl Kind {
         }
     }
 
+    /// The parameter keys the kind accepts.
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            Kind::Timely => &timely::params::KEYS,
+            Kind::Hpcc => &hpcc::KEYS,
+            Kind::Cats => &cats::KEYS,
+        }
+    }
+
     /// The CSV header row that identifies the kind.
     pub fn header(self) -> &'static str {
         match self {
@@ -201,6 +210,55 @@ pub struct ReplayOpts {
 }
 
 impl ReplayOpts {
+    /// Checks `--set` keys before anything runs: `KIND.KEY` must name a kind and one of its
+    /// keys; a bare `KEY` must belong to at least one kind.
+    pub fn check_params(&self) -> Result<(), InputError> {
+        let list = || {
+            Kind::ALL
+                .iter()
+                .map(|k| format!("{}: {}", k.name(), k.keys().join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        for p in &self.params {
+            let ok = match p.key.split_once('.') {
+                Some((kind, key)) => Kind::ALL
+                    .iter()
+                    .any(|k| k.name() == kind && k.keys().contains(&key)),
+                None => Kind::ALL.iter().any(|k| k.keys().contains(&p.key.as_str())),
+            };
+            if !ok {
+                return Err(p.error(format!(
+                    "parameter {:?} belongs to no trace kind ({})",
+                    p.key,
+                    list()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The options for one kind: `KIND.KEY=VALUE` applies to that kind only (as `KEY`), a bare
+    /// `KEY` to every kind that has it.
+    pub fn for_kind(&self, kind: Kind) -> ReplayOpts {
+        let mut o = self.clone();
+        o.params = self
+            .params
+            .iter()
+            .filter_map(|p| match p.key.split_once('.') {
+                Some((k, key)) if k == kind.name() => {
+                    let mut q = p.clone();
+                    q.key = key.to_string();
+                    Some(q)
+                }
+                Some(_) => None,
+                None if kind.keys().contains(&p.key.as_str()) => Some(p.clone()),
+                None => None,
+            })
+            .collect();
+        o
+    }
+
     /// The tolerances for `kind`: its defaults with the command line's overrides.
     pub fn tolerances(&self, kind: &str) -> Tolerances {
         let d = Tolerances::for_kind(kind);
@@ -221,6 +279,9 @@ enum Outcome {
 /// Runs `sim-host replay KIND PATH`; returns the exit code. Prints the report to stdout and
 /// errors to stderr.
 pub fn run(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+    if let Err(e) = opts.check_params() {
+        return report_error(&e);
+    }
     let code = if path == Path::new("-") {
         run_stdin(kind, opts, json)
     } else if path.is_dir() {
@@ -303,7 +364,10 @@ fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, j
             ),
         ));
     }
-    match detected.replay(path, opts).map_err(rename) {
+    match detected
+        .replay(path, &opts.for_kind(detected))
+        .map_err(rename)
+    {
         Ok(mut sums) => {
             if shown != path {
                 let (from, to) = (path.display().to_string(), shown.display().to_string());
@@ -441,7 +505,7 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
     let done: Vec<(PathBuf, Outcome)> = jobs
         .par_iter()
         .map(|(f, k)| {
-            let mut o = opts.clone();
+            let mut o = opts.for_kind(*k);
             o.out = name(&opts.out, f, ".out.csv");
             o.plot = name(&opts.plot, f, ".svg");
             let r = match k.replay(f, &o) {

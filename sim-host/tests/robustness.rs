@@ -326,3 +326,115 @@ fn fixtures_check_of_a_missing_directory_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("not a directory"), "{}", err(&o));
 }
+
+/// Blocks of a pcapng file: (offset, type).
+fn pcapng_blocks(b: &[u8]) -> Vec<(usize, u32)> {
+    let mut v = Vec::new();
+    let mut off = 0;
+    while off + 12 <= b.len() {
+        let t = u32::from_le_bytes(b[off..off + 4].try_into().unwrap());
+        let len = u32::from_le_bytes(b[off + 4..off + 8].try_into().unwrap()) as usize;
+        v.push((off, t));
+        off += len.max(12);
+    }
+    v
+}
+
+#[test]
+fn corrupt_pcap_record_length_is_named_with_its_packet() {
+    let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcap")).unwrap();
+    // Record 50's captured length + 37: the rest of the file would be read out of step.
+    let mut off = 24;
+    for _ in 1..50 {
+        let incl = u32::from_le_bytes(b[off + 8..off + 12].try_into().unwrap()) as usize;
+        off += 16 + incl;
+    }
+    let incl = u32::from_le_bytes(b[off + 8..off + 12].try_into().unwrap());
+    b[off + 8..off + 12].copy_from_slice(&(incl + 37).to_le_bytes());
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("c.pcap"), &b).unwrap();
+    let o = sim_host_in(d.path(), &["replay", "hpcc", "c.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("corrupt record at packet 50"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn non_ethernet_link_type_is_named() {
+    let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcap")).unwrap();
+    b[20..24].copy_from_slice(&113u32.to_le_bytes()); // LINKTYPE_LINUX_SLL
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("sll.pcap"), &b).unwrap();
+    let o = sim_host_in(d.path(), &["replay", "hpcc", "sll.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("link type 113 is not Ethernet"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn pcapng_packet_on_an_undescribed_interface_is_refused() {
+    let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcapng")).unwrap();
+    let (epb, _) = *pcapng_blocks(&b).iter().find(|(_, t)| *t == 6).unwrap();
+    b[epb + 8..epb + 12].copy_from_slice(&7u32.to_le_bytes());
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("i.pcapng"), &b).unwrap();
+    let o = sim_host_in(d.path(), &["replay", "hpcc", "i.pcapng"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("on interface 7, which the capture never described"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn corrupt_pcapng_block_gives_one_short_line() {
+    let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcapng")).unwrap();
+    let (epb, _) = pcapng_blocks(&b)[5];
+    b[epb + 4..epb + 8].copy_from_slice(&13u32.to_le_bytes()); // a block length that cannot be
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("b.pcapng"), &b).unwrap();
+    let o = sim_host_in(d.path(), &["replay", "hpcc", "b.pcapng"]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    let e = err(&o);
+    assert!(
+        e.lines().count() == 1 && e.len() < 300,
+        "{} bytes: {e}",
+        e.len()
+    );
+}
+
+#[test]
+fn set_in_replay_all_is_scoped_by_kind_and_unknown_keys_are_named_once() {
+    // `beta` is a TIMELY key: the HPCC and CATS traces replay without it.
+    let o = sim_host(&["replay", "all", "fixtures", "--set", "beta=0.5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // Scoped keys: each kind gets its own.
+    let o = sim_host(&[
+        "replay",
+        "all",
+        "fixtures",
+        "--set",
+        "timely.beta=0.5",
+        "--set",
+        "hpcc.eta=0.9",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // A key no kind has: one usage error before anything runs, naming every kind's keys.
+    for bad in ["gamma=1", "timely.eta=0.9", "tcp.beta=1"] {
+        let o = sim_host(&["replay", "all", "fixtures", "--set", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let e = err(&o);
+        assert_eq!(e.lines().count(), 1, "{bad}: {e}");
+        assert!(
+            e.contains("belongs to no trace kind") && e.contains("hpcc: "),
+            "{bad}: {e}"
+        );
+    }
+}

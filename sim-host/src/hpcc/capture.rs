@@ -135,19 +135,55 @@ pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket>, ()> {
     }))
 }
 
+fn not_ethernet(path: &Path, link: i32) -> InputError {
+    InputError::file(
+        path,
+        format!("link type {link} is not Ethernet (only Ethernet captures of RoCEv2 are read)"),
+    )
+}
+
+fn idb_link(types: &[i32], if_id: u32) -> i32 {
+    types.get(if_id as usize).copied().unwrap_or(-1)
+}
+
+/// A parser error in one short line: the kind of error, never the file's bytes (a corrupt
+/// block would otherwise print hundreds of kilobytes).
+fn short<I>(e: &PcapError<I>) -> String {
+    match e {
+        PcapError::NomError(_, k) | PcapError::OwnedNomError(_, k) => {
+            format!("the parser stopped ({k:?})")
+        }
+        PcapError::HeaderNotRecognized => "not a pcap or pcapng header".into(),
+        PcapError::Eof => "end of file".into(),
+        PcapError::UnexpectedEof => "unexpected end of file".into(),
+        PcapError::BufferTooSmall => "a record larger than the read buffer".into(),
+        PcapError::ReadError => "read error".into(),
+        PcapError::Incomplete(n) => format!("incomplete read ({n} bytes missing)"),
+    }
+}
+
 /// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
+/// Refused with a message that says where: a record whose captured length exceeds the
+/// snapshot or original length (a corrupt length field: "corrupt record at packet N"), a
+/// link type other than Ethernet ("link type 113 is not Ethernet"), a pcapng packet on an
+/// interface the capture never described.
 pub fn read_capture(
     path: &Path,
     mut f: impl FnMut(RocePacket) -> Result<(), InputError>,
 ) -> Result<Ignored, InputError> {
     let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
-    let mut rdr = create_reader(1 << 16, file)
-        .map_err(|e| InputError::file(path, format!("not a pcap or pcapng capture ({e:?})")))?;
+    let mut rdr = create_reader(1 << 16, file).map_err(|e| {
+        InputError::file(
+            path,
+            format!("not a pcap or pcapng capture ({})", short(&e)),
+        )
+    })?;
     let mut ignored = Ignored::default();
     let mut legacy_ns = false;
-    let mut legacy_link_eth = true;
+    let mut legacy_snaplen = 0u32;
     // pcapng interfaces: (is Ethernet, ticks per second, if_tsoffset in seconds)
     let mut ifaces: Vec<(bool, u64, i64)> = Vec::new();
+    let mut link_types: Vec<i32> = Vec::new();
     let mut buf_size = 1usize << 16;
     let mut n = 0u64;
     loop {
@@ -157,22 +193,40 @@ pub fn read_capture(
                 match block {
                     PcapBlockOwned::LegacyHeader(h) => {
                         legacy_ns = h.is_nanosecond_precision();
-                        legacy_link_eth = h.network == pcap_parser::Linktype::ETHERNET;
+                        legacy_snaplen = h.snaplen;
+                        if h.network != pcap_parser::Linktype::ETHERNET {
+                            return Err(not_ethernet(path, h.network.0));
+                        }
                     }
                     PcapBlockOwned::Legacy(b) => {
+                        // A length field beyond the snapshot length or the original length is
+                        // corrupt: what follows would be read out of step.
+                        if (legacy_snaplen > 0 && b.caplen > legacy_snaplen) || b.caplen > b.origlen
+                        {
+                            return Err(InputError::file(
+                                path,
+                                format!(
+                                    "corrupt record at packet {}: captured length {} exceeds the \
+                                     snapshot length {} or the original length {}",
+                                    n + 1,
+                                    b.caplen,
+                                    legacy_snaplen,
+                                    b.origlen
+                                ),
+                            ));
+                        }
                         let sub = if legacy_ns {
                             u64::from(b.ts_usec)
                         } else {
                             u64::from(b.ts_usec) * 1000
                         };
                         let t = u64::from(b.ts_sec) * 1_000_000_000 + sub;
-                        if legacy_link_eth {
-                            frame = Some((t, b.data.to_vec()));
-                        } else {
-                            ignored.not_roce += 1;
-                        }
+                        frame = Some((t, b.data.to_vec()));
                     }
-                    PcapBlockOwned::NG(Block::SectionHeader(_)) => ifaces.clear(),
+                    PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+                        ifaces.clear();
+                        link_types.clear();
+                    }
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
                         let Some(res) = tsresol_ticks(idb.if_tsresol) else {
                             return Err(InputError::file(
@@ -189,12 +243,24 @@ pub fn read_capture(
                             res,
                             idb.if_tsoffset,
                         ));
+                        link_types.push(idb.linktype.0);
                     }
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let (eth, res, off) = ifaces
-                            .get(epb.if_id as usize)
-                            .copied()
-                            .unwrap_or((false, 1_000_000, 0));
+                        let Some(&(eth, res, off)) = ifaces.get(epb.if_id as usize) else {
+                            return Err(InputError::file(
+                                path,
+                                format!(
+                                    "packet {} is on interface {}, which the capture never \
+                                     described ({} interface blocks)",
+                                    n + 1,
+                                    epb.if_id,
+                                    ifaces.len()
+                                ),
+                            ));
+                        };
+                        if !eth && !ifaces.iter().any(|i| i.0) {
+                            return Err(not_ethernet(path, idb_link(&link_types, epb.if_id)));
+                        }
                         let ticks = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
                         // if_tsoffset: seconds added to every timestamp (pcapng §4.2).
                         let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as i128
@@ -246,18 +312,18 @@ pub fn read_capture(
                     ));
                 }
                 rdr.refill().map_err(|e| {
-                    InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
+                    InputError::file(path, format!("cannot read after packet {n}: {}", short(&e)))
                 })?;
             }
             Err(PcapError::Incomplete(_)) => {
                 rdr.refill().map_err(|e| {
-                    InputError::file(path, format!("cannot read after packet {n}: {e:?}"))
+                    InputError::file(path, format!("cannot read after packet {n}: {}", short(&e)))
                 })?;
             }
             Err(e) => {
                 return Err(InputError::file(
                     path,
-                    format!("malformed capture after packet {n}: {e:?}"),
+                    format!("malformed capture after packet {n}: {}", short(&e)),
                 ));
             }
         }

@@ -19,6 +19,16 @@ use std::path::Path;
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_ns,ack_seq,snd_nxt,int";
 
+/// Every key `replay hpcc` accepts (`# set` lines and `--set`).
+pub const KEYS: [&str; 6] = [
+    "nic_rate_bps",
+    "base_rtt_ns",
+    "eta",
+    "max_stage",
+    "w_ai_bytes",
+    "min_rate_bps",
+];
+
 /// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
 /// captures.
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
