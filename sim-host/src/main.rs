@@ -18,46 +18,121 @@ struct Cli {
     cmd: Cmd,
 }
 
+const EXIT_CODES: &str = "Exit codes: 0 every trace within tolerance; 1 a fidelity figure outside \
+tolerance; 2 bad input or usage (the message names the file, the line and what is wrong).";
+
+const TIMELY_HELP: &str =
+    "Trace: CSV, header row `t_send_ns,t_complete_ns,bytes`, one completion per row \
+(NIC clock, ns; segment bytes). `#` lines are comments; `# set KEY=VALUE` lines before the first \
+data row set parameters (`--set` wins; `--set timely.KEY=VALUE` in `replay all`).
+
+Keys (default, unit):
+  line_rate_bps           10000000000  b/s (also max/init unless set)
+  min_rate_bps            10000000     b/s
+  max_rate_bps            line rate    b/s
+  init_rate_bps           max rate     b/s
+  t_low_ns                50000        ns
+  t_high_ns               500000       ns (≤ 134217727)
+  min_rtt_ns              20000        ns
+  alpha                   0.875        ratio in [1/16, 1] (decimal or a/b)
+  beta                    0.8          ratio in (0, 1]
+  delta_bps               10000000     b/s
+  hai_n                   5            multiplier
+  hai_after               5            completions (≤ 255)
+  app_limited             off          ratio of the rate (§5 rule), or off
+  per_completion_scaling  false        true/false (§5 rule)";
+
+const HPCC_HELP: &str =
+    "Trace: CSV, header row `t_ns,ack_seq,snd_nxt,int`, one ACK per row (the INT \
+block as lowercase hex, as on the wire), or a RoCEv2 capture (.pcap/.pcapng/.cap, any case): one \
+result per flow. `# set KEY=VALUE` lines before the first data row set parameters (`--set` wins; \
+`--set hpcc.KEY=VALUE` in `replay all`).
+
+Keys (default, unit):
+  nic_rate_bps   100000000000  b/s
+  base_rtt_ns    13000         ns (T)
+  eta            0.95          ratio in (0, 1]
+  max_stage      5             stages
+  w_ai_bytes     80            bytes
+  min_rate_bps   100000000     b/s";
+
+const CATS_HELP: &str =
+    "Trace: CSV, header row `t_ns,event,prio,bytes`; events `enqueue` (prio 0-4, \
+bytes), `ack` (bytes of send buffer freed), `feed`. `# set KEY=VALUE` lines before the first data \
+row set parameters (`--set` wins; `--set cats.KEY=VALUE` in `replay all`).
+
+Keys (default, unit):
+  mss_bytes      1460              bytes (1-65535)
+  snd_buf_bytes  131072            bytes free at the start
+  h0 h1 h2 h3    60000 30000 15000 6000  high watermarks, bytes
+  l0 l1 l2 l3    50 % of h         low watermarks, bytes
+  m0 m1 m2 m3 m4 0.25 0.5 1 1.5 2  payback multipliers (decimal)";
+
+const ALL_HELP: &str = "Every kind, recognised by each file's header row (captures are hpcc); a \
+directory is walked (links followed, each file once). `--set KEY=VALUE` applies to every kind that \
+has KEY; `--set KIND.KEY=VALUE` to one kind; a key no kind has is a usage error. See `replay timely \
+--help`, `replay hpcc --help`, `replay cats --help` for each format and its keys.";
+
+/// Options shared by every `replay` kind.
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// A trace file, `-` for standard input, or a directory of traces.
+    path: PathBuf,
+    /// Override a parameter, e.g. --set beta=0.5 (repeatable). Wins over `# set` lines.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
+    set: Vec<Param>,
+    /// Write one row per event (a directory when PATH is a directory: one file per trace, its
+    /// relative path + `.out.csv`). Never an input; written whole or not at all.
+    #[arg(long, value_name = "OUT.csv")]
+    out: Option<PathBuf>,
+    /// Draw an SVG plot (a directory when PATH is a directory: relative path + `.svg`).
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// In a directory, pass over `.csv` files whose header row names no trace kind (without it
+    /// they are errors: exit 2).
+    #[arg(long)]
+    skip_unknown: bool,
+    /// Print the summary as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// free: both sides run independently; forced: re-seed the fixed side from the reference
+    /// after every event.
+    #[arg(long, value_enum, default_value_t = Mode::Free)]
+    mode: Mode,
+    /// Minimum branch (or order) agreement, 0..1 [default: 0.999; cats 1.0].
+    #[arg(long, value_name = "RATIO")]
+    min_agreement: Option<f64>,
+    /// Maximum p99 relative error of the rate/window [default: 1e-3].
+    #[arg(long, value_name = "RATIO")]
+    max_p99_rel_err: Option<f64>,
+    /// Maximum relative error of the rate/window [default: 1e-2].
+    #[arg(long, value_name = "RATIO")]
+    max_rel_err: Option<f64>,
+}
+
+#[derive(Subcommand)]
+enum ReplayKind {
+    /// Every kind, recognised by header row.
+    #[command(after_long_help = format!("{ALL_HELP}\n\n{EXIT_CODES}"))]
+    All(ReplayArgs),
+    /// TIMELY RTT traces.
+    #[command(after_long_help = format!("{TIMELY_HELP}\n\n{EXIT_CODES}"))]
+    Timely(ReplayArgs),
+    /// HPCC INT traces and RoCEv2 captures.
+    #[command(after_long_help = format!("{HPCC_HELP}\n\n{EXIT_CODES}"))]
+    Hpcc(ReplayArgs),
+    /// CATS conductor event traces.
+    #[command(after_long_help = format!("{CATS_HELP}\n\n{EXIT_CODES}"))]
+    Cats(ReplayArgs),
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Replay a trace (or every trace under a directory) and report fidelity.
+    #[command(after_long_help = EXIT_CODES)]
     Replay {
-        /// Trace kind: all (recognised by header row), timely, hpcc, cats.
-        #[arg(value_enum)]
-        kind: KindArg,
-        /// A trace file (.csv; for hpcc also .pcap/.pcapng/.cap, any case), `-` for standard
-        /// input, or a directory of them (every file visited once, links followed).
-        path: PathBuf,
-        /// Override a parameter (a Config field name), e.g. --set beta=0.5; repeatable. Wins over
-        /// `# set` lines.
-        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
-        set: Vec<Param>,
-        /// Write one row per event (a directory when PATH is a directory: one file per trace,
-        /// its relative path + `.out.csv`). Never an input; written whole or not at all.
-        #[arg(long, value_name = "OUT.csv")]
-        out: Option<PathBuf>,
-        /// Draw an SVG plot (a directory when PATH is a directory: relative path + `.svg`).
-        #[arg(long, value_name = "OUT.svg")]
-        plot: Option<PathBuf>,
-        /// In a directory, pass over `.csv` files whose header row names no trace kind (without
-        /// it they are errors: exit 2).
-        #[arg(long)]
-        skip_unknown: bool,
-        /// Print the summary as JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// free: both sides run independently; forced: re-seed the fixed side from the reference after every event.
-        #[arg(long, value_enum, default_value_t = Mode::Free)]
-        mode: Mode,
-        /// Minimum branch (or order) agreement, 0..1 [default: 0.999; cats 1.0].
-        #[arg(long, value_name = "RATIO")]
-        min_agreement: Option<f64>,
-        /// Maximum p99 relative error of the rate/window [default: 1e-3].
-        #[arg(long, value_name = "RATIO")]
-        max_p99_rel_err: Option<f64>,
-        /// Maximum relative error of the rate/window [default: 1e-2].
-        #[arg(long, value_name = "RATIO")]
-        max_rel_err: Option<f64>,
+        #[command(subcommand)]
+        kind: ReplayKind,
     },
     /// In-band network telemetry (HPCC) helpers.
     Int {
@@ -101,29 +176,23 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.cmd {
-        Cmd::Replay {
-            kind,
-            path,
-            set,
-            out,
-            plot,
-            json,
-            mode,
-            skip_unknown,
-            min_agreement,
-            max_p99_rel_err,
-            max_rel_err,
-        } => {
-            if let Some(v) = min_agreement
+        Cmd::Replay { kind } => {
+            let (kind, a) = match kind {
+                ReplayKind::All(a) => (KindArg::All, a),
+                ReplayKind::Timely(a) => (KindArg::Timely, a),
+                ReplayKind::Hpcc(a) => (KindArg::Hpcc, a),
+                ReplayKind::Cats(a) => (KindArg::Cats, a),
+            };
+            if let Some(v) = a.min_agreement
                 && !(0.0..=1.0).contains(&v)
             {
                 eprintln!("error: --min-agreement {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
                 return ExitCode::from(replay::EXIT_INPUT as u8);
             }
             for (name, v) in [
-                ("--min-agreement", min_agreement),
-                ("--max-p99-rel-err", max_p99_rel_err),
-                ("--max-rel-err", max_rel_err),
+                ("--min-agreement", a.min_agreement),
+                ("--max-p99-rel-err", a.max_p99_rel_err),
+                ("--max-rel-err", a.max_rel_err),
             ] {
                 if let Some(v) = v
                     && !(v.is_finite() && v >= 0.0)
@@ -133,18 +202,18 @@ fn main() -> ExitCode {
                 }
             }
             let opts = ReplayOpts {
-                params: set,
-                out,
-                plot,
-                mode,
+                params: a.set,
+                out: a.out,
+                plot: a.plot,
+                mode: a.mode,
                 tol: TolOverride {
-                    min_agreement,
-                    max_p99_rel_err,
-                    max_rel_err,
+                    min_agreement: a.min_agreement,
+                    max_p99_rel_err: a.max_p99_rel_err,
+                    max_rel_err: a.max_rel_err,
                 },
-                skip_unknown,
+                skip_unknown: a.skip_unknown,
             };
-            replay::run(kind, &path, &opts, json)
+            replay::run(kind, &a.path, &opts, a.json)
         }
         Cmd::Int {
             cmd: IntCmd::Decode { hex },

@@ -438,3 +438,28 @@ fn set_in_replay_all_is_scoped_by_kind_and_unknown_keys_are_named_once() {
         );
     }
 }
+
+// ---------------------------------------------------------------- §7 help
+
+#[test]
+fn each_kinds_help_lists_its_header_every_key_and_the_exit_codes() {
+    use sim_host::replay::Kind;
+    for k in Kind::ALL {
+        let o = sim_host(&["replay", k.name(), "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        let h = out(&o);
+        assert!(h.contains(k.header()), "{}: header row missing", k.name());
+        for key in k.keys() {
+            assert!(
+                h.contains(key),
+                "{}: key {key} missing from --help",
+                k.name()
+            );
+        }
+        assert!(
+            h.contains("Exit codes: 0") && h.contains("repeatable"),
+            "{}",
+            k.name()
+        );
+    }
+}
