@@ -338,6 +338,67 @@ fn run_file(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
 
 /// Replays `path`, naming it `shown` in reports and errors.
 fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+    let (sums, errors) = match replay_file(kind, path, shown, opts) {
+        Ok(s) => (s, Vec::new()),
+        Err(e) => (Vec::new(), vec![e]),
+    };
+    let code = exit_code(&sums, &errors);
+    if json {
+        print_json(&sums, &errors, code);
+    } else {
+        for s in &sums {
+            crate::out!("{}", s.render());
+        }
+    }
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    code
+}
+
+/// Exit code of a run: 2 if any input failed, else 1 if any result is outside tolerance.
+fn exit_code(sums: &[Summary], errors: &[InputError]) -> i32 {
+    if !errors.is_empty() {
+        EXIT_INPUT
+    } else if sums.iter().all(|s| s.within_tolerance) {
+        EXIT_OK
+    } else {
+        EXIT_FIDELITY
+    }
+}
+
+/// Identifies the `schema` of `--json` output (docs/replay.schema.json).
+pub const JSON_SCHEMA_ID: &str = "sim-host/replay/1";
+
+/// The one JSON shape of every replay (a file, a capture, a directory): the results (one per
+/// trace, or per flow of a capture), the errors as objects, and a summary with the exit code.
+pub fn json_report(sums: &[Summary], errors: &[InputError], code: i32) -> serde_json::Value {
+    let outside = sums.iter().filter(|s| !s.within_tolerance).count();
+    serde_json::json!({
+        "schema": JSON_SCHEMA_ID,
+        "results": sums,
+        "errors": errors,
+        "summary": {
+            "results": sums.len(),
+            "within_tolerance": sums.len() - outside,
+            "outside_tolerance": outside,
+            "errors": errors.len(),
+            "exit_code": code,
+        },
+    })
+}
+
+fn print_json(sums: &[Summary], errors: &[InputError], code: i32) {
+    let v = json_report(sums, errors, code);
+    crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+}
+
+fn replay_file(
+    kind: KindArg,
+    path: &Path,
+    shown: &Path,
+    opts: &ReplayOpts,
+) -> Result<Vec<Summary>, InputError> {
     let rename = |mut e: InputError| {
         if e.file == path {
             e.file = shown.to_path_buf();
@@ -345,16 +406,11 @@ fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, j
         e
     };
     for out in [&opts.out, &opts.plot].into_iter().flatten() {
-        if let Err(e) = crate::output::refuse_inputs(out, &[path]) {
-            return report_error(&e);
-        }
+        crate::output::refuse_inputs(out, &[path])?;
     }
-    let detected = match Kind::detect(path) {
-        Ok(k) => k,
-        Err(e) => return report_error(&rename(e)),
-    };
+    let detected = Kind::detect(path).map_err(rename)?;
     if !detected.matches(kind) {
-        return report_error(&InputError::file(
+        return Err(InputError::file(
             shown,
             format!(
                 "this is a {} trace (header {:?}), not a {} one",
@@ -364,40 +420,16 @@ fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, j
             ),
         ));
     }
-    match detected
+    let mut sums = detected
         .replay(path, &opts.for_kind(detected))
-        .map_err(rename)
-    {
-        Ok(mut sums) => {
-            if shown != path {
-                let (from, to) = (path.display().to_string(), shown.display().to_string());
-                for s in &mut sums {
-                    s.trace = s.trace.replacen(&from, &to, 1);
-                }
-            }
-            if json {
-                let v = if sums.len() == 1 {
-                    serde_json::to_value(&sums[0])
-                } else {
-                    serde_json::to_value(&sums)
-                };
-                crate::outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&v.unwrap_or_default()).unwrap_or_default()
-                );
-            } else {
-                for s in &sums {
-                    crate::out!("{}", s.render());
-                }
-            }
-            if sums.iter().all(|s| s.within_tolerance) {
-                EXIT_OK
-            } else {
-                EXIT_FIDELITY
-            }
+        .map_err(rename)?;
+    if shown != path {
+        let (from, to) = (path.display().to_string(), shown.display().to_string());
+        for s in &mut sums {
+            s.trace = s.trace.replacen(&from, &to, 1);
         }
-        Err(e) => report_error(&e),
     }
+    Ok(sums)
 }
 
 fn report_error(e: &InputError) -> i32 {
@@ -533,19 +565,9 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
             Outcome::Failed(e) => errors.push(e),
         }
     }
-    if summaries.iter().any(|s| !s.within_tolerance) {
-        code = EXIT_FIDELITY;
-    }
-    if !errors.is_empty() {
-        code = EXIT_INPUT;
-    }
+    code = code.max(exit_code(&summaries, &errors));
     if json {
-        let v = serde_json::json!({
-            "traces": summaries,
-            "errors": errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "within_tolerance": code == EXIT_OK,
-        });
-        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print_json(&summaries, &errors, code);
     } else {
         crate::out!("{}", table(&summaries));
         for s in summaries.iter().filter(|s| !s.within_tolerance) {

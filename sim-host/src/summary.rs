@@ -4,15 +4,69 @@
 use serde::Serialize;
 use std::fmt::Write as _;
 
+/// JSON for a `u64`: a number up to 2^53, a decimal string beyond (readers that hold JSON
+/// numbers in f64 — JavaScript, jq, pandas — would round it).
+pub fn safe_u64<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    if *v <= 1 << 53 {
+        s.serialize_u64(*v)
+    } else {
+        s.serialize_str(&v.to_string())
+    }
+}
+
+fn safe_opt_u64<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(x) => safe_u64(x, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// A detail for the text report: strings as they are, numbers short, objects as `key value`
+/// pairs and arrays (per priority P0..P4) as `P0 value` pairs, joined by ` · `.
+fn plain(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(t) => t.clone(),
+        Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+            (None, Some(f)) if f != 0.0 && !(1e-3..1e6).contains(&f.abs()) => format!("{f:.3e}"),
+            (None, Some(f)) => format!("{f:.4}"),
+            _ => n.to_string(),
+        },
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k} {}", plain(v)))
+            .collect::<Vec<_>>()
+            .join(" · "),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::Object(_) => format!("P{i} ({})", plain(v).replace(" · ", ", ")),
+                _ => format!("P{i} {}", plain(v)),
+            })
+            .collect::<Vec<_>>()
+            .join(" · "),
+        Value::Null => "-".into(),
+        Value::Bool(b) => b.to_string(),
+    }
+}
+
 /// Where in a trace something happened.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct At {
     /// 0-based event (or chunk) number.
+    #[serde(serialize_with = "safe_u64")]
     pub event: u64,
     /// Trace time of that event, ns.
+    #[serde(serialize_with = "safe_u64")]
     pub t_ns: u64,
     /// Line in the trace file, where one applies.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "safe_opt_u64"
+    )]
     pub line: Option<u64>,
 }
 
@@ -165,8 +219,10 @@ pub struct Agreement {
     /// What was compared: `branch` or `order`.
     pub what: String,
     /// Events where both sides decided the same.
+    #[serde(serialize_with = "safe_u64")]
     pub agree: u64,
     /// Events compared.
+    #[serde(serialize_with = "safe_u64")]
     pub total: u64,
     /// `agree / total` (1 when nothing was compared).
     pub ratio: f64,
@@ -225,6 +281,27 @@ impl Tolerances {
     }
 }
 
+/// The limits a replay was judged by, as reported.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct TolerancesUsed {
+    /// Minimum agreement ratio.
+    pub min_agreement: f64,
+    /// Maximum p99 relative error (`None`: the kind reports no relative error).
+    pub max_p99_rel_err: Option<f64>,
+    /// Maximum relative error (`None`: the kind reports no relative error).
+    pub max_rel_err: Option<f64>,
+}
+
+impl TolerancesUsed {
+    fn of(t: Tolerances, has_rel_err: bool) -> Self {
+        Self {
+            min_agreement: t.min_agreement,
+            max_p99_rel_err: has_rel_err.then_some(t.max_p99_rel_err),
+            max_rel_err: has_rel_err.then_some(t.max_rel_err),
+        }
+    }
+}
+
 /// A measured value that must stay within an upper bound the algorithm guarantees (CATS: a
 /// queue's worst starvation gap against its bound); [`Summary::judge`] fails the replay when it
 /// does not.
@@ -248,8 +325,10 @@ pub struct Summary {
     /// `free` or `forced`.
     pub mode: String,
     /// Events read.
+    #[serde(serialize_with = "safe_u64")]
     pub events: u64,
     /// Events rejected by both sides (bad input the algorithm must ignore).
+    #[serde(serialize_with = "safe_u64")]
     pub skipped: u64,
     /// Decision agreement.
     pub agreement: Agreement,
@@ -261,7 +340,12 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bounds: Vec<Bounded>,
     /// The limits applied.
+    #[serde(skip)]
     pub tolerances: Tolerances,
+    /// The limits applied, as JSON: the relative-error limits are `null` for a kind that has no
+    /// relative error (CATS).
+    #[serde(rename = "tolerances")]
+    pub tolerances_used: TolerancesUsed,
     /// Which limits were broken (empty when within tolerance).
     pub failures: Vec<String>,
     /// `failures.is_empty()`.
@@ -282,6 +366,7 @@ impl Summary {
             details: serde_json::Map::new(),
             bounds: Vec::new(),
             tolerances: Tolerances::for_kind(kind),
+            tolerances_used: TolerancesUsed::of(Tolerances::for_kind(kind), false),
             failures: Vec::new(),
             within_tolerance: true,
         }
@@ -304,6 +389,7 @@ impl Summary {
     /// Applies `tol` and the recorded [`bounds`](Self::bounds), and records the verdict.
     pub fn judge(&mut self, tol: Tolerances) {
         self.tolerances = tol;
+        self.tolerances_used = TolerancesUsed::of(tol, self.rel_err.is_some());
         self.failures.clear();
         let a = &self.agreement;
         if a.ratio < tol.min_agreement {
@@ -382,11 +468,7 @@ impl Summary {
             }
         }
         for (k, v) in &self.details {
-            let v = match v {
-                serde_json::Value::String(t) => t.clone(),
-                other => other.to_string(),
-            };
-            let _ = writeln!(s, "  {k:<19} {v}");
+            let _ = writeln!(s, "  {k:<19} {}", plain(v));
         }
         let t = &self.tolerances;
         let mut limits = if self.rel_err.is_some() {

@@ -52,6 +52,18 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// In JSON reports an error is an object: `{"file": …, "line": … or null, "message": …}`.
+impl serde::Serialize for InputError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("InputError", 3)?;
+        st.serialize_field("file", &self.file.display().to_string())?;
+        st.serialize_field("line", &self.line)?;
+        st.serialize_field("message", &self.msg)?;
+        st.end()
+    }
+}
+
 /// One `KEY=VALUE` parameter and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {

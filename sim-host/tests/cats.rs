@@ -86,8 +86,8 @@ fn web_page_p0_and_p1_complete_first() {
     assert!(order.ends_with("P4 (chunk 282)"), "{order}");
     assert_eq!(s.agreement.total, 283);
     assert_eq!(
-        detail(&s, "bytes out"),
-        "P0 8000 · P1 25000 · P2 40000 · P3 60000 · P4 150000"
+        s.details["bytes out"],
+        serde_json::json!([8000, 25000, 40000, 60000, 150000])
     );
 }
 
@@ -111,14 +111,8 @@ fn heavy_p0_lets_every_other_priority_progress() {
 fn eq1_fixture_needs_the_clamp() {
     let s = replay("eq1_violation.csv", Mode::Free);
     assert!(detail(&s, "eq. 1").starts_with("fails for P2, P3"));
-    let d = detail(&s, "deadlocks");
-    let clamped: u64 = d
-        .split(", ")
-        .nth(1)
-        .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap();
-    assert!(clamped > 0, "{d}");
+    let d = &s.details["deadlocks"];
+    assert!(d["debts_clamped_to_l_minus_1"].as_u64().unwrap() > 0, "{d}");
 }
 
 #[test]
@@ -215,8 +209,9 @@ fn deadlock_resolution_discarded_when_chunk_does_not_fit() {
     let rows: Vec<&str> = out.lines().skip(1).collect();
     assert_eq!(rows[6], "6,2,3,1000,3,1000", "{out}");
     // One resolution on each side, counted although its decision sent nothing.
+    let d = &s.details["deadlocks"];
     assert!(
-        detail(&s, "deadlocks").starts_with("1 resolved (ref 1)"),
+        d["resolved"] == 1 && d["resolved_ref"] == 1,
         "{}",
         s.render()
     );
@@ -286,8 +281,8 @@ fn starvation_bound_checked_only_for_largest_gap() {
     );
     // Every replay reports each queue against its own bound.
     let s = replay("steady_mixed.csv", Mode::Free);
-    let per = detail(&s, "starvation per queue");
-    assert_eq!(per.matches(" / ").count(), 5, "{per}");
+    let per = &s.details["starvation per queue"];
+    assert_eq!(per.as_array().map(Vec::len), Some(5), "{per}");
 }
 
 /// The verdict holds each queue's worst starvation gap to that queue's bound. Hand-made trace
@@ -311,8 +306,9 @@ fn replay_over_a_starvation_bound_fails() {
     assert_eq!(p3.what, "P3 starvation gap (bytes)");
     assert_eq!(p3.value, 60_000.0, "{}", s.render());
     assert!(p3.bound > 60_000.0 && p3.bound.is_finite(), "{p3:?}");
+    let q3 = &s.details["starvation per queue"][3];
     assert!(
-        detail(&s, "starvation per queue").contains(&format!("P3 60000 / {:.0}", p3.bound)),
+        q3["gap_bytes"] == 60_000 && q3["bound_bytes"].as_f64() == Some(p3.bound.floor()),
         "{}",
         s.render()
     );

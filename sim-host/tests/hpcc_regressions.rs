@@ -38,23 +38,16 @@ fn constant_hop(
 }
 
 fn u_err(s: &Summary) -> f64 {
-    s.details["U max abs. error"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap()
+    s.details["U max abs. error"].as_f64().unwrap()
 }
 
-/// The reference's branch counts (`branches (ref)`: `ai 3 · md 5`).
+/// The reference's branch counts (`branches (ref)`: `{"ai": 3, "md": 5}`).
 fn branches(s: &Summary) -> std::collections::BTreeMap<String, u64> {
     s.details["branches (ref)"]
-        .as_str()
+        .as_object()
         .unwrap()
-        .split(" · ")
-        .map(|kv| {
-            let (k, v) = kv.split_once(' ').unwrap();
-            (k.to_string(), v.parse().unwrap())
-        })
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
         .collect()
 }
 
@@ -126,7 +119,7 @@ fn u_clipped_at_1024_with_a_real_queue() {
     // W = Wc·η/1677.7 is far below W_min = 125 B: both windows sit at W_min, so the window
     // proves nothing. U must be the true 1677.7 (not clipped) on both sides, and every update MD.
     assert!(u_err(&s) < 1e-6 * 1678.0, "{}", s.render());
-    let u_ref: f64 = s.details["U max (ref)"].as_str().unwrap().parse().unwrap();
+    let u_ref: f64 = s.details["U max (ref)"].as_f64().unwrap();
     assert!((u_ref - 1677.7).abs() < 0.1, "{}", s.render());
     assert_eq!(branches(&s).get("md"), Some(&2_000), "{}", s.render());
 }

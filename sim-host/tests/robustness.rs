@@ -463,3 +463,112 @@ fn each_kinds_help_lists_its_header_every_key_and_the_exit_codes() {
         );
     }
 }
+
+// ---------------------------------------------------------------- §6 JSON with a schema
+
+fn schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(root().join("docs/replay.schema.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&v).expect("a valid JSON Schema")
+}
+
+fn assert_valid(what: &str, o: &Output) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON: {e}"));
+    let errs: Vec<String> = schema().iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(errs.is_empty(), "{what}: {errs:?}");
+    assert_eq!(
+        v["summary"]["exit_code"],
+        o.status.code().unwrap(),
+        "{what}"
+    );
+    v
+}
+
+#[test]
+fn json_of_a_file_a_capture_a_directory_and_an_error_matches_the_schema() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "bad.csv",
+        "t_send_ns,t_complete_ns,bytes\n0,1,x\n",
+    );
+    let bad = d.path().join("bad.csv");
+    for (what, args) in [
+        (
+            "file",
+            vec!["replay", "timely", "fixtures/timely/incast.csv", "--json"],
+        ),
+        (
+            "capture",
+            vec!["replay", "hpcc", "fixtures/hpcc/capture.pcapng", "--json"],
+        ),
+        (
+            "cats",
+            vec!["replay", "cats", "fixtures/cats/web_page.csv", "--json"],
+        ),
+        ("directory", vec!["replay", "all", "fixtures", "--json"]),
+        (
+            "error",
+            vec!["replay", "timely", bad.to_str().unwrap(), "--json"],
+        ),
+        (
+            "outside",
+            vec![
+                "replay",
+                "timely",
+                "fixtures/timely/incast.csv",
+                "--json",
+                "--max-rel-err",
+                "0",
+            ],
+        ),
+    ] {
+        let o = sim_host(&args);
+        let v = assert_valid(what, &o);
+        match what {
+            "capture" => assert_eq!(v["results"].as_array().unwrap().len(), 2),
+            "error" => {
+                assert_eq!(o.status.code(), Some(2));
+                assert_eq!(v["errors"][0]["line"], 2);
+                assert!(
+                    v["errors"][0]["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("bytes")
+                );
+            }
+            "cats" => {
+                // CATS has no relative error: its limits are null, not 0.
+                assert!(v["results"][0]["tolerances"]["max_rel_err"].is_null());
+            }
+            "outside" => assert_eq!(o.status.code(), Some(1)),
+            _ => assert_eq!(o.status.code(), Some(0), "{what}: {}", err(&o)),
+        }
+    }
+}
+
+#[test]
+fn json_writes_integers_beyond_2_pow_53_as_strings() {
+    let d = tempfile::tempdir().unwrap();
+    // Completion times near 2^63 ns: exact as strings, not rounded floats.
+    let big = 9_223_372_036_854_775_000u64;
+    write(
+        d.path(),
+        "big.csv",
+        &format!(
+            "t_send_ns,t_complete_ns,bytes\n{big},{},0\n{},{},0\n",
+            big + 60_000,
+            big + 10,
+            big + 80_010
+        ),
+    );
+    let o = sim_host_in(d.path(), &["replay", "timely", "big.csv", "--json"]);
+    let v = assert_valid("big", &o);
+    let worst = &v["results"][0]["rel_err"]["worst"];
+    assert_eq!(
+        worst["t_ns"],
+        serde_json::json!((big + 80_010).to_string()),
+        "{v}"
+    );
+}

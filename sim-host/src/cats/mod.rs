@@ -312,11 +312,9 @@ impl Tally {
     }
 }
 
-fn per_prio(v: &[u64; 5]) -> String {
-    (0..5)
-        .map(|p| format!("P{p} {}", v[p]))
-        .collect::<Vec<_>>()
-        .join(" · ")
+/// Per-priority counts P0..P4, as a JSON array of numbers.
+fn per_prio(v: &[u64; 5]) -> serde_json::Value {
+    v.iter().map(|&x| serde_json::Value::from(x)).collect()
 }
 
 /// "within" when every queue's worst wait is within its own bound, else the queues that exceed.
@@ -476,31 +474,28 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             ),
         },
     );
+    // P0..P4: the worst gap (bytes) and its bound (`null`: no finite bound).
     s.detail(
         "starvation per queue",
         (0..5)
             .map(|q| {
-                let b = if bounds[q].is_finite() {
-                    format!("{:.0}", bounds[q])
-                } else {
-                    "∞".into()
-                };
-                format!("P{q} {} / {b}", t_fx.worst_wait[q])
+                serde_json::json!({
+                    "gap_bytes": t_fx.worst_wait[q],
+                    "bound_bytes": bounds[q].is_finite().then(|| bounds[q].floor()),
+                })
             })
-            .collect::<Vec<_>>()
-            .join(" · "),
+            .collect::<serde_json::Value>(),
     );
     if t_rf.worst_wait != t_fx.worst_wait {
         s.detail("starvation (ref)", per_prio(&t_rf.worst_wait));
     }
     s.detail(
         "deadlocks",
-        format!(
-            "{} resolved (ref {}), {} debts clamped to L−1",
-            t_fx.deadlocks,
-            ls.reference().deadlocks,
-            ls.reference().clamps
-        ),
+        serde_json::json!({
+            "resolved": t_fx.deadlocks,
+            "resolved_ref": ls.reference().deadlocks,
+            "debts_clamped_to_l_minus_1": ls.reference().clamps,
+        }),
     );
     s.detail(
         "eq. 1",

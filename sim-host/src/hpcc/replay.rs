@@ -354,14 +354,14 @@ impl Flow {
         s.events = self.events;
         s.skipped = self.skipped;
         s.rel_err = Some(self.err.summary("window"));
-        let counts: Vec<String> = self
+        let counts: serde_json::Map<String, serde_json::Value> = self
             .branches
             .iter()
-            .map(|(k, v)| format!("{k} {v}"))
+            .map(|(k, v)| ((*k).to_string(), (*v).into()))
             .collect();
-        s.detail("branches (ref)", counts.join(" · "));
-        s.detail("U max abs. error", format!("{:.3e}", self.u_err_max));
-        s.detail("U max (ref)", format!("{:.3}", self.u_ref_max));
+        s.detail("branches (ref)", counts);
+        s.detail("U max abs. error", self.u_err_max);
+        s.detail("U max (ref)", self.u_ref_max);
         s.judge(opts.tolerances("hpcc"));
         Ok(s)
     }

@@ -196,13 +196,12 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         let f = forced_err.summary("rate");
         s.detail(
             "per-step (forced)",
-            format!(
-                "branch {:.3} % · rate max {:.2e} · p99 {:.2e} · mean {:.2e}",
-                forced_agree.ratio * 100.0,
-                f.max,
-                f.p99,
-                f.mean
-            ),
+            serde_json::json!({
+                "branch_agreement": forced_agree.ratio,
+                "rate_max_rel_err": f.max,
+                "rate_p99_rel_err": f.p99,
+                "rate_mean_rel_err": f.mean,
+            }),
         );
     }
     s.judge(opts.tolerances("timely"));
