@@ -1,28 +1,53 @@
 #!/usr/bin/env bash
-# Installs what the tests need on a fresh Debian machine: the pinned toolchain's riscv32 targets
-# (rustup does not add them by itself here: RUSTUP_AUTO_INSTALL=0) and the riscv cross binutils/gcc
-# used by the firmware gates and the C example. Safe to run again; does nothing when all is there.
+# Installs what the project needs on a fresh Debian machine with rustup. Safe to run again; does
+# nothing when all is there.
+#   bash scripts/setup.sh --host   the pinned toolchain and a C compiler/linker (Rust links with
+#                                  `cc` on Linux): enough to build and run sim-host
+#   bash scripts/setup.sh          also the riscv32 targets (rustup does not add them by itself
+#                                  here: RUSTUP_AUTO_INSTALL=0), the riscv cross binutils/gcc and
+#                                  qemu-user used by the firmware gates and the C example
+# Debian packages are installed with apt-get as root, or through sudo; with neither, the script
+# prints the command to run and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+host_only=0
+[[ "${1:-}" == "--host" ]] && host_only=1
+
+install_debs() {
+  (($#)) || return 0
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null; then
+      sudo="sudo"
+    else
+      echo "setup: missing Debian packages: $*" >&2
+      echo "setup: run as root: apt-get update && apt-get install -y $*" >&2
+      exit 1
+    fi
+  fi
+  echo "setup: installing Debian packages: $*"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
 
 toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
 if ! rustup toolchain list | grep -q "^$toolchain"; then
   rustup toolchain install "$toolchain" --no-self-update --profile minimal -c clippy -c rustfmt
 fi
 rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || true
+if ((host_only)); then
+  command -v cc >/dev/null || install_debs gcc libc6-dev
+  echo "setup: toolchain $toolchain and a C compiler/linker ready"
+  exit 0
+fi
 rustup target add --toolchain "$toolchain" riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf
 
 need=()
+command -v cc >/dev/null || need+=(gcc libc6-dev)
 command -v riscv64-unknown-elf-objdump >/dev/null || need+=(binutils-riscv64-unknown-elf)
 command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
 command -v qemu-riscv32 >/dev/null || need+=(qemu-user)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
-if ((${#need[@]})); then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  echo "setup: installing Debian packages: ${need[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_debs "${need[@]+"${need[@]}"}"
 echo "setup: toolchain $toolchain with riscv32imac/riscv32imc targets, riscv cross binutils and gcc, qemu-riscv32 ready"
