@@ -572,3 +572,35 @@ fn json_writes_integers_beyond_2_pow_53_as_strings() {
         "{v}"
     );
 }
+
+// ---------------------------------------------------------------- §5 plots
+
+#[test]
+fn plots_have_an_error_panel_marks_legend_and_relative_time() {
+    let d = tempfile::tempdir().unwrap();
+    for (kind, f, want) in [
+        ("timely", "fixtures/timely/incast.csv", "rate rel. error"),
+        ("hpcc", "fixtures/hpcc/capture.pcap", "window rel. error"),
+        ("cats", "fixtures/cats/web_page.csv", "order differs"),
+    ] {
+        let svg = d.path().join(format!("{kind}.svg"));
+        let o = sim_host(&["replay", kind, f, "--plot", svg.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{kind}: {}", err(&o));
+        // A capture of two flows: one file per flow, named by QP and endpoints.
+        let file = if kind == "hpcc" {
+            std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.to_string_lossy().contains("hpcc-qp17"))
+                .unwrap()
+        } else {
+            svg
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(want), "{kind}: no {want:?}");
+        if kind != "cats" {
+            assert!(text.contains("time since the first event"), "{kind}");
+            assert!(text.contains("branches differ (0)"), "{kind}");
+        }
+    }
+}

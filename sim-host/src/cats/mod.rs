@@ -15,7 +15,7 @@ pub mod lockstep;
 pub mod reference;
 
 use crate::fixtures::FixtureFile;
-use crate::plot::{self, Decimator, Panel, Series};
+use crate::plot::{self, Envelope, Panel};
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, Summary};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
@@ -350,7 +350,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         }
         None => None,
     };
-    let mut deci: Decimator<([u64; 5], [u64; 5])> = Decimator::new(4000);
+    // Plot: cumulative bytes per priority, reference (series 0–4) and fixed (5–9), against the
+    // chunk number (CATS orders chunks; many share one timestamp); marks where the order differs.
+    let mut env = Envelope::new(10, plot::COLUMNS);
     // Cumulative bytes per priority, chunk by chunk (reference, fixed), for the plot.
     let (mut cum_rf, mut cum_fx) = ([0u64; 5], [0u64; 5]);
 
@@ -409,8 +411,10 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             if let Some((q, n)) = b {
                 cum_fx[q] += n;
             }
-            let (cr, cf) = (cum_rf, cum_fx);
-            deci.offer(chunk_no, || (cr, cf));
+            if opts.plot.is_some() {
+                let ys: Vec<f64> = cum_rf.iter().chain(&cum_fx).map(|&b| b as f64).collect();
+                env.offer(chunk_no, chunk_no as f64, &ys, !(a.is_some() && a == b));
+            }
             chunk_no += 1;
         }
     }
@@ -534,33 +538,27 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     s.judge(opts.tolerances(KIND));
 
     if let Some(p) = &opts.plot {
-        let samples = deci.samples();
-        let panel = |name: &str, pick: PickSide| Panel {
-            y_label: format!("{name}: cumulative bytes"),
-            series: (0..5)
-                .map(|q| Series {
-                    name: format!("P{q}"),
-                    points: samples
-                        .iter()
-                        .map(|(k, v)| (*k as f64, pick(v)[q] as f64))
-                        .collect(),
-                    color: plot::PALETTE[q],
-                })
-                .collect(),
+        let panel = |name: &str, first: usize| {
+            let mut pn = Panel::new(
+                format!("{name}: cumulative bytes"),
+                (0..5)
+                    .map(|q| env.line(first + q, 1.0, &format!("P{q}"), plot::PALETTE[q]))
+                    .collect(),
+            );
+            pn.marks = Some(("order differs".into(), env.marks()));
+            pn
         };
+        let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
         plot::draw(
             p,
-            &format!("cats: {trace}"),
+            &format!("CATS: {short} ({} mode)", opts.mode.name()),
             "chunk number",
-            &[panel("reference", |v| v.0), panel("fixed point", |v| v.1)],
+            &[panel("reference", 0), panel("fixed point", 5)],
         )
         .map_err(|e| InputError::file(p, e))?;
     }
     Ok(vec![s])
 }
-
-/// Chooses the reference or the fixed side of a plot sample (cumulative bytes per priority).
-type PickSide = fn(&([u64; 5], [u64; 5])) -> [u64; 5];
 
 /// The shipped fixtures of this kind.
 pub fn fixtures() -> Vec<FixtureFile> {

@@ -3,7 +3,7 @@
 
 use super::reference::{RefParams, Reference, decode_int};
 use crate::output::Output;
-use crate::plot::{self, Decimator, Panel, Series};
+use crate::plot::{self, Envelope, Panel};
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, Param};
@@ -185,15 +185,6 @@ pub fn quantise(r: &Reference) -> RawParts {
     }
 }
 
-#[derive(Clone, Copy)]
-struct PlotPoint {
-    t_us: f64,
-    w_ref: f64,
-    w_fix: f64,
-    u_ref: f64,
-    u_fix: f64,
-}
-
 /// One flow replayed in lockstep.
 pub struct Flow {
     name: String,
@@ -209,7 +200,9 @@ pub struct Flow {
     skipped: u64,
     branches: BTreeMap<&'static str, u64>,
     out: Option<Output>,
-    plot: Option<(PathBuf, Decimator<PlotPoint>)>,
+    /// `--plot`: the file and the envelope of (window ref, window fixed, U ref, U fixed, window
+    /// relative error) over time since the first ACK, marks where the branches differ.
+    plot: Option<(PathBuf, Envelope, Option<u64>)>,
 }
 
 impl Flow {
@@ -243,7 +236,7 @@ impl Flow {
             skipped: 0,
             branches: BTreeMap::new(),
             out,
-            plot: plot.map(|p| (p, Decimator::new(4000))),
+            plot: plot.map(|p| (p, Envelope::new(5, plot::COLUMNS), None)),
         })
     }
 
@@ -296,14 +289,14 @@ impl Flow {
                 bf
             ))?;
         }
-        if let Some((_, d)) = &mut self.plot {
-            d.offer(self.events, || PlotPoint {
-                t_us: t_ns as f64 / 1e3,
-                w_ref,
-                w_fix,
-                u_ref,
-                u_fix,
-            });
+        if let Some((_, env, t0)) = &mut self.plot {
+            let t0 = *t0.get_or_insert(t_ns);
+            env.offer(
+                self.events,
+                t_ns.saturating_sub(t0) as f64,
+                &[w_ref, w_fix, u_ref, u_fix, rel_err(w_fix, w_ref)],
+                br != bf,
+            );
         }
         self.events += 1;
         Ok(())
@@ -319,36 +312,35 @@ impl Flow {
         if let Some(w) = self.out.take() {
             w.commit()?;
         }
-        if let Some((p, d)) = &self.plot {
-            let pts = d.samples();
-            let series = |name: &str, f: fn(&PlotPoint) -> f64, color| Series {
-                name: name.into(),
-                points: pts.iter().map(|(_, s)| (s.t_us, f(s))).collect(),
-                color,
-            };
+        if let Some((p, env, _)) = &self.plot {
+            let (div, x_label) = env.time_axis();
             let panels = [
-                Panel {
-                    y_label: "window (bytes)".into(),
-                    series: vec![
-                        series("reference (f64)", |s| s.w_ref, plot::REF),
-                        series("fixed point", |s| s.w_fix, plot::FIXED),
+                Panel::new(
+                    "window (bytes)",
+                    vec![
+                        env.line(0, div, "reference (f64)", plot::REF),
+                        env.line(1, div, "fixed point", plot::FIXED),
                     ],
-                },
-                Panel {
-                    y_label: "U (normalised inflight)".into(),
-                    series: vec![
-                        series("reference (f64)", |s| s.u_ref, plot::REF),
-                        series("fixed point", |s| s.u_fix, plot::FIXED),
+                ),
+                Panel::new(
+                    "U (normalised inflight)",
+                    vec![
+                        env.line(2, div, "reference (f64)", plot::REF),
+                        env.line(3, div, "fixed point", plot::FIXED),
                     ],
+                ),
+                Panel {
+                    log_y: true,
+                    marks: Some(("branches differ".into(), env.marks_in(div))),
+                    ..Panel::new(
+                        "window rel. error",
+                        vec![env.line(4, div, "|fixed − ref| / ref", plot::FIXED)],
+                    )
                 },
             ];
-            plot::draw(
-                p,
-                &format!("HPCC replay of {}", self.name),
-                "time (µs)",
-                &panels,
-            )
-            .map_err(|e| InputError::file(p, e))?;
+            let short = self.name.rsplit('/').next().unwrap_or(&self.name);
+            plot::draw(p, &format!("HPCC: {short}"), x_label, &panels)
+                .map_err(|e| InputError::file(p, e))?;
         }
         let mut s = Summary::new("hpcc", self.name.clone(), self.mode, self.agreement.clone());
         s.events = self.events;

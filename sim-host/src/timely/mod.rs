@@ -11,7 +11,7 @@ pub mod reference;
 
 use crate::fixtures::FixtureFile;
 use crate::output::Output;
-use crate::plot::{self, Decimator, Panel, Series};
+use crate::plot::{self, Envelope, Panel};
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, TraceReader, merged_params};
@@ -65,7 +65,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         }
         None => None,
     };
-    let mut plot_pts: Decimator<(f64, f64, f64, f64)> = Decimator::new(4000);
+    // Plot: rate (ref, fixed), RTT, relative error; marks where the branches differ.
+    let mut env = Envelope::new(4, plot::COLUMNS);
+    let mut t0: Option<u64> = None;
 
     let mut agreement = Agreement::new("branch");
     let mut err = ErrStats::default();
@@ -113,59 +115,52 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             ))?;
         }
         if opts.plot.is_some() {
-            plot_pts.offer(at.event, || {
-                (
-                    r.t_complete_ns as f64,
+            let t0 = *t0.get_or_insert(r.t_complete_ns);
+            env.offer(
+                at.event,
+                r.t_complete_ns.saturating_sub(t0) as f64,
+                &[
                     o.rate_ref_bps,
                     o.rate_fixed_bps as f64,
                     o.rtt_ns.unwrap_or(f64::NAN),
-                )
-            });
+                    e,
+                ],
+                o.branch_ref != o.branch_fixed,
+            );
         }
     }
     if let Some(w) = out {
         w.commit()?;
     }
     if let Some(p) = &opts.plot {
-        let s = plot_pts.samples();
-        type Sample = (f64, f64, f64, f64);
-        let pts = |f: &dyn Fn(&Sample) -> f64| -> Vec<(f64, f64)> {
-            s.iter()
-                .map(|(_, v)| (v.0 / 1e6, f(v)))
-                .filter(|(_, y)| y.is_finite())
-                .collect()
-        };
+        let (div, x_label) = env.time_axis();
         let panels = vec![
-            Panel {
-                y_label: "rate (b/s)".into(),
-                series: vec![
-                    Series {
-                        name: "reference (f64)".into(),
-                        points: pts(&|v| v.1),
-                        color: plot::REF,
-                    },
-                    Series {
-                        name: "fixed point".into(),
-                        points: pts(&|v| v.2),
-                        color: plot::FIXED,
-                    },
+            Panel::new(
+                "rate (b/s)",
+                vec![
+                    env.line(0, div, "reference (f64)", plot::REF),
+                    env.line(1, div, "fixed point", plot::FIXED),
                 ],
-            },
+            ),
+            Panel::new(
+                "RTT (ns)",
+                vec![env.line(2, div, "RTT (serialisation removed)", plot::OTHER)],
+            ),
             Panel {
-                y_label: "RTT (ns)".into(),
-                series: vec![Series {
-                    name: "RTT (serialisation removed)".into(),
-                    points: pts(&|v| v.3),
-                    color: plot::OTHER,
-                }],
+                log_y: true,
+                marks: Some(("branches differ".into(), env.marks_in(div))),
+                ..Panel::new(
+                    "rate rel. error",
+                    vec![env.line(3, div, "|fixed − ref| / ref", plot::FIXED)],
+                )
             },
         ];
         let title = format!(
-            "TIMELY {} ({} mode)",
+            "TIMELY: {} ({} mode)",
             path.file_name().and_then(|n| n.to_str()).unwrap_or("trace"),
             opts.mode.name()
         );
-        plot::draw(p, &title, "time (ms)", &panels).map_err(|e| InputError::file(p, e))?;
+        plot::draw(p, &title, x_label, &panels).map_err(|e| InputError::file(p, e))?;
     }
 
     let mut s = Summary::new("timely", path.display().to_string(), opts.mode, agreement);
