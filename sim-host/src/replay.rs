@@ -260,7 +260,7 @@ impl ReplayOpts {
     }
 
     /// The tolerances for `kind`: its defaults with the command line's overrides.
-    pub fn tolerances(&self, kind: &str) -> Tolerances {
+    pub fn tolerances(&self, kind: Kind) -> Tolerances {
         let d = Tolerances::for_kind(kind);
         Tolerances {
             min_agreement: self.tol.min_agreement.unwrap_or(d.min_agreement),

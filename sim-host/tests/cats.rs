@@ -314,7 +314,7 @@ fn replay_over_a_starvation_bound_fails() {
     );
     // The same gap against a bound it exceeds.
     s.bounds[3].bound = 54_321.0;
-    s.judge(ReplayOpts::default().tolerances(cats::KIND));
+    s.judge(ReplayOpts::default().tolerances(sim_host::replay::Kind::Cats));
     assert!(!s.within_tolerance);
     assert_eq!(
         s.failures,

@@ -16,6 +16,7 @@ pub mod reference;
 
 use crate::fixtures::FixtureFile;
 use crate::plot::{self, Envelope, Panel};
+use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, Summary};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
@@ -27,9 +28,6 @@ use std::path::Path;
 
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_ns,event,prio,bytes";
-
-/// Kind name, for tolerances.
-pub const KIND: &str = "cats";
 
 /// Messages per priority queue on both sides (the firmware's const-generic capacity).
 pub const QUEUE_CAPACITY: usize = 1024;
@@ -162,20 +160,14 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
         };
         last.insert(k, p);
         match k {
-            "mss_bytes" => mss = p.parse()?,
-            "snd_buf_bytes" => snd_buf = p.parse()?,
+            "mss_bytes" => mss = p.uint_as()?,
+            "snd_buf_bytes" => snd_buf = p.uint()?,
             _ => {
                 let i = usize::from(k.as_bytes()[1] - b'0');
                 match k.as_bytes()[0] {
-                    b'h' => high[i] = p.parse()?,
-                    b'l' => low[i] = Some(p.parse()?),
-                    _ => {
-                        let v: f64 = p.parse()?;
-                        if !(v.is_finite() && v >= 0.0) {
-                            return Err(p.error(format!("parameter {k}: must be ≥ 0, got {v}")));
-                        }
-                        mult[i] = v;
-                    }
+                    b'h' => high[i] = p.uint_as()?,
+                    b'l' => low[i] = Some(p.uint_as()?),
+                    _ => mult[i] = p.decimal()?,
                 }
             }
         }
@@ -423,7 +415,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     }
 
     let trace = path.display().to_string();
-    let mut s = Summary::new(KIND, trace.clone(), opts.mode, agreement);
+    let mut s = Summary::new(Kind::Cats, trace.clone(), opts.mode, agreement);
     s.events = events;
     s.skipped = skipped;
     // CATS makes decisions, not estimates: there is no relative error to report (rel_err stays
@@ -535,7 +527,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     for (q, (&gap, &bound)) in t_fx.worst_wait.iter().zip(&bounds).enumerate() {
         s.bound(format!("P{q} starvation gap (bytes)"), gap as f64, bound);
     }
-    s.judge(opts.tolerances(KIND));
+    s.judge(opts.tolerances(Kind::Cats));
 
     if let Some(p) = &opts.plot {
         let panel = |name: &str, first: usize| {

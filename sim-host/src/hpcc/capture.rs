@@ -24,6 +24,7 @@
 //! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
 
 use super::replay::{Flow, Setup};
+use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::Summary;
 use crate::trace::InputError;
@@ -457,7 +458,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             if let Some(cut) = &ignored.cut {
                 s.detail("warning", cut.clone());
             }
-            s.judge(opts.tolerances("hpcc"));
+            s.judge(opts.tolerances(Kind::Hpcc));
             out.push(s);
         }
     }

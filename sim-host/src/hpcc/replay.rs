@@ -4,6 +4,7 @@
 use super::reference::{RefParams, Reference, decode_int};
 use crate::output::Output;
 use crate::plot::{self, Envelope, Panel};
+use crate::replay::Kind;
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, Param};
@@ -32,44 +33,21 @@ impl Default for Setup {
     }
 }
 
-/// Parses a decimal like `0.95` into an exact ratio (`95/100`).
+/// Parses a decimal like `0.95` (or a fraction `19/20`) into an exact ratio, by the one
+/// parameter rule set (`Param::ratio`).
 pub fn decimal_ratio(s: &str) -> Option<Ratio> {
-    let s = s.trim();
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    if (int.is_empty() && frac.is_empty()) || frac.len() > 9 {
-        return None;
-    }
-    if !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let den = 10u64.pow(frac.len() as u32);
-    let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
+    let p = Param {
+        key: String::new(),
+        value: s.to_string(),
+        source: std::path::PathBuf::new(),
+        line: None,
     };
-    let num = i.checked_mul(den)?.checked_add(f)?;
-    Some(Ratio {
-        num: u32::try_from(num).ok()?,
-        den: u32::try_from(den).ok()?,
-    })
+    p.ratio().ok().map(|(num, den)| Ratio { num, den })
 }
 
-/// Reads an integer parameter that may be written as `100e9` or `100000000000`.
+/// A whole-number parameter (`Param::uint`: `100000000000`, `100_000_000_000` or `100e9`).
 fn int_param(p: &Param) -> Result<u64, InputError> {
-    if let Ok(v) = p.value.trim().parse::<u64>() {
-        return Ok(v);
-    }
-    let f: f64 = p.parse()?;
-    if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 {
-        Ok(f as u64)
-    } else {
-        Err(p.error(format!(
-            "parameter {}: {:?} is not a whole number ≥ 0",
-            p.key, p.value
-        )))
-    }
+    p.uint()
 }
 
 impl Setup {
@@ -342,7 +320,12 @@ impl Flow {
             plot::draw(p, &format!("HPCC: {short}"), x_label, &panels)
                 .map_err(|e| InputError::file(p, e))?;
         }
-        let mut s = Summary::new("hpcc", self.name.clone(), self.mode, self.agreement.clone());
+        let mut s = Summary::new(
+            Kind::Hpcc,
+            self.name.clone(),
+            self.mode,
+            self.agreement.clone(),
+        );
         s.events = self.events;
         s.skipped = self.skipped;
         s.rel_err = Some(self.err.summary("window"));
@@ -354,7 +337,7 @@ impl Flow {
         s.detail("branches (ref)", counts);
         s.detail("U max abs. error", self.u_err_max);
         s.detail("U max (ref)", self.u_ref_max);
-        s.judge(opts.tolerances("hpcc"));
+        s.judge(opts.tolerances(Kind::Hpcc));
         Ok(s)
     }
 }

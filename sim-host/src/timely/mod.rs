@@ -12,6 +12,7 @@ pub mod reference;
 use crate::fixtures::FixtureFile;
 use crate::output::Output;
 use crate::plot::{self, Envelope, Panel};
+use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::{InputError, TraceReader, merged_params};
@@ -163,7 +164,12 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
         plot::draw(p, &title, x_label, &panels).map_err(|e| InputError::file(p, e))?;
     }
 
-    let mut s = Summary::new("timely", path.display().to_string(), opts.mode, agreement);
+    let mut s = Summary::new(
+        Kind::Timely,
+        path.display().to_string(),
+        opts.mode,
+        agreement,
+    );
     s.events = events;
     s.skipped = skipped;
     s.rel_err = Some(err.summary("rate"));
@@ -199,7 +205,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             }),
         );
     }
-    s.judge(opts.tolerances("timely"));
+    s.judge(opts.tolerances(Kind::Timely));
     Ok(vec![s])
 }
 

@@ -34,72 +34,17 @@ pub struct Both {
 }
 
 fn parse_u64(p: &Param) -> Result<u64, InputError> {
-    let v = p.value.trim().replace('_', "");
-    if let Ok(x) = v.parse::<u64>() {
-        return Ok(x);
-    }
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Ok(x as u64),
-        _ => Err(p.error(format!(
-            "parameter {}: {:?} is not a non-negative integer",
-            p.key, p.value
-        ))),
-    }
+    p.uint()
 }
 
 fn parse_u32(p: &Param) -> Result<u32, InputError> {
-    let x = parse_u64(p)?;
-    u32::try_from(x).map_err(|_| {
-        p.error(format!(
-            "parameter {}: {x} does not fit 32 bits (max {})",
-            p.key,
-            u32::MAX
-        ))
-    })
+    p.uint_as::<u32>()
 }
 
 /// A ratio written as a decimal (`0.875`) or a fraction (`7/8`), kept exact.
 fn parse_ratio(p: &Param) -> Result<Ratio, InputError> {
-    let v = p.value.trim();
-    let bad = || {
-        p.error(format!(
-            "parameter {}: {v:?} is not a ratio (write a decimal like 0.875 with at most 9 \
-             decimals, or a fraction like 7/8)",
-            p.key
-        ))
-    };
-    if let Some((a, b)) = v.split_once('/') {
-        let num = a.trim().parse::<u32>().map_err(|_| bad())?;
-        let den = b.trim().parse::<u32>().map_err(|_| bad())?;
-        return Ok(Ratio::new(num, den));
-    }
-    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
-    if frac.len() > 9
-        || !int.chars().all(|c| c.is_ascii_digit())
-        || !frac.chars().all(|c| c.is_ascii_digit())
-        || (int.is_empty() && frac.is_empty())
-    {
-        return Err(bad());
-    }
-    let den = 10u64.pow(frac.len() as u32);
-    let int: u64 = if int.is_empty() {
-        0
-    } else {
-        int.parse().map_err(|_| bad())?
-    };
-    let fr: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().map_err(|_| bad())?
-    };
-    let num = int
-        .checked_mul(den)
-        .and_then(|x| x.checked_add(fr))
-        .ok_or_else(bad)?;
-    Ok(Ratio::new(
-        u32::try_from(num).map_err(|_| bad())?,
-        u32::try_from(den).map_err(|_| bad())?,
-    ))
+    let (num, den) = p.ratio()?;
+    Ok(Ratio::new(num, den))
 }
 
 fn ratio_f64(r: Ratio) -> f64 {
@@ -107,14 +52,7 @@ fn ratio_f64(r: Ratio) -> f64 {
 }
 
 fn parse_bool(p: &Param) -> Result<bool, InputError> {
-    match p.value.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" | "on" | "yes" => Ok(true),
-        "false" | "0" | "off" | "no" => Ok(false),
-        _ => Err(p.error(format!(
-            "parameter {}: {:?} is not a boolean (true/false)",
-            p.key, p.value
-        ))),
-    }
+    p.boolean()
 }
 
 /// The keys a configuration error is about.
