@@ -34,6 +34,7 @@ macro_rules! outln {
 }
 
 pub mod cats;
+pub mod driver;
 pub mod fixtures;
 pub mod hpcc;
 pub mod output;

@@ -76,6 +76,15 @@ impl Kind {
         }
     }
 
+    /// The kind's name in titles (`TIMELY`, `HPCC`, `CATS`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::Timely => "TIMELY",
+            Kind::Hpcc => "HPCC",
+            Kind::Cats => "CATS",
+        }
+    }
+
     /// The parameter keys the kind accepts.
     pub fn keys(self) -> &'static [&'static str] {
         match self {

@@ -10,12 +10,11 @@ pub mod params;
 pub mod reference;
 
 use crate::fixtures::FixtureFile;
-use crate::output::Output;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::Kind;
+use crate::replay::{Kind, Mode};
 use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
-use crate::trace::{InputError, TraceReader, merged_params};
+use crate::trace::InputError;
 use lockstep::Lockstep;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -50,61 +49,76 @@ fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
-/// Replays one trace; one summary per trace.
+/// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = TraceReader::open(path)?;
-    rdr.expect_header(HEADER)?;
-    let params = merged_params(rdr.params(), &opts.params);
-    let both = params::build(path, &params)?;
-    let mut ls = Lockstep::new(&both, opts.mode);
+    crate::driver::replay_csv::<Replay>(path, opts)
+}
 
-    let mut out = match &opts.out {
-        Some(p) => {
-            let mut o = Output::create(p, &[path])?;
-            o.line(format_args!("{OUT_HEADER}"))?;
-            Some(o)
+/// TIMELY in the replay driver: the lockstep of both sides plus what the report adds (branch
+/// counts, the worst event, the free-mode run's per-step shadow).
+pub struct Replay {
+    ls: Lockstep,
+    mode: Mode,
+    forced_agree: Agreement,
+    forced_err: ErrStats,
+    br_ref: BTreeMap<&'static str, u64>,
+    br_fixed: BTreeMap<&'static str, u64>,
+    worst: Option<(f64, At, lockstep::StepOut)>,
+}
+
+impl crate::driver::Lockstep for Replay {
+    const KIND: Kind = Kind::Timely;
+    const AGREEMENT: &'static str = "branch";
+    const HEADER: &'static str = HEADER;
+    const OUT_HEADER: &'static str = OUT_HEADER;
+    const PLOT_SERIES: usize = 4;
+    const HAS_REL_ERR: bool = true;
+    type Setup = params::Both;
+    type Row = Row;
+
+    fn setup(trace: &Path, params: &[crate::trace::Param]) -> Result<params::Both, InputError> {
+        params::build(trace, params)
+    }
+
+    fn new(both: &params::Both, mode: Mode) -> Self {
+        Self {
+            ls: Lockstep::new(both, mode),
+            mode,
+            forced_agree: Agreement::new("branch"),
+            forced_err: ErrStats::default(),
+            br_ref: BTreeMap::new(),
+            br_fixed: BTreeMap::new(),
+            worst: None,
         }
-        None => None,
-    };
-    // Plot: rate (ref, fixed), RTT, relative error; marks where the branches differ.
-    let mut env = Envelope::new(4, plot::COLUMNS);
-    let mut t0: Option<u64> = None;
+    }
 
-    let mut agreement = Agreement::new("branch");
-    let mut err = ErrStats::default();
-    let mut forced_agree = Agreement::new("branch");
-    let mut forced_err = ErrStats::default();
-    let mut br_ref: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut br_fixed: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut events = 0u64;
-    let mut skipped = 0u64;
-    let mut worst: Option<(f64, At, lockstep::StepOut)> = None;
-
-    while let Some(row) = rdr.next_row::<Row>() {
-        let (line, r) = row?;
-        let o = ls.step(r.t_send_ns, r.t_complete_ns, r.bytes);
-        let at = At {
-            event: events,
-            t_ns: r.t_complete_ns,
-            line: Some(line),
-        };
-        events += 1;
+    fn step(
+        &mut self,
+        _trace: &Path,
+        line: u64,
+        r: &Row,
+        rec: &mut crate::driver::Recorder,
+    ) -> Result<(), InputError> {
+        let o = self.ls.step(r.t_send_ns, r.t_complete_ns, r.bytes);
+        let at = rec.at(r.t_complete_ns, Some(line));
+        rec.events += 1;
         if o.branch_ref == "skip" {
-            skipped += 1;
+            rec.skipped += 1;
         }
-        *br_ref.entry(o.branch_ref).or_default() += 1;
-        *br_fixed.entry(o.branch_fixed).or_default() += 1;
-        agreement.add(o.branch_ref == o.branch_fixed, at);
+        *self.br_ref.entry(o.branch_ref).or_default() += 1;
+        *self.br_fixed.entry(o.branch_fixed).or_default() += 1;
+        rec.agreement.add(o.branch_ref == o.branch_fixed, at);
         let e = rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps);
-        err.add(e, at);
-        if worst.as_ref().is_none_or(|w| e > w.0) {
-            worst = Some((e, at, o));
+        rec.err.add(e, at);
+        if self.worst.as_ref().is_none_or(|w| e > w.0) {
+            self.worst = Some((e, at, o));
         }
-        forced_agree.add(o.branch_ref == o.forced_branch, at);
-        forced_err.add(rel_err(o.forced_rate_bps as f64, o.rate_ref_bps), at);
-        if let Some(w) = out.as_mut() {
+        self.forced_agree.add(o.branch_ref == o.forced_branch, at);
+        self.forced_err
+            .add(rel_err(o.forced_rate_bps as f64, o.rate_ref_bps), at);
+        if rec.writes_rows() {
             let rtt = o.rtt_ns.map(|x| x.to_string()).unwrap_or_default();
-            w.line(format_args!(
+            rec.row(format_args!(
                 "{},{},{},{},{},{},{}",
                 at.event,
                 at.t_ns,
@@ -115,27 +129,57 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                 o.branch_fixed
             ))?;
         }
-        if opts.plot.is_some() {
-            let t0 = *t0.get_or_insert(r.t_complete_ns);
-            env.offer(
-                at.event,
-                r.t_complete_ns.saturating_sub(t0) as f64,
-                &[
+        rec.plot(
+            at.event,
+            r.t_complete_ns,
+            &[
+                o.rate_ref_bps,
+                o.rate_fixed_bps as f64,
+                o.rtt_ns.unwrap_or(f64::NAN),
+                e,
+            ],
+            o.branch_ref != o.branch_fixed,
+        );
+        Ok(())
+    }
+
+    fn finish(self, _rec: &crate::driver::Recorder, s: &mut Summary) {
+        s.detail("branches ref", counts_json(&self.br_ref));
+        s.detail("branches fixed", counts_json(&self.br_fixed));
+        if let Some((e, at, o)) = self.worst.filter(|w| w.0 > 0.0) {
+            s.detail(
+                "worst event",
+                format!(
+                    "event {} (t = {} ns, line {}): rtt {} ns, rate ref {:.0} vs fixed {} b/s \
+                     (rel. {:.2e}), branch {} / {}",
+                    at.event,
+                    at.t_ns,
+                    at.line.unwrap_or(0),
+                    o.rtt_ns.map_or("-".to_string(), |r| format!("{r:.1}")),
                     o.rate_ref_bps,
-                    o.rate_fixed_bps as f64,
-                    o.rtt_ns.unwrap_or(f64::NAN),
+                    o.rate_fixed_bps,
                     e,
-                ],
-                o.branch_ref != o.branch_fixed,
+                    o.branch_ref,
+                    o.branch_fixed
+                ),
+            );
+        }
+        if self.mode == Mode::Free {
+            let f = self.forced_err.summary("rate");
+            s.detail(
+                "per-step (forced)",
+                serde_json::json!({
+                    "branch_agreement": self.forced_agree.ratio,
+                    "rate_max_rel_err": f.max,
+                    "rate_p99_rel_err": f.p99,
+                    "rate_mean_rel_err": f.mean,
+                }),
             );
         }
     }
-    if let Some(w) = out {
-        w.commit()?;
-    }
-    if let Some(p) = &opts.plot {
-        let (div, x_label) = env.time_axis();
-        let panels = vec![
+
+    fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
+        vec![
             Panel::new(
                 "rate (b/s)",
                 vec![
@@ -155,58 +199,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                     vec![env.line(3, div, "|fixed − ref| / ref", plot::FIXED)],
                 )
             },
-        ];
-        let title = format!(
-            "TIMELY: {} ({} mode)",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("trace"),
-            opts.mode.name()
-        );
-        plot::draw(p, &title, x_label, &panels).map_err(|e| InputError::file(p, e))?;
+        ]
     }
-
-    let mut s = Summary::new(
-        Kind::Timely,
-        path.display().to_string(),
-        opts.mode,
-        agreement,
-    );
-    s.events = events;
-    s.skipped = skipped;
-    s.rel_err = Some(err.summary("rate"));
-    s.detail("branches ref", counts_json(&br_ref));
-    s.detail("branches fixed", counts_json(&br_fixed));
-    if let Some((e, at, o)) = worst.filter(|w| w.0 > 0.0) {
-        s.detail(
-            "worst event",
-            format!(
-                "event {} (t = {} ns, line {}): rtt {} ns, rate ref {:.0} vs fixed {} b/s \
-                 (rel. {:.2e}), branch {} / {}",
-                at.event,
-                at.t_ns,
-                at.line.unwrap_or(0),
-                o.rtt_ns.map_or("-".to_string(), |r| format!("{r:.1}")),
-                o.rate_ref_bps,
-                o.rate_fixed_bps,
-                e,
-                o.branch_ref,
-                o.branch_fixed
-            ),
-        );
-    }
-    if opts.mode == crate::replay::Mode::Free {
-        let f = forced_err.summary("rate");
-        s.detail(
-            "per-step (forced)",
-            serde_json::json!({
-                "branch_agreement": forced_agree.ratio,
-                "rate_max_rel_err": f.max,
-                "rate_p99_rel_err": f.p99,
-                "rate_mean_rel_err": f.mean,
-            }),
-        );
-    }
-    s.judge(opts.tolerances(Kind::Timely));
-    Ok(vec![s])
 }
 
 /// The shipped fixtures of this kind.

@@ -1,0 +1,200 @@
+//! The one replay driver. Every algorithm is a [`Lockstep`]: both sides set up from the same
+//! parameters, one step per trace event (feeding the fixed-point crate through its public API
+//! and the f64 reference), and a finish that adds the algorithm's own details. The driver owns
+//! everything else, once: reading the trace, the `# set` and `--set` parameters, the
+//! [`Recorder`] (agreement counts, relative-error statistics, the `--out` CSV written whole or
+//! not at all, the `--plot` envelope and figure), the verdict.
+//!
+//! A flow can be driven without a trace too (the closed-loop simulator): make the lockstep with
+//! [`Lockstep::new`] and call [`Lockstep::step`] with a recorder.
+
+use crate::output::Output;
+use crate::plot::{self, Envelope, Panel};
+use crate::replay::{Kind, Mode, ReplayOpts};
+use crate::summary::{Agreement, At, ErrStats, Summary};
+use crate::trace::{InputError, Param, TraceReader, merged_params};
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+
+/// One algorithm's side-by-side replay.
+pub trait Lockstep: Sized {
+    /// The kind (keys the tolerances, names the report).
+    const KIND: Kind;
+    /// What the agreement counts: `branch` or `order`.
+    const AGREEMENT: &'static str;
+    /// The trace's header row.
+    const HEADER: &'static str;
+    /// The `--out` CSV header row.
+    const OUT_HEADER: &'static str;
+    /// Series kept for `--plot` (values per [`Recorder::plot`] call).
+    const PLOT_SERIES: usize;
+    /// Whether the kind reports a relative error (rate, window).
+    const HAS_REL_ERR: bool;
+    /// Both sides' parameters.
+    type Setup;
+    /// One trace row as written.
+    type Row: DeserializeOwned;
+
+    /// Both sides' parameters from `# set` lines then `--set` (later wins).
+    fn setup(trace: &Path, params: &[Param]) -> Result<Self::Setup, InputError>;
+    /// Both sides at their initial state.
+    fn new(setup: &Self::Setup, mode: Mode) -> Self;
+    /// One trace row (at `line` of `trace`) through both sides, recorded in `rec`.
+    fn step(
+        &mut self,
+        trace: &Path,
+        line: u64,
+        row: &Self::Row,
+        rec: &mut Recorder,
+    ) -> Result<(), InputError>;
+    /// The algorithm's own details and bounds, after the last event.
+    fn finish(self, rec: &Recorder, s: &mut Summary);
+    /// The `--plot` panels from the recorder's envelope, x divided by `div`.
+    fn panels(env: &Envelope, div: f64) -> Vec<Panel>;
+    /// The `--plot` x axis: time since the first event (the default), or another axis.
+    fn x_axis(env: &Envelope) -> (f64, String) {
+        let (div, label) = env.time_axis();
+        (div, label.to_string())
+    }
+}
+
+/// What a replay records, whatever the algorithm.
+pub struct Recorder {
+    /// Decision agreement.
+    pub agreement: Agreement,
+    /// Relative error of the main output (rate, window), if the kind has one.
+    pub err: ErrStats,
+    /// Events read.
+    pub events: u64,
+    /// Events both sides rejected.
+    pub skipped: u64,
+    out: Option<Output>,
+    plot: Option<(PathBuf, Envelope, Option<u64>)>,
+}
+
+impl Recorder {
+    /// A recorder for `what` (`branch`/`order`) writing `--out` (with `header`) and keeping
+    /// `series` values per plotted event for `--plot`. An output that is `input` is refused.
+    pub fn new(
+        opts: &ReplayOpts,
+        input: &Path,
+        what: &str,
+        header: &str,
+        series: usize,
+    ) -> Result<Self, InputError> {
+        Self::with_outputs(opts.out.clone(), opts.plot.clone(), input, what, header, series)
+    }
+
+    /// As [`new`](Self::new) with the output paths given (a capture's flows each have their
+    /// own).
+    pub fn with_outputs(
+        out: Option<PathBuf>,
+        plot: Option<PathBuf>,
+        input: &Path,
+        what: &str,
+        header: &str,
+        series: usize,
+    ) -> Result<Self, InputError> {
+        let out = match out {
+            Some(p) => {
+                let mut o = Output::create(&p, &[input])?;
+                o.line(format_args!("{header}"))?;
+                Some(o)
+            }
+            None => None,
+        };
+        Ok(Self {
+            agreement: Agreement::new(what),
+            err: ErrStats::default(),
+            events: 0,
+            skipped: 0,
+            out,
+            plot: plot.map(|p| (p, Envelope::new(series, plot::COLUMNS), None)),
+        })
+    }
+
+    /// Whether `--out` is being written (so a step can skip formatting its row).
+    pub fn writes_rows(&self) -> bool {
+        self.out.is_some()
+    }
+
+    /// One `--out` row.
+    pub fn row(&mut self, text: std::fmt::Arguments<'_>) -> Result<(), InputError> {
+        match &mut self.out {
+            Some(o) => o.line(text),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `--plot` is being drawn.
+    pub fn plots(&self) -> bool {
+        self.plot.is_some()
+    }
+
+    /// One plotted event: `x` is the trace time in ns (made relative to the first event) or,
+    /// with `absolute`, an x of the kind's own (e.g. a chunk number); `mark` flags a
+    /// disagreement.
+    pub fn plot(&mut self, i: u64, x_ns: u64, ys: &[f64], mark: bool) {
+        if let Some((_, env, t0)) = &mut self.plot {
+            let t0 = *t0.get_or_insert(x_ns);
+            env.offer(i, x_ns.saturating_sub(t0) as f64, ys, mark);
+        }
+    }
+
+    /// Writes `--out` and `--plot` and builds the judged summary.
+    pub fn finish<L: Lockstep>(
+        mut self,
+        ls: L,
+        trace: String,
+        title: &str,
+        opts: &ReplayOpts,
+    ) -> Result<Summary, InputError> {
+        if let Some(o) = self.out.take() {
+            o.commit()?;
+        }
+        if let Some((p, env, _)) = &self.plot {
+            let (div, label) = L::x_axis(env);
+            plot::draw(p, title, &label, &L::panels(env, div))
+                .map_err(|e| InputError::file(p, e))?;
+        }
+        let mut s = Summary::new(L::KIND, trace, opts.mode, self.agreement.clone());
+        s.events = self.events;
+        s.skipped = self.skipped;
+        if L::HAS_REL_ERR {
+            s.rel_err = Some(self.err.summary(match L::KIND {
+                Kind::Hpcc => "window",
+                Kind::Timely | Kind::Cats => "rate",
+            }));
+        }
+        ls.finish(&self, &mut s);
+        s.judge(opts.tolerances(L::KIND));
+        Ok(s)
+    }
+
+    /// Where an event is, for the statistics.
+    pub fn at(&self, t_ns: u64, line: Option<u64>) -> At {
+        At {
+            event: self.events,
+            t_ns,
+            line,
+        }
+    }
+}
+
+/// The one driver for CSV traces: open, check the header, set both sides up from the trace's
+/// `# set` lines and `--set`, step every row, finish. One summary.
+pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let mut rdr = TraceReader::open(path)?;
+    rdr.expect_header(L::HEADER)?;
+    let params = merged_params(rdr.params(), &opts.params);
+    let setup = L::setup(path, &params)?;
+    let mut ls = L::new(&setup, opts.mode);
+    let mut rec = Recorder::new(opts, path, L::AGREEMENT, L::OUT_HEADER, L::PLOT_SERIES)?;
+    while let Some(row) = rdr.next_row::<L::Row>() {
+        let (line, row) = row?;
+        ls.step(path, line, &row, &mut rec)?;
+    }
+    let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
+    let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());
+    Ok(vec![rec.finish(ls, path.display().to_string(), &title, opts)?])
+}
