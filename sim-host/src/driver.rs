@@ -82,7 +82,14 @@ impl Recorder {
         header: &str,
         series: usize,
     ) -> Result<Self, InputError> {
-        Self::with_outputs(opts.out.clone(), opts.plot.clone(), input, what, header, series)
+        Self::with_outputs(
+            opts.out.clone(),
+            opts.plot.clone(),
+            input,
+            what,
+            header,
+            series,
+        )
     }
 
     /// As [`new`](Self::new) with the output paths given (a capture's flows each have their
@@ -196,5 +203,10 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     }
     let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
     let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());
-    Ok(vec![rec.finish(ls, path.display().to_string(), &title, opts)?])
+    Ok(vec![rec.finish(
+        ls,
+        path.display().to_string(),
+        &title,
+        opts,
+    )?])
 }

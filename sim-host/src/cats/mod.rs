@@ -18,8 +18,8 @@ use crate::fixtures::FixtureFile;
 use crate::plot::{self, Envelope, Panel};
 use crate::replay::Kind;
 use crate::replay::ReplayOpts;
-use crate::summary::{Agreement, At, Summary};
-use crate::trace::{InputError, Param, TraceReader, merged_params};
+use crate::summary::{At, Summary};
+use crate::trace::{InputError, Param};
 use cats_conductor::{Config, ConfigError, Multiplier, Prio};
 use lockstep::{Lockstep, StepOut};
 use reference::{RefParams, starvation_bound_bytes};
@@ -322,214 +322,242 @@ pub fn starvation_verdict(worst_wait: &[u64; 5], bounds: &[f64; 5]) -> String {
     }
 }
 
-/// Replays one trace; one summary.
+/// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = TraceReader::open(path)?;
-    rdr.expect_header(HEADER)?;
-    let params = merged_params(rdr.params(), &opts.params);
-    let su = setup(path, &params)?;
-    let cfg = su.cfg;
-    let mut ls = Lockstep::new(&su, opts.mode);
-    let mut step = StepOut::default();
+    crate::driver::replay_csv::<Replay>(path, opts)
+}
 
-    let mut out = match &opts.out {
-        Some(p) => {
-            let mut o = crate::output::Output::create(p, &[path])?;
-            o.line(format_args!(
-                "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed"
-            ))?;
-            Some(o)
+/// CATS in the replay driver: the lockstep of both conductors plus the tallies the report adds
+/// (bytes per priority, completion order, starvation gaps and their bounds, deadlocks).
+pub struct Replay {
+    su: Setup,
+    ls: Lockstep,
+    step: StepOut,
+    t_fx: Tally,
+    t_rf: Tally,
+    bytes_in: [u64; 5],
+    min_msg: u64,
+    refused_mismatch: u64,
+    chunk_no: u64,
+    /// Cumulative bytes per priority, chunk by chunk (reference, fixed), for the plot.
+    cum_rf: [u64; 5],
+    cum_fx: [u64; 5],
+}
+
+impl crate::driver::Lockstep for Replay {
+    const KIND: Kind = Kind::Cats;
+    const AGREEMENT: &'static str = "order";
+    const HEADER: &'static str = HEADER;
+    const OUT_HEADER: &'static str = "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed";
+    // Cumulative bytes per priority, reference (0–4) and fixed (5–9).
+    const PLOT_SERIES: usize = 10;
+    // CATS makes decisions, not estimates: no relative error; fidelity is the chunk order (and
+    // the byte counts that follow from it).
+    const HAS_REL_ERR: bool = false;
+    type Setup = Setup;
+    type Row = Row;
+
+    fn setup(trace: &Path, params: &[Param]) -> Result<Setup, InputError> {
+        setup(trace, params)
+    }
+
+    fn new(su: &Setup, mode: crate::replay::Mode) -> Self {
+        Self {
+            su: su.clone(),
+            ls: Lockstep::new(su, mode),
+            step: StepOut::default(),
+            t_fx: Tally::default(),
+            t_rf: Tally::default(),
+            bytes_in: [0; 5],
+            min_msg: u64::MAX,
+            refused_mismatch: 0,
+            chunk_no: 0,
+            cum_rf: [0; 5],
+            cum_fx: [0; 5],
         }
-        None => None,
-    };
-    // Plot: cumulative bytes per priority, reference (series 0–4) and fixed (5–9), against the
-    // chunk number (CATS orders chunks; many share one timestamp); marks where the order differs.
-    let mut env = Envelope::new(10, plot::COLUMNS);
-    // Cumulative bytes per priority, chunk by chunk (reference, fixed), for the plot.
-    let (mut cum_rf, mut cum_fx) = ([0u64; 5], [0u64; 5]);
+    }
 
-    let mut agreement = Agreement::new("order");
-    let (mut t_fx, mut t_rf) = (Tally::default(), Tally::default());
-    let mut bytes_in = [0u64; 5];
-    let mut min_msg = u64::MAX;
-    let mut events = 0u64;
-    let mut skipped = 0u64;
-    let mut refused_mismatch = 0u64;
-    let mut chunk_no = 0u64;
-
-    while let Some(row) = rdr.next_row::<Row>() {
-        let (line, row) = row?;
+    fn step(
+        &mut self,
+        trace: &Path,
+        line: u64,
+        row: &Row,
+        rec: &mut crate::driver::Recorder,
+    ) -> Result<(), InputError> {
         let at = |e: u64| At {
             event: e,
             t_ns: row.t_ns,
             line: Some(line),
         };
-        events += 1;
-        let ev = row.event(path, line)?;
-        ls.step(ev, &mut step);
+        rec.events += 1;
+        let ev = row.event(trace, line)?;
+        self.ls.step(ev, &mut self.step);
+        let step = &self.step;
         if let (Event::Enqueue { prio, len_bytes }, Some((ok_fx, ok_rf))) = (ev, step.accepted) {
             if ok_rf {
-                bytes_in[prio.index()] += u64::from(len_bytes);
-                min_msg = min_msg.min(u64::from(len_bytes));
+                self.bytes_in[prio.index()] += u64::from(len_bytes);
+                self.min_msg = self.min_msg.min(u64::from(len_bytes));
             }
             match (ok_fx, ok_rf) {
-                (false, false) => skipped += 1,
+                (false, false) => rec.skipped += 1,
                 (true, true) => {}
-                _ => refused_mismatch += 1,
+                _ => self.refused_mismatch += 1,
             }
         }
-        t_fx.deadlocks += step.fixed_deadlocks;
+        self.t_fx.deadlocks += step.fixed_deadlocks;
         for (k, f) in step.fixed.iter().enumerate() {
-            t_fx.chunk(chunk_no + k as u64, f.prio, f.bytes, f.waiting);
+            self.t_fx
+                .chunk(self.chunk_no + k as u64, f.prio, f.bytes, f.waiting);
         }
         for (k, f) in step.reference.iter().enumerate() {
-            t_rf.chunk(chunk_no + k as u64, f.prio, f.bytes, f.waiting);
+            self.t_rf
+                .chunk(self.chunk_no + k as u64, f.prio, f.bytes, f.waiting);
         }
         for (a, b) in step.pairs() {
-            agreement.add(a.is_some() && a == b, at(chunk_no));
-            if let Some(w) = &mut out {
+            let chunk_no = self.chunk_no;
+            rec.agreement.add(a.is_some() && a == b, at(chunk_no));
+            if rec.writes_rows() {
                 let cell = |c: Option<(usize, u64)>| match c {
                     Some((q, n)) => (q.to_string(), n.to_string()),
                     None => (String::new(), String::new()),
                 };
                 let ((pr, br), (pf, bf)) = (cell(a), cell(b));
-                w.line(format_args!("{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns))?;
+                rec.row(format_args!("{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns))?;
             }
-            // Cumulative bytes per priority after *this* chunk (not after the whole event, which
-            // can feed a hundred chunks at once and would draw them as one step).
+            // Cumulative bytes per priority after *this* chunk (not after the whole event,
+            // which can feed a hundred chunks at once and would draw them as one step).
             if let Some((q, n)) = a {
-                cum_rf[q] += n;
+                self.cum_rf[q] += n;
             }
             if let Some((q, n)) = b {
-                cum_fx[q] += n;
+                self.cum_fx[q] += n;
             }
-            if opts.plot.is_some() {
-                let ys: Vec<f64> = cum_rf.iter().chain(&cum_fx).map(|&b| b as f64).collect();
-                env.offer(chunk_no, chunk_no as f64, &ys, !(a.is_some() && a == b));
+            if rec.plots() {
+                let ys: Vec<f64> = self
+                    .cum_rf
+                    .iter()
+                    .chain(&self.cum_fx)
+                    .map(|&b| b as f64)
+                    .collect();
+                rec.plot(chunk_no, chunk_no, &ys, !(a.is_some() && a == b));
             }
-            chunk_no += 1;
+            self.chunk_no += 1;
         }
-    }
-    if let Some(w) = out {
-        w.commit()?;
+        Ok(())
     }
 
-    let trace = path.display().to_string();
-    let mut s = Summary::new(Kind::Cats, trace.clone(), opts.mode, agreement);
-    s.events = events;
-    s.skipped = skipped;
-    // CATS makes decisions, not estimates: there is no relative error to report (rel_err stays
-    // None); fidelity is the chunk order (and the byte counts that follow from it).
-    s.detail("chunks", chunk_no);
-    s.detail("bytes in", per_prio(&bytes_in));
-    if t_fx.bytes_out == t_rf.bytes_out {
-        s.detail("bytes out", per_prio(&t_fx.bytes_out));
-    } else {
-        s.detail("bytes out (ref)", per_prio(&t_rf.bytes_out));
-        s.detail("bytes out (fixed)", per_prio(&t_fx.bytes_out));
-    }
-    let order_fx = t_fx.completion_order();
-    let order_rf = t_rf.completion_order();
-    if order_fx == order_rf {
-        s.detail("completion order", order_fx);
-    } else {
-        s.detail("completion (ref)", order_rf);
-        s.detail("completion (fixed)", order_fx);
-    }
-    let min_msg_f = if min_msg == u64::MAX {
-        1.0
-    } else {
-        min_msg as f64
-    };
-    // Each queue's worst wait against its own bound (they differ by a factor of ~6 between P0
-    // and P3 with the paper's parameters).
-    let bounds: [f64; 5] =
-        std::array::from_fn(|q| starvation_bound_bytes(&su.params, min_msg_f, q));
-    let fmt_bound = |b: f64| {
-        if b.is_finite() {
-            format!("{b:.0}")
+    fn finish(self, _rec: &crate::driver::Recorder, s: &mut Summary) {
+        s.detail("chunks", self.chunk_no);
+        s.detail("bytes in", per_prio(&self.bytes_in));
+        if self.t_fx.bytes_out == self.t_rf.bytes_out {
+            s.detail("bytes out", per_prio(&self.t_fx.bytes_out));
         } else {
-            "none (a lower multiplier is too small)".to_string()
+            s.detail("bytes out (ref)", per_prio(&self.t_rf.bytes_out));
+            s.detail("bytes out (fixed)", per_prio(&self.t_fx.bytes_out));
         }
-    };
-    let verdict = starvation_verdict(&t_fx.worst_wait, &bounds);
-    // Headline: the queue that came closest to its bound (an infinite bound counts as 0 %).
-    let ratio = |q: usize| t_fx.worst_wait[q] as f64 / bounds[q];
-    let closest = (0..5)
-        .filter(|&q| t_fx.worst_wait[q] > 0)
-        .max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)));
-    s.detail(
-        "worst starvation",
-        match closest {
-            None => format!("none (no queue waited while another sent) ({verdict})"),
-            Some(q) => format!(
-                "{} bytes sent while P{q} waited (up to chunk {}); bound {} ({verdict})",
-                t_fx.worst_wait[q],
-                t_fx.worst_wait_at[q],
-                fmt_bound(bounds[q]),
-            ),
-        },
-    );
-    // P0..P4: the worst gap (bytes) and its bound (`null`: no finite bound).
-    s.detail(
-        "starvation per queue",
-        (0..5)
-            .map(|q| {
-                serde_json::json!({
-                    "gap_bytes": t_fx.worst_wait[q],
-                    "bound_bytes": bounds[q].is_finite().then(|| bounds[q].floor()),
-                })
-            })
-            .collect::<serde_json::Value>(),
-    );
-    if t_rf.worst_wait != t_fx.worst_wait {
-        s.detail("starvation (ref)", per_prio(&t_rf.worst_wait));
-    }
-    s.detail(
-        "deadlocks",
-        serde_json::json!({
-            "resolved": t_fx.deadlocks,
-            "resolved_ref": ls.reference().deadlocks,
-            "debts_clamped_to_l_minus_1": ls.reference().clamps,
-        }),
-    );
-    s.detail(
-        "eq. 1",
-        if cfg.eq1_holds() {
-            "holds".to_string()
+        let order_fx = self.t_fx.completion_order();
+        let order_rf = self.t_rf.completion_order();
+        if order_fx == order_rf {
+            s.detail("completion order", order_fx);
         } else {
-            let v: Vec<String> = (0..4)
-                .filter(|p| cfg.eq1_violations() & (1 << p) != 0)
-                .map(|p| format!("P{p}"))
-                .collect();
-            format!("fails for {} (the L−1 clamp keeps it live)", v.join(", "))
-        },
-    );
-    if !su.quantised.is_empty() {
+            s.detail("completion (ref)", order_rf);
+            s.detail("completion (fixed)", order_fx);
+        }
+        let min_msg_f = if self.min_msg == u64::MAX {
+            1.0
+        } else {
+            self.min_msg as f64
+        };
+        // Each queue's worst wait against its own bound (they differ by a factor of ~6 between P0
+        // and P3 with the paper's parameters).
+        let bounds: [f64; 5] =
+            std::array::from_fn(|q| starvation_bound_bytes(&self.su.params, min_msg_f, q));
+        let fmt_bound = |b: f64| {
+            if b.is_finite() {
+                format!("{b:.0}")
+            } else {
+                "none (a lower multiplier is too small)".to_string()
+            }
+        };
+        let verdict = starvation_verdict(&self.t_fx.worst_wait, &bounds);
+        // Headline: the queue that came closest to its bound (an infinite bound counts as 0 %).
+        let ratio = |q: usize| self.t_fx.worst_wait[q] as f64 / bounds[q];
+        let closest = (0..5)
+            .filter(|&q| self.t_fx.worst_wait[q] > 0)
+            .max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)));
         s.detail(
-            "multipliers",
-            su.quantised
-                .iter()
-                .map(|(k, g, u)| format!("{k} {g} → {u} (Q16)"))
-                .collect::<Vec<_>>()
-                .join("; "),
+            "worst starvation",
+            match closest {
+                None => format!("none (no queue waited while another sent) ({verdict})"),
+                Some(q) => format!(
+                    "{} bytes sent while P{q} waited (up to chunk {}); bound {} ({verdict})",
+                    self.t_fx.worst_wait[q],
+                    self.t_fx.worst_wait_at[q],
+                    fmt_bound(bounds[q]),
+                ),
+            },
         );
+        // P0..P4: the worst gap (bytes) and its bound (`null`: no finite bound).
+        s.detail(
+            "starvation per queue",
+            (0..5)
+                .map(|q| {
+                    serde_json::json!({
+                        "gap_bytes": self.t_fx.worst_wait[q],
+                        "bound_bytes": bounds[q].is_finite().then(|| bounds[q].floor()),
+                    })
+                })
+                .collect::<serde_json::Value>(),
+        );
+        if self.t_rf.worst_wait != self.t_fx.worst_wait {
+            s.detail("starvation (ref)", per_prio(&self.t_rf.worst_wait));
+        }
+        s.detail(
+            "deadlocks",
+            serde_json::json!({
+                "resolved": self.t_fx.deadlocks,
+                "resolved_ref": self.ls.reference().deadlocks,
+                "debts_clamped_to_l_minus_1": self.ls.reference().clamps,
+            }),
+        );
+        s.detail(
+            "eq. 1",
+            if self.su.cfg.eq1_holds() {
+                "holds".to_string()
+            } else {
+                let v: Vec<String> = (0..4)
+                    .filter(|p| self.su.cfg.eq1_violations() & (1 << p) != 0)
+                    .map(|p| format!("P{p}"))
+                    .collect();
+                format!("fails for {} (the L−1 clamp keeps it live)", v.join(", "))
+            },
+        );
+        if !self.su.quantised.is_empty() {
+            s.detail(
+                "multipliers",
+                self.su
+                    .quantised
+                    .iter()
+                    .map(|(k, g, u)| format!("{k} {g} → {u} (Q16)"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        if self.refused_mismatch > 0 {
+            s.detail("refusals differ", self.refused_mismatch);
+        }
+        let left_fx: u64 = (0..5)
+            .map(|p| self.bytes_in[p].saturating_sub(self.t_fx.bytes_out[p]))
+            .sum();
+        s.detail("left queued", left_fx);
+        // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
+        // exceeds a bound fails, naming the queue and the excess.
+        for (q, (&gap, &bound)) in self.t_fx.worst_wait.iter().zip(&bounds).enumerate() {
+            s.bound(format!("P{q} starvation gap (bytes)"), gap as f64, bound);
+        }
     }
-    if refused_mismatch > 0 {
-        s.detail("refusals differ", refused_mismatch);
-    }
-    let left_fx: u64 = (0..5)
-        .map(|p| bytes_in[p].saturating_sub(t_fx.bytes_out[p]))
-        .sum();
-    s.detail("left queued", left_fx);
-    // The verdict holds each queue's worst gap (fixed side) to its own bound: a replay whose gap
-    // exceeds a bound fails, naming the queue and the excess.
-    for (q, (&gap, &bound)) in t_fx.worst_wait.iter().zip(&bounds).enumerate() {
-        s.bound(format!("P{q} starvation gap (bytes)"), gap as f64, bound);
-    }
-    s.judge(opts.tolerances(Kind::Cats));
 
-    if let Some(p) = &opts.plot {
+    fn panels(env: &Envelope, _div: f64) -> Vec<Panel> {
         let panel = |name: &str, first: usize| {
             let mut pn = Panel::new(
                 format!("{name}: cumulative bytes"),
@@ -540,16 +568,13 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
             pn.marks = Some(("order differs".into(), env.marks()));
             pn
         };
-        let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
-        plot::draw(
-            p,
-            &format!("CATS: {short} ({} mode)", opts.mode.name()),
-            "chunk number",
-            &[panel("reference", 0), panel("fixed point", 5)],
-        )
-        .map_err(|e| InputError::file(p, e))?;
+        vec![panel("reference", 0), panel("fixed point", 5)]
     }
-    Ok(vec![s])
+
+    /// CATS orders chunks (many share one timestamp): the x axis is the chunk number.
+    fn x_axis(_env: &Envelope) -> (f64, String) {
+        (1.0, "chunk number".into())
+    }
 }
 
 /// The shipped fixtures of this kind.

@@ -11,8 +11,8 @@ pub mod reference;
 
 use crate::fixtures::FixtureFile;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Kind, Mode};
 use crate::replay::ReplayOpts;
+use crate::replay::{Kind, Mode};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::InputError;
 use lockstep::Lockstep;
