@@ -1,7 +1,8 @@
 //! hpcc: f64 reference, INT trace and capture formats, lockstep replay and fixture generators.
 //!
 //! * [`reference`]: the f64 reference of Algorithm 1 (from the paper and the conventions).
-//! * [`replay`]: the lockstep driver ([`replay::Flow`]) and the CSV INT trace reader.
+//! * [`replay`]: HPCC in the one replay driver ([`replay::Replay`], and [`replay::Flow`] for a
+//!   flow fed ACK by ACK) and the CSV INT trace reader.
 //! * [`capture`]: pcap/pcapng RoCEv2 captures (reader, and the writer of the shipped capture).
 //! * [`generate`]: deterministic fixture generators.
 

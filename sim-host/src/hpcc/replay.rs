@@ -2,11 +2,11 @@
 //! trace (or per capture flow).
 
 use super::reference::{RefParams, Reference, decode_int};
-use crate::output::Output;
+use crate::driver::{Lockstep, Recorder};
 use crate::plot::{self, Envelope, Panel};
 use crate::replay::Kind;
 use crate::replay::{Mode, ReplayOpts};
-use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
+use crate::summary::{Summary, rel_err};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{Config, ConfigError, Params, Ratio, RawParts, State};
 use std::collections::BTreeMap;
@@ -163,28 +163,159 @@ pub fn quantise(r: &Reference) -> RawParts {
     }
 }
 
-/// One flow replayed in lockstep.
-pub struct Flow {
-    name: String,
+/// HPCC in the replay driver: both sides of one flow plus what the report adds (branch counts,
+/// the largest U error).
+pub struct Replay {
     setup: Setup,
     mode: Mode,
     fixed: State,
     reference: Reference,
-    agreement: Agreement,
-    err: ErrStats,
     u_err_max: f64,
     u_ref_max: f64,
-    events: u64,
-    skipped: u64,
     branches: BTreeMap<&'static str, u64>,
-    out: Option<Output>,
-    /// `--plot`: the file and the envelope of (window ref, window fixed, U ref, U fixed, window
-    /// relative error) over time since the first ACK, marks where the branches differ.
-    plot: Option<(PathBuf, Envelope, Option<u64>)>,
+}
+
+impl Replay {
+    /// One ACK (`line` of the trace, if it has lines) through both sides.
+    pub fn ack(
+        &mut self,
+        rec: &mut Recorder,
+        line: Option<u64>,
+        t_ns: u64,
+        ack_seq: u32,
+        snd_nxt: u32,
+        int: &[u8],
+    ) -> Result<(), InputError> {
+        let at = rec.at(t_ns, line);
+        if self.mode == Mode::Forced {
+            self.fixed = State::from_raw_parts(quantise(&self.reference));
+        }
+        let up = self.fixed.on_ack(&self.setup.cfg, ack_seq, snd_nxt, int);
+        let br = self
+            .reference
+            .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
+        let bf = up.branch.name();
+        rec.agreement.add(br == bf, at);
+        if br == "bad" && bf == "bad" {
+            rec.skipped += 1;
+        }
+        *self.branches.entry(br).or_default() += 1;
+        let w_ref = self.reference.w;
+        let w_fix = f64::from(up.window_q8_bytes) / 256.0;
+        let e = rel_err(w_fix, w_ref);
+        rec.err.add(e, at);
+        let u_ref = self.reference.u;
+        let u_fix = self.fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+        self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
+        self.u_ref_max = self.u_ref_max.max(u_ref);
+        if rec.writes_rows() {
+            rec.row(format_args!(
+                "{},{},{:.9},{:.9},{:.6},{:.6},{:.1},{},{},{}",
+                at.event,
+                t_ns,
+                u_ref,
+                u_fix,
+                w_ref,
+                w_fix,
+                self.reference.rate_bps(),
+                up.rate_bps,
+                br,
+                bf
+            ))?;
+        }
+        rec.plot(at.event, t_ns, &[w_ref, w_fix, u_ref, u_fix, e], br != bf);
+        rec.events += 1;
+        Ok(())
+    }
+}
+
+impl Lockstep for Replay {
+    const KIND: Kind = Kind::Hpcc;
+    const AGREEMENT: &'static str = "branch";
+    const HEADER: &'static str = super::HEADER;
+    const OUT_HEADER: &'static str = OUT_HEADER;
+    // Window (ref, fixed), U (ref, fixed), window relative error.
+    const PLOT_SERIES: usize = 5;
+    const HAS_REL_ERR: bool = true;
+    type Setup = Setup;
+    type Row = Row;
+
+    fn setup(_trace: &Path, params: &[Param]) -> Result<Setup, InputError> {
+        Setup::from_params(params)
+    }
+
+    fn new(setup: &Setup, mode: Mode) -> Self {
+        Self {
+            setup: *setup,
+            mode,
+            fixed: State::new(&setup.cfg),
+            reference: Reference::new(setup.refp),
+            u_err_max: 0.0,
+            u_ref_max: 0.0,
+            branches: BTreeMap::new(),
+        }
+    }
+
+    fn step(
+        &mut self,
+        trace: &Path,
+        line: u64,
+        r: &Row,
+        rec: &mut Recorder,
+    ) -> Result<(), InputError> {
+        let int = r.int_bytes(trace, line)?;
+        self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)
+    }
+
+    fn finish(self, _rec: &Recorder, s: &mut Summary) {
+        let counts: serde_json::Map<String, serde_json::Value> = self
+            .branches
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).into()))
+            .collect();
+        s.detail("branches (ref)", counts);
+        s.detail("U max abs. error", self.u_err_max);
+        s.detail("U max (ref)", self.u_ref_max);
+    }
+
+    fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
+        vec![
+            Panel::new(
+                "window (bytes)",
+                vec![
+                    env.line(0, div, "reference (f64)", plot::REF),
+                    env.line(1, div, "fixed point", plot::FIXED),
+                ],
+            ),
+            Panel::new(
+                "U (normalised inflight)",
+                vec![
+                    env.line(2, div, "reference (f64)", plot::REF),
+                    env.line(3, div, "fixed point", plot::FIXED),
+                ],
+            ),
+            Panel {
+                log_y: true,
+                marks: Some(("branches differ".into(), env.marks_in(div))),
+                ..Panel::new(
+                    "window rel. error",
+                    vec![env.line(4, div, "|fixed − ref| / ref", plot::FIXED)],
+                )
+            },
+        ]
+    }
+}
+
+/// One flow fed ACK by ACK (a capture's flows, tests): the [`Replay`] lockstep with its own
+/// [`Recorder`].
+pub struct Flow {
+    name: String,
+    ls: Replay,
+    rec: Recorder,
 }
 
 impl Flow {
-    /// A new flow; `out`/`plot` are the files to write (created now).
+    /// A new flow; `out`/`plot` are the files to write.
     pub fn new(
         name: String,
         setup: Setup,
@@ -192,29 +323,18 @@ impl Flow {
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
     ) -> Result<Flow, InputError> {
-        let out = match out {
-            Some(p) => {
-                let mut o = Output::create(&p, &[])?;
-                o.line(format_args!("{OUT_HEADER}"))?;
-                Some(o)
-            }
-            None => None,
-        };
+        let rec = Recorder::with_outputs(
+            out,
+            plot,
+            Path::new(""),
+            Replay::AGREEMENT,
+            OUT_HEADER,
+            Replay::PLOT_SERIES,
+        )?;
         Ok(Flow {
             name,
-            setup,
-            mode,
-            fixed: State::new(&setup.cfg),
-            reference: Reference::new(setup.refp),
-            agreement: Agreement::new("branch"),
-            err: ErrStats::default(),
-            u_err_max: 0.0,
-            u_ref_max: 0.0,
-            events: 0,
-            skipped: 0,
-            branches: BTreeMap::new(),
-            out,
-            plot: plot.map(|p| (p, Envelope::new(5, plot::COLUMNS), None)),
+            ls: Replay::new(&setup, mode),
+            rec,
         })
     }
 
@@ -227,118 +347,25 @@ impl Flow {
         snd_nxt: u32,
         int: &[u8],
     ) -> Result<(), InputError> {
-        let at = At {
-            event: self.events,
-            t_ns,
-            line,
-        };
-        if self.mode == Mode::Forced {
-            self.fixed = State::from_raw_parts(quantise(&self.reference));
-        }
-        let up = self.fixed.on_ack(&self.setup.cfg, ack_seq, snd_nxt, int);
-        let br = self
-            .reference
-            .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
-        let bf = up.branch.name();
-        self.agreement.add(br == bf, at);
-        if br == "bad" && bf == "bad" {
-            self.skipped += 1;
-        }
-        *self.branches.entry(br).or_default() += 1;
-        let w_ref = self.reference.w;
-        let w_fix = f64::from(up.window_q8_bytes) / 256.0;
-        self.err.add(rel_err(w_fix, w_ref), at);
-        let u_ref = self.reference.u;
-        let u_fix = self.fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
-        self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
-        self.u_ref_max = self.u_ref_max.max(u_ref);
-        if let Some(w) = &mut self.out {
-            w.line(format_args!(
-                "{},{},{:.9},{:.9},{:.6},{:.6},{:.1},{},{},{}",
-                self.events,
-                t_ns,
-                u_ref,
-                u_fix,
-                w_ref,
-                w_fix,
-                self.reference.rate_bps(),
-                up.rate_bps,
-                br,
-                bf
-            ))?;
-        }
-        if let Some((_, env, t0)) = &mut self.plot {
-            let t0 = *t0.get_or_insert(t_ns);
-            env.offer(
-                self.events,
-                t_ns.saturating_sub(t0) as f64,
-                &[w_ref, w_fix, u_ref, u_fix, rel_err(w_fix, w_ref)],
-                br != bf,
-            );
-        }
-        self.events += 1;
-        Ok(())
+        self.ls
+            .ack(&mut self.rec, line, t_ns, ack_seq, snd_nxt, int)
     }
 
     /// Number of events so far.
     pub fn events(&self) -> u64 {
-        self.events
+        self.rec.events
     }
 
-    /// Finishes: flushes `--out`, draws `--plot`, and judges the summary.
-    pub fn finish(mut self, opts: &ReplayOpts) -> Result<Summary, InputError> {
-        if let Some(w) = self.out.take() {
-            w.commit()?;
-        }
-        if let Some((p, env, _)) = &self.plot {
-            let (div, x_label) = env.time_axis();
-            let panels = [
-                Panel::new(
-                    "window (bytes)",
-                    vec![
-                        env.line(0, div, "reference (f64)", plot::REF),
-                        env.line(1, div, "fixed point", plot::FIXED),
-                    ],
-                ),
-                Panel::new(
-                    "U (normalised inflight)",
-                    vec![
-                        env.line(2, div, "reference (f64)", plot::REF),
-                        env.line(3, div, "fixed point", plot::FIXED),
-                    ],
-                ),
-                Panel {
-                    log_y: true,
-                    marks: Some(("branches differ".into(), env.marks_in(div))),
-                    ..Panel::new(
-                        "window rel. error",
-                        vec![env.line(4, div, "|fixed − ref| / ref", plot::FIXED)],
-                    )
-                },
-            ];
-            let short = self.name.rsplit('/').next().unwrap_or(&self.name);
-            plot::draw(p, &format!("HPCC: {short}"), x_label, &panels)
-                .map_err(|e| InputError::file(p, e))?;
-        }
-        let mut s = Summary::new(
-            Kind::Hpcc,
-            self.name.clone(),
-            self.mode,
-            self.agreement.clone(),
-        );
-        s.events = self.events;
-        s.skipped = self.skipped;
-        s.rel_err = Some(self.err.summary("window"));
-        let counts: serde_json::Map<String, serde_json::Value> = self
-            .branches
-            .iter()
-            .map(|(k, v)| ((*k).to_string(), (*v).into()))
-            .collect();
-        s.detail("branches (ref)", counts);
-        s.detail("U max abs. error", self.u_err_max);
-        s.detail("U max (ref)", self.u_ref_max);
-        s.judge(opts.tolerances(Kind::Hpcc));
-        Ok(s)
+    /// Finishes: writes `--out` and `--plot`, and judges the summary.
+    pub fn finish(self, opts: &ReplayOpts) -> Result<Summary, InputError> {
+        let short = self
+            .name
+            .rsplit('/')
+            .next()
+            .unwrap_or(&self.name)
+            .to_string();
+        self.rec
+            .finish(self.ls, self.name, &format!("HPCC: {short}"), opts)
     }
 }
 
@@ -382,24 +409,9 @@ pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-/// Replays an INT trace CSV.
+/// Replays an INT trace CSV (the one driver, [`crate::driver`]).
 pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = crate::trace::TraceReader::open(path)?;
-    rdr.expect_header(super::HEADER)?;
-    let params = crate::trace::merged_params(rdr.params(), &opts.params);
-    let setup = Setup::from_params(&params)?;
-    // The path as given, like the other kinds, so a directory table says where each trace is.
-    let name = path.display().to_string();
-    let mut flow = Flow::new(name, setup, opts.mode, opts.out.clone(), opts.plot.clone())?;
-    while let Some(row) = rdr.next_row::<Row>() {
-        let (line, r) = row?;
-        let int = r.int_bytes(path, line)?;
-        flow.event(Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)?;
-    }
-    if flow.events() == 0 {
-        return Err(InputError::file(path, "no ACK rows after the header"));
-    }
-    Ok(vec![flow.finish(opts)?])
+    crate::driver::replay_csv::<Replay>(path, opts)
 }
 
 /// A readable dump of one INT block (`sim-host int decode`).
