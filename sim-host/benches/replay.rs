@@ -159,43 +159,34 @@ fn cats(limit: usize, passes: usize) {
         }
         traces.push((su, ev));
     }
-    // One "event" is one trace row: an enqueue plus its decision, or an ack/feed plus every
-    // decision it triggers (as sim-host replays them).
+    // One "event" is one trace row: the event's own effect, then the decisions the CATS event
+    // rule (`Event::feed`, as sim-host replays them) triggers.
     let (n, d) = time(passes, || {
         let mut n = 0;
         for (su, ev) in &traces {
             let mut c: Box<Conductor<{ sim_host::cats::QUEUE_CAPACITY }>> = Box::default();
             let mut space = su.snd_buf_bytes;
-            let feed = |c: &mut Conductor<{ sim_host::cats::QUEUE_CAPACITY }>,
-                        space: &mut u64,
-                        once: bool| {
-                let s = |space: u64| u32::try_from(space).unwrap_or(u32::MAX);
-                while let Decision::Send { chunk, .. } = black_box(c.next_chunk(&su.cfg, s(*space)))
-                {
-                    *space -= u64::from(chunk.len_bytes);
-                    if once {
-                        break;
-                    }
-                }
-            };
+            let s = |space: u64| u32::try_from(space).unwrap_or(u32::MAX);
             for (h, e) in ev.iter().enumerate() {
-                match *e {
-                    CatsEvent::Enqueue { prio, len_bytes } => {
-                        let _ = c.enqueue(
-                            prio,
-                            Descriptor {
-                                handle: h as u32,
-                                len_bytes,
-                            },
-                        );
-                        feed(&mut c, &mut space, true);
-                    }
-                    CatsEvent::Ack { bytes: b } => {
-                        space += b;
-                        feed(&mut c, &mut space, false);
-                    }
-                    CatsEvent::Feed => feed(&mut c, &mut space, false),
+                if let CatsEvent::Enqueue { prio, len_bytes } = *e {
+                    let _ = c.enqueue(
+                        prio,
+                        Descriptor {
+                            handle: h as u32,
+                            len_bytes,
+                        },
+                    );
                 }
+                space += e.freed_bytes();
+                let _ = e.feed(|| {
+                    Ok::<bool, ()>(match black_box(c.next_chunk(&su.cfg, s(space))) {
+                        Decision::Send { chunk, .. } => {
+                            space -= u64::from(chunk.len_bytes);
+                            true
+                        }
+                        _ => false,
+                    })
+                });
                 n += 1;
             }
         }
@@ -207,26 +198,20 @@ fn cats(limit: usize, passes: usize) {
         for (su, ev) in &traces {
             let mut c = RefConductor::new(su.params.clone());
             let mut space = su.snd_buf_bytes;
-            let feed = |c: &mut RefConductor, space: &mut u64, once: bool| {
-                while let RefDecision::Send { bytes, .. } = black_box(c.next(*space)) {
-                    *space -= bytes;
-                    if once {
-                        break;
-                    }
-                }
-            };
             for e in ev {
-                match *e {
-                    CatsEvent::Enqueue { prio, len_bytes } => {
-                        c.enqueue(prio.index(), u64::from(len_bytes));
-                        feed(&mut c, &mut space, true);
-                    }
-                    CatsEvent::Ack { bytes: b } => {
-                        space += b;
-                        feed(&mut c, &mut space, false);
-                    }
-                    CatsEvent::Feed => feed(&mut c, &mut space, false),
+                if let CatsEvent::Enqueue { prio, len_bytes } = *e {
+                    c.enqueue(prio.index(), u64::from(len_bytes));
                 }
+                space += e.freed_bytes();
+                let _ = e.feed(|| {
+                    Ok::<bool, ()>(match black_box(c.next(space)) {
+                        RefDecision::Send { bytes, .. } => {
+                            space -= bytes;
+                            true
+                        }
+                        _ => false,
+                    })
+                });
                 n += 1;
             }
         }

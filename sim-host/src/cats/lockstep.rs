@@ -6,6 +6,7 @@ use super::reference::{RefConductor, RefDecision};
 use super::{Event, QUEUE_CAPACITY, Setup};
 use crate::replay::Mode;
 use cats_conductor::{Conductor, Config, Decision, Descriptor, State};
+use std::convert::Infallible;
 
 /// One chunk fed by one side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +102,7 @@ impl Lockstep {
         out.reference.clear();
         out.accepted = None;
         out.fixed_deadlocks = 0;
-        // How many feed attempts: one after an enqueue, unlimited after ack/feed.
-        let attempts = match ev {
+        match ev {
             Event::Enqueue { prio, len_bytes } => {
                 self.handle = self.handle.wrapping_add(1);
                 let desc = Descriptor {
@@ -112,22 +112,18 @@ impl Lockstep {
                 let ok_fx = self.fixed.enqueue(prio, desc).is_ok();
                 let ok_rf = self.reference.enqueue(prio.index(), u64::from(len_bytes));
                 out.accepted = Some((ok_fx, ok_rf));
-                1
             }
             Event::Ack { bytes } => {
                 self.space_fixed = self.space_fixed.saturating_add(bytes);
                 self.space_ref = self.space_ref.saturating_add(bytes);
-                u64::MAX
             }
-            Event::Feed => u64::MAX,
-        };
-        // Fixed-point side.
-        let mut n = 0;
-        while n < attempts {
-            n += 1;
+            Event::Feed => {}
+        }
+        // Fixed-point side, fed by the event rule (`Event::feed`).
+        let _ = ev.feed(|| {
             let waiting = self.fixed.nonempty_mask();
             let space = u32::try_from(self.space_fixed).unwrap_or(u32::MAX);
-            match self.fixed.next_chunk(&self.cfg, space) {
+            Ok::<bool, Infallible>(match self.fixed.next_chunk(&self.cfg, space) {
                 Decision::Send {
                     chunk,
                     deadlock_resolved,
@@ -140,23 +136,22 @@ impl Lockstep {
                         bytes: b,
                         waiting,
                     });
+                    true
                 }
                 Decision::NoSpace {
                     deadlock_resolved, ..
                 } => {
                     // A kept resolution (released-code semantics, docs/cats.md).
                     out.fixed_deadlocks += u64::from(deadlock_resolved);
-                    break;
+                    false
                 }
-                Decision::Empty => break,
-            }
-        }
-        // Reference side.
-        let mut n = 0;
-        while n < attempts {
-            n += 1;
+                Decision::Empty => false,
+            })
+        });
+        // Reference side, the same rule.
+        let _ = ev.feed(|| {
             let waiting = ref_mask(&self.reference);
-            match self.reference.next(self.space_ref) {
+            Ok::<bool, Infallible>(match self.reference.next(self.space_ref) {
                 RefDecision::Send { prio, bytes, .. } => {
                     self.space_ref -= bytes;
                     out.reference.push(Fed {
@@ -164,10 +159,11 @@ impl Lockstep {
                         bytes,
                         waiting,
                     });
+                    true
                 }
-                RefDecision::NoSpace | RefDecision::Empty => break,
-            }
-        }
+                RefDecision::NoSpace | RefDecision::Empty => false,
+            })
+        });
         if self.mode == Mode::Forced {
             // Re-seed the firmware's hysteresis state from the reference (its debts are integers
             // by construction: sums of chunk lengths and truncated products).

@@ -86,6 +86,33 @@ pub enum Event {
     Feed,
 }
 
+impl Event {
+    /// The CATS event rule, the one place it is written (the replay, the host bench and fw-bench
+    /// all use it): after the event's own effect ([`freed_bytes`](Self::freed_bytes) of space
+    /// for an `ack`, the message for an `enqueue`), `decide` is called until it sends nothing —
+    /// at most once after an `enqueue`, without limit after an `ack` or a `feed`. `decide`
+    /// returns whether a chunk was sent (or an error, which stops the feeding).
+    pub fn feed<E>(self, mut decide: impl FnMut() -> Result<bool, E>) -> Result<(), E> {
+        let attempts = match self {
+            Event::Enqueue { .. } => 1,
+            Event::Ack { .. } | Event::Feed => u64::MAX,
+        };
+        let mut n = 0;
+        while n < attempts && decide()? {
+            n += 1;
+        }
+        Ok(())
+    }
+
+    /// Send-buffer space the event frees (an `ack`'s bytes; 0 otherwise).
+    pub fn freed_bytes(self) -> u64 {
+        match self {
+            Event::Ack { bytes } => bytes,
+            Event::Enqueue { .. } | Event::Feed => 0,
+        }
+    }
+}
+
 impl Row {
     /// Decodes the row, naming `path:line` and the field on any problem.
     pub fn event(&self, path: &Path, line: u64) -> Result<Event, InputError> {

@@ -221,15 +221,13 @@ impl Sim<'_> {
                 } else {
                     self.pending[prio as usize].push_back(d);
                 }
-                self.decide()?;
             }
-            Event::Ack { bytes } => {
-                self.space += bytes;
-                while self.decide()? {}
-            }
-            Event::Feed => while self.decide()? {},
+            Event::Ack { bytes } => self.space += bytes,
+            Event::Feed => {}
         }
-        Ok(())
+        // The CATS event rule (sim_host::cats::Event::feed): once after an enqueue, until
+        // nothing is sent after an ack or a feed.
+        e.feed(|| self.decide())
     }
 
     fn queued(&mut self, prio: u32) -> Result<u32> {
