@@ -1,0 +1,256 @@
+//! Rates, the per-byte pacing interval they turn into, and gaps.
+//!
+//! # Formats (the documented rounding; the f64 reference applies the same two steps)
+//! * A rate is a [`Rate`]: `u32` in units of 128 b/s (`timely_cc`'s format), 128 b/s ..
+//!   ≈ 549.7 Gb/s.
+//! * A rate becomes a **time per byte** `tpb = ⌈10^9·2^18 / r⌉` in units of 2^-22 ns (1/16 ns in
+//!   `Q14.18`), computed once per rate change by [`time_per_byte`] (no division: cc-math's
+//!   reciprocal table, one correction step, an exact fix-up). Rounding up means the pacer never
+//!   paces faster than asked. Rates below [`Rate::MIN`] (61 036 units ≈ 7.81 Mb/s) are paced at
+//!   `Rate::MIN`: `tpb` then fits `u32` and the longest gap (64 KiB) is 2^30 time units (67.1 ms).
+//! * A segment (or burst) of `b ≤ 65 536` bytes occupies `gap = ⌈b·tpb / 2^18⌉` time units of
+//!   1/16 ns: one `mulhu` and a carry on rv32 ([`gap`]).
+//!
+//! Together: the real gap `8b/R` is rounded up twice, by less than `b·2^-22` ns through `tpb` and
+//! less than 1/16 ns through the gap; both roundings are exact integer operations, so the crate and
+//! the reference compute identical times.
+
+use core::num::NonZeroU32;
+
+use cc_math::RECIP;
+
+/// A sending rate in units of 128 b/s (the unit of `timely_cc`'s rate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rate(u32);
+
+/// `10^9·2^18`: `tpb = ⌈K / r⌉` (the time of one byte at `r` units of 128 b/s, in 2^-22 ns).
+pub const TPB_NUMERATOR: u64 = 1_000_000_000 << 18;
+
+/// Fraction bits of `tpb` below the 1/16-ns time unit.
+pub const TPB_FRAC_BITS: u32 = 18;
+
+impl Rate {
+    /// One unit, in b/s.
+    pub const UNIT_BPS: u64 = 128;
+    /// The slowest rate the pacer paces at: `⌈K / (2^32 − 1)⌉` = 61 036 units (≈ 7.81 Mb/s), so
+    /// that `tpb` fits `u32`. A slower [`Rate`] is paced at this one.
+    pub const MIN: Rate = Rate(61_036);
+    /// The fastest representable rate, `(2^32 − 1)·128` b/s ≈ 549.7 Gb/s.
+    pub const MAX: Rate = Rate(u32::MAX);
+
+    /// A rate of `units · 128` b/s.
+    #[must_use]
+    pub const fn from_units(units: u32) -> Self {
+        Self(units)
+    }
+
+    /// `⌊bps / 128⌋` units (rounded down, so the rate paced is never above `bps`), saturating at
+    /// [`Rate::MAX`].
+    #[must_use]
+    pub const fn from_bps(bps: u64) -> Self {
+        let u = bps >> 7;
+        if u > u32::MAX as u64 {
+            Self::MAX
+        } else {
+            #[allow(clippy::cast_possible_truncation)] // checked just above
+            Self(u as u32)
+        }
+    }
+
+    /// The rate in units of 128 b/s.
+    #[must_use]
+    pub const fn units(self) -> u32 {
+        self.0
+    }
+
+    /// The rate in b/s.
+    #[must_use]
+    pub const fn bps(self) -> u64 {
+        (self.0 as u64) << 7
+    }
+
+    /// The rate the pacer actually paces at: `max(self, MIN)`.
+    #[must_use]
+    pub const fn paced(self) -> Rate {
+        if self.0 < Self::MIN.0 {
+            Self::MIN
+        } else {
+            self
+        }
+    }
+}
+
+/// `⌈K / r⌉` by integer division: for configuration (line and hybrid rates), never per event.
+#[must_use]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // r ≥ MIN: K/r < 2^32
+pub const fn time_per_byte_div(rate: Rate) -> u32 {
+    let r = rate.paced().0 as u64;
+    TPB_NUMERATOR.div_ceil(r) as u32
+}
+
+/// `tpb = ⌈10^9·2^18 / r⌉` for `r = max(rate, Rate::MIN)`, exactly, without a division.
+///
+/// 1. `q0 = K·(1/r)` from cc-math's table reciprocal (`mul_scaled`): relative error ≤ 1.53e-5,
+///    so `|q0 − K/r| ≤ 65 700`.
+/// 2. One correction with the same reciprocal: `e = K − q0·r` (exact, `|e| < 2^49`), shifted to
+///    `e' = e >> (18 − s)` (`s` = leading zeros of `r`, ≤ 16: `|e'| < 2^31`), `δ = e'·m >> 44`
+///    with `m` the reciprocal's `Q1.31` mantissa, i.e. `δ ≈ e/r` with error ≤ 2: `q1 = q0 + δ`.
+/// 3. Exact fix-up: `e1 = K − q1·r`, step `q1` until `(q1 − 1)·r < K ≤ q1·r` (at most three
+///    steps, proven by the bound above; the host test checks every `r` class exhaustively).
+#[must_use]
+#[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap
+)] // ranges proven in the comments
+pub fn time_per_byte(rate: Rate) -> u32 {
+    let r = if rate.0 < Rate::MIN.0 {
+        Rate::MIN.0
+    } else {
+        rate.0
+    };
+    let Some(nz) = NonZeroU32::new(r) else {
+        return u32::MAX; // unreachable: r ≥ MIN > 0
+    };
+    let rec = RECIP.recip(nz);
+    // 1. q0 ≈ K/r; K/r < 2^32 for r ≥ MIN, q0 may exceed it by the table error: saturate.
+    let q0 = rec.mul_scaled(1_000_000_000, TPB_FRAC_BITS);
+    let q0 = if q0 > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        q0 as u32
+    };
+    // 2. e = K − q0·r: |e| ≤ (65 700 + 1)·r < 2^17·2^(32−s) = 2^(49−s); K and q0·r < 2^63.
+    let e = TPB_NUMERATOR as i64 - (q0 as u64 * r as u64) as i64;
+    // s = 62 − shift ∈ [0, 16] (r ≥ 2^15); e >> (18 − s) has |·| < 2^31.
+    let s = 62u32.saturating_sub(rec.shift);
+    let ep = (e >> (18u32.saturating_sub(s) & 63)) as i32;
+    // δ = e'·m / 2^44 ≈ (e/2^(18−s))·(2^(62−s)/r)/2^44 = e/r. |e'·m| < 2^62.
+    let delta = ((ep as i64 * rec.mant_q31 as i64) >> 44) as i32;
+    let mut q = (q0 as i64 + delta as i64) as u64;
+    // 3. Exact: e1 = K − q·r with |e1| ≤ 3r.
+    let mut e1 = TPB_NUMERATOR as i64 - (q * r as u64) as i64;
+    let mut i = 0;
+    while e1 > 0 && i < 4 {
+        q += 1;
+        e1 -= r as i64;
+        i += 1;
+    }
+    while e1 <= -(r as i64) && i < 8 {
+        q -= 1;
+        e1 += r as i64;
+        i += 1;
+    }
+    if q > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        q as u32
+    }
+}
+
+/// Time units (1/16 ns) that `bytes` take at `tpb`: `⌈bytes·tpb / 2^18⌉`, for `bytes ≤ 65 536`
+/// (larger values are treated as 65 536). At most 2^30 (67.1 ms).
+#[must_use]
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // (b<<14)·tpb < 2^62
+pub const fn gap(bytes: u32, tpb: u32) -> u32 {
+    let b = if bytes > 65_536 { 65_536 } else { bytes };
+    let x = ((b << 14) as u64) * (tpb as u64);
+    // ⌊x / 2^32⌋ ≤ 2^30, plus one when anything was cut off: the ceiling.
+    (x >> 32) as u32 + ((x as u32) != 0) as u32
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::float_arithmetic,
+    clippy::unwrap_used
+)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use proptest::prelude::*;
+
+    fn exact(r: u32) -> u32 {
+        time_per_byte_div(Rate(r))
+    }
+
+    #[test]
+    fn worked_numbers() {
+        // 10 Gb/s = 78 125 000 units: one byte takes 0.8 ns = 12.8 units of 1/16 ns;
+        // tpb = ⌈2^18·10^9 / 78 125 000⌉ = 3 355 443.2 → 3 355 444.
+        assert_eq!(time_per_byte(Rate::from_bps(10_000_000_000)), 3_355_444);
+        // A 16 KiB segment at 10 Gb/s: 13 107.2 ns = 209 715.2 units → 209 716 (⌈⌉ twice).
+        assert_eq!(gap(16_384, 3_355_444), 209_716);
+        // 100 Gb/s (781 250 000 units): 0.08 ns per byte, tpb = ⌈335 544.32⌉.
+        assert_eq!(time_per_byte(Rate::from_bps(100_000_000_000)), 335_545);
+        // The slowest rate: tpb just below 2^32, 64 KiB take 2^30 − ε units (67.1 ms).
+        assert_eq!(time_per_byte(Rate::MIN), exact(61_036));
+        assert!(gap(65_536, time_per_byte(Rate::MIN)) <= 1 << 30);
+        assert_eq!(time_per_byte(Rate(1)), time_per_byte(Rate::MIN));
+    }
+
+    #[test]
+    fn exact_at_the_ends_and_at_powers_of_two() {
+        let mut rs = std::vec![
+            61_036u32,
+            61_037,
+            65_535,
+            65_536,
+            65_537,
+            u32::MAX,
+            u32::MAX - 1
+        ];
+        for s in 16..32 {
+            rs.extend([(1u32 << s) - 1, 1 << s, (1 << s) + 1]);
+        }
+        for r in rs {
+            assert_eq!(time_per_byte(Rate(r)), exact(r), "r = {r}");
+        }
+    }
+
+    /// Every 97th rate over the whole range, plus the neighbourhoods of every exact quotient
+    /// boundary probed by proptest below.
+    #[test]
+    fn exact_on_a_sweep() {
+        let mut r: u64 = 61_036;
+        while r <= u32::MAX as u64 {
+            assert_eq!(time_per_byte(Rate(r as u32)), exact(r as u32), "r = {r}");
+            r += 97 + (r >> 12);
+        }
+    }
+
+    #[test]
+    fn gap_is_the_ceiling() {
+        for &(b, t) in &[(1u32, 1u32), (65_536, u32::MAX), (1500, 335_545), (0, 5)] {
+            let want = ((b as u128 * t as u128) + (1 << 18) - 1) >> 18;
+            assert_eq!(gap(b, t) as u128, want, "{b} {t}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn tpb_is_exact(r in 61_036u32..) {
+            prop_assert_eq!(time_per_byte(Rate(r)), exact(r));
+        }
+
+        /// Rates whose quotient is (nearly) an integer: the fix-up's edge.
+        #[test]
+        fn tpb_exact_near_integer_quotients(q in 61_036u64..(1u64 << 32)) {
+            let r = (TPB_NUMERATOR / q) as u32;
+            for d in [0u32, 1, 2] {
+                let rr = r.saturating_add(d).max(61_036);
+                prop_assert_eq!(time_per_byte(Rate(rr)), exact(rr));
+            }
+        }
+
+        #[test]
+        fn gap_matches_u128(b in 0u32..=65_536, t in any::<u32>()) {
+            let want = ((b as u128 * t as u128) + (1 << 18) - 1) >> 18;
+            prop_assert_eq!(gap(b, t) as u128, want);
+        }
+    }
+}
