@@ -29,6 +29,7 @@ macro_rules! outln {
 pub mod cats;
 pub mod fixtures;
 pub mod hpcc;
+pub mod pacer;
 pub mod plot;
 pub mod replay;
 pub mod summary;

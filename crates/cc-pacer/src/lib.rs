@@ -92,6 +92,9 @@ use wheel::{L1_PAGES as L1, NIL, PAGE_MASK, Wheel};
 #[allow(clippy::cast_possible_truncation)]
 const L1_32: u32 = L1 as u32;
 const L1_MASK32: u32 = L1_32.wrapping_sub(1);
+/// The mask of a slot within a page.
+#[allow(clippy::cast_possible_truncation)]
+const L0_MASK32: u32 = (L0_SLOTS as u32).wrapping_sub(1);
 
 /// A flow's index in its [`Pacer`] (`0 ..`, in the order flows were added).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -336,13 +339,15 @@ const HYBRID: u8 = 4;
 /// Scheduled from outside the wheel: no segment's gap is pending, so a rate drop cannot delay it.
 const FRESH: u8 = 8;
 
-/// Per-flow pacing state: 16 bytes.
+/// Per-flow pacing state: 20 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Flow {
-    /// When the next segment may leave (an [`Instant`]'s raw units).
+    /// When the next segment may leave (an [`Instant`]'s raw units), as scheduled.
     due: u32,
-    /// Time per byte, 2^-22 ns ([`rate`]).
+    /// Time per byte now, 2^-22 ns ([`rate`]).
     tpb: u32,
+    /// The time per byte `due` was computed with (the lazy update compares the two).
+    tpb_sched: u32,
     /// Bytes queued.
     backlog: u32,
     /// Size − 1 of the segment whose gap set `due` (hybrid: of the current segment).
@@ -380,7 +385,8 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     hw_tpb: u32,
     burst_bytes: u32,
     flows: heapless::Vec<Flow, N>,
-    link: [u16; N],
+    /// Per flow: next flow in its list, and the slot it was filed for (wheel).
+    link: [u32; N],
     ext: [Ext; X],
     wheel: Wheel,
 }
@@ -406,7 +412,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             hw_tpb: cfg.hw_tpb,
             burst_bytes: cfg.burst_bytes,
             flows: heapless::Vec::new(),
-            link: [NIL; N],
+            link: [NIL as u32; N],
             ext: [Ext { a: 0, b: 0 }; X],
             wheel: Wheel::new(),
         }
@@ -454,9 +460,11 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             };
             *x = ext;
         }
+        let tpb = time_per_byte(spec.rate);
         let fl = Flow {
             due: 0,
-            tpb: time_per_byte(spec.rate),
+            tpb,
+            tpb_sched: tpb,
             backlog: 0,
             last_m1: 0,
             seg_m1: ((s >> 8).wrapping_sub(1)) as u8,
@@ -486,44 +494,50 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         })
     }
 
-    /// Sets a flow's rate: one reciprocal (cc-math table, one correction, exact fix-up).
-    /// A drop moves a waiting segment's due time later (the lazy update); an increase applies
-    /// from the next segment.
+    /// Sets a flow's rate: one reciprocal (cc-math table, one correction, exact fix-up) and a
+    /// store. Nothing moves in the wheel: a segment that is waiting is checked against the new
+    /// rate when its time comes (the lazy update, in [`next`](Self::next)); an increase applies
+    /// from the next segment on.
     ///
     /// # Errors
     /// [`PacerError::UnknownFlow`].
     #[inline]
     pub fn set_rate(&mut self, flow: FlowId, rate: Rate) -> Result<RateChange, PacerError> {
-        let i = flow.index();
         let tpb = time_per_byte(rate);
-        let Some(fl) = self.flows.get_mut(i) else {
+        let Some(fl) = self.flows.get_mut(flow.index()) else {
             return Err(PacerError::UnknownFlow);
         };
         let old = fl.tpb;
         fl.tpb = tpb;
-        if tpb <= old {
-            return Ok(if tpb == old {
-                RateChange::Unchanged
-            } else {
-                RateChange::Increase
-            });
+        Ok(if tpb > old {
+            RateChange::Decrease
+        } else if tpb < old {
+            RateChange::Increase
+        } else {
+            RateChange::Unchanged
+        })
+    }
+
+    /// The lazy update (TIMELY §5): a flow whose rate dropped since its due time was computed is
+    /// due `gap_now(b_last) − gap_then(b_last)` later; a hybrid flow between segments starts its
+    /// next segment that much later (bursts within a segment keep their pace). Returns the
+    /// effective due time and, for hybrid flows, the next segment's earliest start.
+    #[inline(never)]
+    fn lazy_due(&self, i: usize, fl: &Flow) -> (u32, u32) {
+        let x = self.ext.get(i).copied().unwrap_or_default();
+        if fl.tpb <= fl.tpb_sched || fl.flags & FRESH != 0 {
+            return (fl.due, x.a);
         }
-        if fl.flags & (IN_WHEEL | FRESH) != IN_WHEEL {
-            return Ok(RateChange::Decrease);
-        }
-        // due = t_last + gap_old(b_last) → t_last + gap_new(b_last); gap is monotone in tpb.
         let b = u32::from(fl.last_m1).wrapping_add(1);
-        let d = gap(b, tpb).wrapping_sub(gap(b, old));
+        let d = gap(b, fl.tpb).wrapping_sub(gap(b, fl.tpb_sched));
         if fl.flags & HYBRID == 0 {
-            fl.due = fl.due.wrapping_add(d);
-        } else if let Some(x) = self.ext.get_mut(i) {
-            // The current segment's bursts keep their pace; the next segment starts later.
-            x.a = x.a.wrapping_add(d);
-            if x.b == 0 && after(x.a, fl.due) {
-                fl.due = x.a;
-            }
+            (fl.due.wrapping_add(d), x.a)
+        } else if x.b == 0 {
+            let v = x.a.wrapping_add(d);
+            (if after(v, fl.due) { v } else { fl.due }, v)
+        } else {
+            (fl.due, x.a)
         }
-        Ok(RateChange::Decrease)
     }
 
     /// Queues `bytes` more for `flow` (a message; it leaves in segments). An idle flow is
@@ -654,12 +668,12 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// page, to be re-filed when it comes).
     #[inline(never)]
     fn insert_far(&mut self, f: u16, due: u32, dpage: u32) {
-        let page = if (dpage as usize) < L1 {
-            due >> PAGE_SHIFT
+        let (page, key) = if (dpage as usize) < L1 {
+            (due >> PAGE_SHIFT, (due >> wheel::SLOT_SHIFT) & L0_MASK32)
         } else {
-            self.page.wrapping_add(L1_MASK32)
+            (self.page.wrapping_add(L1_MASK32), wheel::PARKED >> 16)
         };
-        self.wheel.l1_push(&mut self.link, page as usize, f);
+        self.wheel.l1_push(&mut self.link, page as usize, f, key);
     }
 
     /// Level 0 is empty: enter the next non-empty page if it has started (moving its flows into
@@ -684,23 +698,27 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         }
         self.page = target;
         while let Some(g) = self.wheel.l1_pop(&self.link, j) {
-            let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
-            let dp = (due >> PAGE_SHIFT).wrapping_sub(target) & PAGE_MASK;
-            if dp == 0 {
-                self.wheel
-                    .l0_push_front(&mut self.link, (due >> wheel::SLOT_SHIFT) as usize, g);
+            // Into the slot it was filed for, even if a rate drop has since moved its due time
+            // (it is re-filed when that slot's time comes, as in level 0).
+            let key = wheel::key_of(&self.link, g);
+            if key & (wheel::PARKED >> 16) == 0 {
+                self.wheel.l0_push_front(&mut self.link, key as usize, g);
             } else {
-                self.insert_far(g, due, dp);
+                // Parked beyond the horizon: filed again from its due time.
+                let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
+                self.insert(g, due);
             }
         }
         true
     }
 
-    /// The head `f` of slot `k` is due at `due`, after `now`. If the slot's time has come and
-    /// `due` lies in a later slot (a rate drop, or the horizon), re-file `f` there and return
-    /// `true`; otherwise the slot waits.
+    /// The head `f` of slot `k` is due at `fl.due` (after the lazy update), after `now`. If the
+    /// slot's time has come and that due time lies in a later slot (a rate drop, or the
+    /// horizon), re-file `f` there (rescheduled: at the current rate) and return `true`;
+    /// otherwise the slot waits.
     #[inline(never)]
-    fn not_due(&mut self, k: usize, f: u16, due: u32, now: u32) -> bool {
+    fn not_due(&mut self, k: usize, f: u16, fl: &Flow, now: u32) -> bool {
+        let due = fl.due;
         #[allow(clippy::cast_possible_truncation)] // k < 1024
         let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
         if after(start, now) {
@@ -711,6 +729,21 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             return false;
         }
         self.wheel.l0_pop(&self.link, k, f);
+        // Rescheduled: the lazy update becomes the schedule.
+        let i = usize::from(f);
+        let (_, v) = self.lazy_due(i, fl);
+        if let Some(x) = self.ext.get_mut(i)
+            && fl.flags & HYBRID != 0
+            && x.b == 0
+        {
+            x.a = v;
+        }
+        if let Some(s) = self.flows.get_mut(i) {
+            s.due = due;
+            if s.flags & HYBRID == 0 || self.ext.get(i).is_some_and(|x| x.b == 0) {
+                s.tpb_sched = s.tpb;
+            }
+        }
         self.insert(f, due);
         true
     }
@@ -733,8 +766,11 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
                 self.wheel.l0_pop(&self.link, k, f);
                 continue;
             };
+            if fl.tpb != fl.tpb_sched {
+                fl.due = self.lazy_due(usize::from(f), &fl).0;
+            }
             if after(fl.due, now) {
-                if self.not_due(k, f, fl.due, now) {
+                if self.not_due(k, f, &fl, now) {
                     continue;
                 }
                 self.refresh(now);
@@ -772,6 +808,9 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         self.wheel.l0_pop(&self.link, k, f);
         self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
         fl.flags &= !FRESH;
+        if fl.flags & HYBRID == 0 {
+            fl.tpb_sched = fl.tpb;
+        }
         if let Some(s) = self.flows.get_mut(usize::from(f)) {
             *s = fl;
         }
@@ -837,6 +876,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             let seg = fl.seg_bytes().min(fl.backlog);
             x.a = t_send.wrapping_add(gap(seg, fl.tpb));
             x.b = seg;
+            fl.tpb_sched = fl.tpb;
             fl.last_m1 = seg.wrapping_sub(1) as u16;
         }
         let bytes = self.burst_bytes.min(x.b);
@@ -862,10 +902,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         let lower = if let Some(k) = self.wheel.l0_first() {
             #[allow(clippy::cast_possible_truncation)] // k < 1024
             let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
-            let due = self
-                .flows
-                .get(usize::from(self.wheel.l0_head(k)))
-                .map_or(start, |fl| fl.due);
+            let f = usize::from(self.wheel.l0_head(k));
+            let due = self.flows.get(f).map_or(start, |fl| self.lazy_due(f, fl).0);
             let in_slot = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0
                 && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k;
             if in_slot { due } else { start }
@@ -880,6 +918,15 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         };
         let lower = Instant::from_raw(lower);
         Some(lower.max(Instant::from_raw(self.line_free)))
+    }
+
+    /// The first flow filed in level 0 and its slot (`page·1024 + slot`, modulo 2^22), if any:
+    /// for tests and host tools.
+    #[must_use]
+    pub fn first_filed(&self) -> Option<(u32, FlowId)> {
+        let k = self.wheel.l0_first()?;
+        #[allow(clippy::cast_possible_truncation)] // k < 1024
+        Some(((self.page << 10) | k as u32, FlowId(self.wheel.l0_head(k))))
     }
 
     /// When the line is free again.

@@ -33,7 +33,7 @@ fn drain<const N: usize, const X: usize>(p: &mut Pacer<N, X>, now: Instant) -> V
 
 #[test]
 fn sizes() {
-    assert_eq!(core::mem::size_of::<Flow>(), 16);
+    assert_eq!(core::mem::size_of::<Flow>(), 20);
     assert_eq!(core::mem::size_of::<Ext>(), 8);
     assert_eq!(core::mem::size_of::<Wheel>(), 8588);
 }
@@ -128,9 +128,14 @@ fn a_rate_drop_while_waiting_moves_the_segment_later() {
         p.set_rate(f, Rate::from_bps(5_000_000_000)).unwrap(),
         RateChange::Decrease
     );
-    assert_eq!(p.flow(f).unwrap().due.raw(), 419_431);
+    assert_eq!(
+        p.flow(f).unwrap().due.raw(),
+        209_716,
+        "nothing moves at the rate change"
+    );
     // At 13.2 µs (the old due time) nothing leaves: the flow is re-filed (lazily).
     assert_eq!(p.next(ns(13_200)), None);
+    assert_eq!(p.flow(f).unwrap().due.raw(), 419_431);
     assert_eq!(p.earliest(), Some(Instant::from_raw(419_431)));
     let s1 = p.next(ns(26_300)).unwrap();
     assert_eq!(s1.t_send.raw(), 419_431);
@@ -142,6 +147,26 @@ fn a_rate_drop_while_waiting_moves_the_segment_later() {
     assert_eq!(p.flow(f).unwrap().due.raw(), 419_431 + 419_431);
     assert_eq!(p.next(ns(52_500)).unwrap().t_send.raw(), 838_862);
     assert_eq!(p.flow(f).unwrap().due.raw(), 838_862 + 209_716);
+}
+
+#[test]
+fn a_drop_then_a_rise_before_the_due_time_changes_nothing() {
+    // The lazy update compares the rate when the segment's time comes with the rate it was
+    // scheduled at: a drop undone before then leaves the schedule alone.
+    let mut p: Pacer<4> = Pacer::new(&cfg());
+    let f = p
+        .add_flow(FlowSpec::paced(16_384, Rate::from_bps(G10)))
+        .unwrap();
+    p.enqueue(f, 50_000, ns(0)).unwrap();
+    p.next(ns(0)).unwrap();
+    p.set_rate(f, Rate::from_bps(1_000_000_000)).unwrap();
+    p.set_rate(f, Rate::from_bps(20_000_000_000)).unwrap();
+    assert_eq!(p.next(ns(13_200)).unwrap().t_send.raw(), 209_716);
+    // A rise then a smaller drop (still above the scheduling rate): no delay either.
+    p.set_rate(f, Rate::from_bps(40_000_000_000)).unwrap();
+    p.set_rate(f, Rate::from_bps(30_000_000_000)).unwrap();
+    let due = 209_716 + gap(16_384, time_per_byte(Rate::from_bps(20_000_000_000)));
+    assert_eq!(p.earliest(), Some(Instant::from_raw(due)));
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! The two-level timing wheel: FIFO lists of flow indices, linked through a per-flow `u16`.
+//! The two-level timing wheel: FIFO lists of flow indices, linked through a per-flow `u32`: the
+//! next flow in the list (low half) and the slot the flow was filed for (high half: slot within
+//! its page, bit 31 set when it was parked beyond the horizon).
 //!
 //! * **Level 0** holds the current *page*: 1024 slots of 2^10 time units (64 ns) = 2^20 units
 //!   (≈ 65.5 µs). Each slot is a FIFO list (head, tail); a 1024-bit map with a 32-bit summary
@@ -48,16 +50,36 @@ pub(crate) struct Wheel {
     l1_sum: [u32; 2],
 }
 
+/// Bit of a link word: the flow was parked in the horizon's last page, not filed for its slot.
+pub const PARKED: u32 = 1 << 31;
+
+/// Sets the next flow after `f` (the low half of its link word).
 #[inline(always)]
-fn set(link: &mut [u16], f: u16, to: u16) {
+fn set_next(link: &mut [u32], f: u16, to: u16) {
     if let Some(l) = link.get_mut(usize::from(f)) {
-        *l = to;
+        *l = (*l & 0xFFFF_0000) | u32::from(to);
     }
 }
 
+/// Writes `f`'s whole link word: next flow `to`, filed for `key`.
 #[inline(always)]
-fn get(link: &[u16], f: u16) -> u16 {
-    link.get(usize::from(f)).copied().unwrap_or(NIL)
+fn set_link(link: &mut [u32], f: u16, to: u16, key: u32) {
+    if let Some(l) = link.get_mut(usize::from(f)) {
+        *l = u32::from(to) | (key << 16);
+    }
+}
+
+/// The next flow after `f`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // the low half is the next index
+fn get(link: &[u32], f: u16) -> u16 {
+    link.get(usize::from(f)).map_or(NIL, |l| *l as u16)
+}
+
+/// The key (slot within its page, and [`PARKED`] >> 16) `f` was filed with.
+#[inline(always)]
+pub(crate) fn key_of(link: &[u32], f: u16) -> u32 {
+    link.get(usize::from(f)).map_or(0, |l| l >> 16)
 }
 
 impl Wheel {
@@ -98,7 +120,7 @@ impl Wheel {
 
     /// Removes the head `f` of level-0 slot `k` (the caller read it with [`l0_head`]).
     #[inline(always)]
-    pub(crate) fn l0_pop(&mut self, link: &[u16], k: usize, f: u16) {
+    pub(crate) fn l0_pop(&mut self, link: &[u32], k: usize, f: u16) {
         let k = k & L0_MASK;
         let nx = get(link, f);
         if let Some(h) = self.l0_head.get_mut(k) {
@@ -126,9 +148,10 @@ impl Wheel {
 
     /// Appends `f` to level-0 slot `k`.
     #[inline(always)]
-    pub(crate) fn l0_push_back(&mut self, link: &mut [u16], k: usize, f: u16) {
+    #[allow(clippy::cast_possible_truncation)] // k < 1024
+    pub(crate) fn l0_push_back(&mut self, link: &mut [u32], k: usize, f: u16) {
         let k = k & L0_MASK;
-        set(link, f, NIL);
+        set_link(link, f, NIL, k as u32);
         let head = self.l0_head(k);
         if head == NIL {
             if let Some(h) = self.l0_head.get_mut(k) {
@@ -137,7 +160,7 @@ impl Wheel {
             self.l0_mark(k);
         } else {
             let t = self.l0_tail.get(k).copied().unwrap_or(NIL);
-            set(link, t, f);
+            set_next(link, t, f);
         }
         if let Some(t) = self.l0_tail.get_mut(k) {
             *t = f;
@@ -145,10 +168,11 @@ impl Wheel {
     }
 
     /// Puts `f` in front of level-0 slot `k` (used when a page enters level 0).
-    pub(crate) fn l0_push_front(&mut self, link: &mut [u16], k: usize, f: u16) {
+    #[allow(clippy::cast_possible_truncation)] // k < 1024
+    pub(crate) fn l0_push_front(&mut self, link: &mut [u32], k: usize, f: u16) {
         let k = k & L0_MASK;
         let head = self.l0_head(k);
-        set(link, f, head);
+        set_link(link, f, head, k as u32);
         if head == NIL {
             if let Some(t) = self.l0_tail.get_mut(k) {
                 *t = f;
@@ -160,11 +184,12 @@ impl Wheel {
         }
     }
 
-    /// Pushes `f` on the list of level-1 page index `j`.
-    pub(crate) fn l1_push(&mut self, link: &mut [u16], j: usize, f: u16) {
+    /// Pushes `f`, filed for `key` (its slot within page `j`, or [`PARKED`] >> 16), on the list
+    /// of level-1 page index `j`.
+    pub(crate) fn l1_push(&mut self, link: &mut [u32], j: usize, f: u16, key: u32) {
         let j = j & L1_MASK;
         let head = self.l1_head.get(j).copied().unwrap_or(NIL);
-        set(link, f, head);
+        set_link(link, f, head, key);
         if let Some(h) = self.l1_head.get_mut(j) {
             *h = f;
         }
@@ -180,7 +205,7 @@ impl Wheel {
     }
 
     /// Pops the first flow of level-1 page index `j`.
-    pub(crate) fn l1_pop(&mut self, link: &[u16], j: usize) -> Option<u16> {
+    pub(crate) fn l1_pop(&mut self, link: &[u32], j: usize) -> Option<u16> {
         let j = j & L1_MASK;
         let f = self.l1_head.get(j).copied().unwrap_or(NIL);
         if f == NIL {
