@@ -418,6 +418,20 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         }
     }
 
+    /// Empties the pacer in place for the NIC `cfg` (no flows, nothing scheduled), without a
+    /// temporary of its size on the stack: for a pacer in static or caller-provided memory.
+    pub fn reset(&mut self, cfg: &Config) {
+        self.line_free = 0;
+        self.page = 0;
+        self.line_tpb = cfg.line_tpb;
+        self.hw_tpb = cfg.hw_tpb;
+        self.burst_bytes = cfg.burst_bytes;
+        self.flows.clear();
+        self.link.fill(u32::from(NIL));
+        self.ext.fill(Ext::default());
+        self.wheel.reset();
+    }
+
     /// Number of flows added.
     #[must_use]
     pub fn len(&self) -> usize {

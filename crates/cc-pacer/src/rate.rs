@@ -130,19 +130,15 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     // δ = e'·m / 2^44 ≈ (e/2^(18−s))·(2^(62−s)/r)/2^44 = e/r. |e'·m| < 2^62.
     let delta = ((ep as i64 * rec.mant_q31 as i64) >> 44) as i32;
     let mut q = (q0 as i64 + delta as i64) as u64;
-    // 3. Exact: e1 = K − q·r with |e1| ≤ 3r.
-    let mut e1 = TPB_NUMERATOR as i64 - (q * r as u64) as i64;
-    let mut i = 0;
-    while e1 > 0 && i < 4 {
-        q += 1;
-        e1 -= r as i64;
-        i += 1;
-    }
-    while e1 <= -(r as i64) && i < 8 {
-        q -= 1;
-        e1 += r as i64;
-        i += 1;
-    }
+    // 3. Exact: e1 = K − q·r with |e1| ≤ 3r. Written as straight-line steps: as a loop,
+    //    LLVM turns it back into a division.
+    let r64 = r as i64;
+    let e1 = TPB_NUMERATOR as i64 - (q * r as u64) as i64;
+    // Up: while q·r < K (e1 > 0), q += 1.
+    let up = (e1 > 0) as u64 + (e1 > r64) as u64 + (e1 > 2 * r64) as u64;
+    // Down: while (q − 1)·r ≥ K (e1 ≤ −r), q −= 1.
+    let down = (e1 <= -r64) as u64 + (e1 <= -2 * r64) as u64 + (e1 <= -3 * r64) as u64;
+    q = q + up - down;
     if q > u32::MAX as u64 {
         u32::MAX
     } else {

@@ -95,6 +95,17 @@ impl Wheel {
         }
     }
 
+    /// Empties every list, in place.
+    pub(crate) fn reset(&mut self) {
+        self.l0_head.fill(NIL);
+        self.l0_tail.fill(NIL);
+        self.l0_bits.fill(0);
+        self.l0_sum = 0;
+        self.l1_head.fill(NIL);
+        self.l1_bits.fill(0);
+        self.l1_sum = [0; 2];
+    }
+
     /// Nothing is scheduled.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
