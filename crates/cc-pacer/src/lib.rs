@@ -391,6 +391,18 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     wheel: Wheel,
 }
 
+/// One step of [`Pacer::next_step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Step {
+    /// This segment leaves.
+    Send(Segment),
+    /// The next segment is due but the line is busy: nothing before [`Pacer::earliest`].
+    Wait,
+    /// Not the common case: call [`Pacer::next_general`].
+    General,
+}
+
 /// The result of a non-plain flow at the head of the wheel.
 enum Special {
     Sent(Segment),
@@ -679,8 +691,9 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     }
 
     /// A later page: level 1 (beyond the horizon, which the time contract rules out: the last
-    /// page, to be re-filed when it comes).
-    #[inline(never)]
+    /// page, to be re-filed when it comes). Inlined: a call would make `next`'s common case save
+    /// registers.
+    #[inline(always)]
     fn insert_far(&mut self, f: u16, due: u32, dpage: u32) {
         let (page, key) = if (dpage as usize) < L1 {
             (due >> PAGE_SHIFT, (due >> wheel::SLOT_SHIFT) & L0_MASK32)
@@ -764,7 +777,83 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
 
     /// The next segment that leaves at or before `now`, with the time it leaves; `None` when
     /// nothing may leave yet (ask [`earliest`](Self::earliest) when).
+    #[inline]
     pub fn next(&mut self, now: Instant) -> Option<Segment> {
+        match self.next_step(now) {
+            Step::Send(s) => Some(s),
+            Step::Wait => None,
+            Step::General => self.next_general(now),
+        }
+    }
+
+    /// The common case of [`next`](Self::next), small enough to inline: the first slot's head
+    /// is a paced flow with data, due, whose rate has not dropped since it was scheduled.
+    /// [`Step::General`] means: call [`next_general`](Self::next_general) (out of line, so a
+    /// caller such as the C ABI can keep the common case free of its register saves).
+    #[inline(always)]
+    pub fn next_step(&mut self, now: Instant) -> Step {
+        let now = now.raw();
+        let Some(k) = self.wheel.l0_first() else {
+            return Step::General;
+        };
+        let f = self.wheel.l0_head(k);
+        let line_free = self.line_free;
+        let line_tpb = self.line_tpb;
+        let Some(fl) = self.flows.get_mut(usize::from(f)) else {
+            return Step::General;
+        };
+        if fl.tpb > fl.tpb_sched
+            || after(fl.due, now)
+            || fl.backlog == 0
+            || fl.flags & (WINDOW | HYBRID) != 0
+        {
+            return Step::General;
+        }
+        let t_send = if after(line_free, fl.due) {
+            line_free
+        } else {
+            fl.due
+        };
+        if after(t_send, now) {
+            return Step::Wait;
+        }
+        let bytes = fl.seg_bytes().min(fl.backlog);
+        fl.backlog = fl.backlog.wrapping_sub(bytes);
+        let due = t_send.wrapping_add(gap(bytes, fl.tpb));
+        fl.due = due;
+        fl.tpb_sched = fl.tpb;
+        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+        {
+            fl.last_m1 = bytes.wrapping_sub(1) as u16;
+        }
+        fl.flags &= !FRESH;
+        self.wheel.l0_pop(&self.link, k, f);
+        self.line_free = t_send.wrapping_add(gap(bytes, line_tpb));
+        self.insert(f, due);
+        Step::Send(Segment {
+            flow: FlowId(f),
+            bytes,
+            t_send: Instant::from_raw(t_send),
+        })
+    }
+
+    /// A paced (or window) flow's segment of `bytes`, leaving at `t_send`.
+    #[inline(always)]
+    fn send_paced(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32) -> Segment {
+        let bytes = fl.seg_bytes().min(fl.backlog);
+        fl.backlog = fl.backlog.wrapping_sub(bytes);
+        fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
+        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+        {
+            fl.last_m1 = bytes.wrapping_sub(1) as u16;
+        }
+        self.commit(k, f, fl, t_send, bytes)
+    }
+
+    /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
+    /// hybrid bursts, heads that are not due.
+    #[inline(never)]
+    pub fn next_general(&mut self, now: Instant) -> Option<Segment> {
         let now = now.raw();
         loop {
             let Some(k) = self.wheel.l0_first() else {
@@ -805,14 +894,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             if after(t_send, now) {
                 return None;
             }
-            let bytes = fl.seg_bytes().min(fl.backlog);
-            fl.backlog = fl.backlog.wrapping_sub(bytes);
-            fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
-            #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
-            {
-                fl.last_m1 = bytes.wrapping_sub(1) as u16;
-            }
-            return Some(self.commit(k, f, fl, t_send, bytes));
+            return Some(self.send_paced(k, f, fl, t_send));
         }
     }
 

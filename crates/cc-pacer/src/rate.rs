@@ -91,19 +91,23 @@ pub const fn time_per_byte_div(rate: Rate) -> u32 {
 
 /// `tpb = ⌈10^9·2^18 / r⌉` for `r = max(rate, Rate::MIN)`, exactly, without a division.
 ///
-/// 1. `q0 = K·(1/r)` from cc-math's table reciprocal (`mul_scaled`): relative error ≤ 1.53e-5,
-///    so `|q0 − K/r| ≤ 65 700`.
-/// 2. One correction with the same reciprocal: `e = K − q0·r` (exact, `|e| < 2^49`), shifted to
-///    `e' = e >> (18 − s)` (`s` = leading zeros of `r`, ≤ 16: `|e'| < 2^31`), `δ = e'·m >> 44`
-///    with `m` the reciprocal's `Q1.31` mantissa, i.e. `δ ≈ e/r` with error ≤ 2: `q1 = q0 + δ`.
-/// 3. Exact fix-up: `e1 = K − q1·r`, step `q1` until `(q1 − 1)·r < K ≤ q1·r` (at most three
-///    steps, proven by the bound above; the host test checks every `r` class exhaustively).
+/// `r = m·2^-s` with `m` normalised (bit 31 set, `s ≤ 16` since `r ≥ 2^15`); cc-math's table
+/// gives `y ≈ 2^62/m` (`Q1.31`, relative error ≤ 1.53e-5, one-sided up to 2^-31).
+/// 1. `q0 = ⌊4·10^9·y / 2^32⌋·2^(s−14)` ≈ `K/r`: `|q0 − K/r| ≤ 1.53e-5·2^32 + 4 < 65 720`.
+/// 2. One correction with the same reciprocal: `e = K − q0·r` (exact; `|e| < 2^(49−s)`),
+///    `e' = e >> (18 − s)` (`|e'| < 2^31`), `δ = round(e'·y / 2^44)` ≈ `e/r`, error
+///    ≤ `1.53e-5·65 720 + 0.5 + 2^-12` < 1.6: `q1 = q0 + δ`, `|q1 − K/r| < 1.6`.
+/// 3. Exact: with `e1 = K − q1·r`, `⌈K/r⌉ = q1 + c`, `c = [e1 > −r] + [e1 > 0] + [e1 > r] − 1`.
+///
+/// The host tests compare it with the division over a sweep of the whole range and random and
+/// near-integer quotients.
 #[must_use]
 #[inline]
 #[allow(
     clippy::arithmetic_side_effects,
     clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
 )] // ranges proven in the comments
 pub fn time_per_byte(rate: Rate) -> u32 {
     let r = if rate.0 < Rate::MIN.0 {
@@ -115,35 +119,36 @@ pub fn time_per_byte(rate: Rate) -> u32 {
         return u32::MAX; // unreachable: r ≥ MIN > 0
     };
     let rec = RECIP.recip(nz);
-    // 1. q0 ≈ K/r; K/r < 2^32 for r ≥ MIN, q0 may exceed it by the table error: saturate.
-    let q0 = rec.mul_scaled(1_000_000_000, TPB_FRAC_BITS);
-    let q0 = if q0 > u32::MAX as u64 {
-        u32::MAX
+    let y = rec.mant_q31;
+    // s = 62 − shift ∈ [0, 16] (r ≥ 2^15).
+    let s = 62u32.wrapping_sub(rec.shift) & 31;
+    // 1. x ≈ 4e9·2^30/m < 2^31.
+    let x = ((4_000_000_000u64 * y as u64) >> 32) as u32;
+    let q0 = if s <= 14 {
+        x >> (14 - s)
     } else {
-        q0 as u32
+        // r < 2^17 (below 16.8 Mb/s): K/r ≥ 2^31; saturate rather than wrap.
+        let sh = s - 14;
+        if x >> (32 - sh) != 0 {
+            u32::MAX
+        } else {
+            x << sh
+        }
     };
-    // 2. e = K − q0·r: |e| ≤ (65 700 + 1)·r < 2^17·2^(32−s) = 2^(49−s); K and q0·r < 2^63.
+    // 2. e = K − q0·r, |e| < 2^(49−s) ≤ 2^49.
     let e = TPB_NUMERATOR as i64 - (q0 as u64 * r as u64) as i64;
-    // s = 62 − shift ∈ [0, 16] (r ≥ 2^15); e >> (18 − s) has |·| < 2^31.
-    let s = 62u32.saturating_sub(rec.shift);
-    let ep = (e >> (18u32.saturating_sub(s) & 63)) as i32;
-    // δ = e'·m / 2^44 ≈ (e/2^(18−s))·(2^(62−s)/r)/2^44 = e/r. |e'·m| < 2^62.
-    let delta = ((ep as i64 * rec.mant_q31 as i64) >> 44) as i32;
-    let mut q = (q0 as i64 + delta as i64) as u64;
-    // 3. Exact: e1 = K − q·r with |e1| ≤ 3r. Written as straight-line steps: as a loop,
-    //    LLVM turns it back into a division.
+    // e' = e >> k, k = 18 − s ∈ [2, 18], from the two words (|e'| < 2^31).
+    let k = 18 - s;
+    let ep = ((e as u32) >> k) | (((e >> 32) as u32) << (32 - k));
+    // δ = round(e'·y / 2^44): the high word of the signed × unsigned product, then 12 bits.
+    let hi = ((ep as i32 as i64 * y as i64) >> 32) as i32;
+    let delta = (hi + (1 << 11)) >> 12;
+    let q1 = q0.wrapping_add(delta as u32);
+    // 3. e1 = K − q1·r, |e1| < 1.6·r: the ceiling is q1 + c, c ∈ {−1, 0, 1, 2}.
+    let e1 = TPB_NUMERATOR as i64 - (q1 as u64 * r as u64) as i64;
     let r64 = r as i64;
-    let e1 = TPB_NUMERATOR as i64 - (q * r as u64) as i64;
-    // Up: while q·r < K (e1 > 0), q += 1.
-    let up = (e1 > 0) as u64 + (e1 > r64) as u64 + (e1 > 2 * r64) as u64;
-    // Down: while (q − 1)·r ≥ K (e1 ≤ −r), q −= 1.
-    let down = (e1 <= -r64) as u64 + (e1 <= -2 * r64) as u64 + (e1 <= -3 * r64) as u64;
-    q = q + up - down;
-    if q > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        q as u32
-    }
+    let c = (e1 > -r64) as u32 + (e1 > 0) as u32 + (e1 > r64) as u32;
+    q1.wrapping_add(c).wrapping_sub(1)
 }
 
 /// Time units (1/16 ns) that `bytes` take at `tpb`: `⌈bytes·tpb / 2^18⌉`, for `bytes ≤ 65 536`
@@ -215,7 +220,7 @@ mod tests {
         let mut r: u64 = 61_036;
         while r <= u32::MAX as u64 {
             assert_eq!(time_per_byte(Rate(r as u32)), exact(r as u32), "r = {r}");
-            r += 97 + (r >> 12);
+            r += 97 + (r >> 14);
         }
     }
 
@@ -228,6 +233,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
         #[test]
         fn tpb_is_exact(r in 61_036u32..) {
             prop_assert_eq!(time_per_byte(Rate(r)), exact(r));

@@ -119,7 +119,9 @@ impl Wheel {
             return None;
         }
         let w = (self.l0_sum.trailing_zeros() as usize) & (L0_WORDS - 1);
-        let word = self.l0_bits.get(w).copied().unwrap_or(0);
+        // Bit 31 does not change the lowest set bit of a non-empty word (the summary says it is
+        // non-empty) but tells the compiler the count is below 32.
+        let word = self.l0_bits.get(w).copied().unwrap_or(0) | 1 << 31;
         Some(((w << 5) | (word.trailing_zeros() as usize & 31)) & L0_MASK)
     }
 
@@ -197,6 +199,7 @@ impl Wheel {
 
     /// Pushes `f`, filed for `key` (its slot within page `j`, or [`PARKED`] >> 16), on the list
     /// of level-1 page index `j`.
+    #[inline(always)]
     pub(crate) fn l1_push(&mut self, link: &mut [u32], j: usize, f: u16, key: u32) {
         let j = j & L1_MASK;
         let head = self.l1_head.get(j).copied().unwrap_or(NIL);
