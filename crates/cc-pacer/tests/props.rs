@@ -94,8 +94,8 @@ proptest! {
             drain(&mut p, now_ns * 16, &mut sent, |_, _| {});
             now_ns += poll;
         }
-        for f in 0..n {
-            let tpb = time_per_byte(Rate::from_bps(rates[f]));
+        for (f, &rate) in rates.iter().enumerate() {
+            let tpb = time_per_byte(Rate::from_bps(rate));
             let mine: Vec<&Sent> = sent.iter().filter(|s| s.flow == f).collect();
             for i in 0..mine.len() {
                 let mut need = 0u64;
@@ -106,7 +106,7 @@ proptest! {
                     // In rate terms: bytes in [t_i, t_j] ≤ rate·span + one segment.
                     let bytes: u64 = mine[i..=j].iter().map(|s| u64::from(s.bytes)).sum();
                     let span_ns = (mine[j].t - mine[i].t) as f64 / 16.0;
-                    let allowed = Rate::from_bps(rates[f]).paced().bps() as f64 * span_ns / 8e9
+                    let allowed = Rate::from_bps(rate).paced().bps() as f64 * span_ns / 8e9
                         + f64::from(seg_of(f)) + 1.0;
                     prop_assert!(bytes as f64 <= allowed, "flow {f}: {bytes} > {allowed}");
                 }
