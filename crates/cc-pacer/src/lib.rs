@@ -35,10 +35,10 @@
 //!   time: a flow at the head of a slot whose due time has not come holds the slot (by less than
 //!   64 ns).
 //! * **Lazy update (§5 of the paper).** [`set_rate`](Pacer::set_rate) only stores the new time per
-//!   byte; if the rate dropped and a segment is waiting, its due time moves to
-//!   `t_last + gap_new(b_last)` but the flow stays where it is in the wheel. When its slot's time
-//!   arrives the flow is found to be early and is re-filed at the later time. A rate increase
-//!   takes effect from the next segment on.
+//!   byte; each flow remembers the one its due time was computed with. When a waiting
+//!   segment's slot time comes and the rate has dropped since, it is due at
+//!   `t_last + gap_now(b_last)`: it leaves then, or is re-filed in that later slot. A rate
+//!   increase never moves a waiting segment earlier; it takes effect from the next gap.
 //! * **Idle flows.** A flow that runs out of data stays in the wheel until its due time passes
 //!   (so a new message is still paced after the last one), then leaves; a flow that is scheduled
 //!   again from outside the wheel (new data, window opened) may send at once.
@@ -59,13 +59,13 @@
 //! # Cost
 //! Per event a bounded amount of work independent of `N`: [`next`](Pacer::next) reads two bitmap
 //! words, pops one list head, does two multiplies and appends to one list;
-//! [`set_rate`](Pacer::set_rate) is one reciprocal (table + one correction) and, on a drop, two
-//! multiplies. Entering a new page (at most once per 65.5 µs) moves that page's flows into level 0,
+//! [`set_rate`](Pacer::set_rate) is one reciprocal (table, one correction, exact fix-up) and a
+//! store. Entering a new page (at most once per 65.5 µs) moves that page's flows into level 0,
 //! each flow once. docs/pacer.md has the measured instruction counts.
 //!
 //! # State size (riscv32)
-//! Per flow: 16 bytes ([`Pacer`] docs) plus 2 bytes of wheel link, plus 8 bytes for flows that can
-//! be window or hybrid flows (the first `X` flows). The wheel: 8 448 bytes whatever `N`.
+//! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
+//! be window or hybrid flows (the first `X` flows). The wheel: 8 588 bytes whatever `N`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -375,7 +375,8 @@ struct Ext {
 /// The pacer: up to `N` flows (`N ≤ 65 535`), the first `X ≤ N` of which may be window or hybrid
 /// flows.
 ///
-/// Size on riscv32: `8 448` (wheel) `+ 20` + `N·16` (flows) + `N·2` (links, padded to 4) + `X·8`.
+/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·20` (flows) + `N·4` (links) + `X·8`
+/// (41 380 bytes for `Pacer<1024, 1024>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pacer<const N: usize, const X: usize = 0> {
     line_free: u32,

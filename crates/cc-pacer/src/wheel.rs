@@ -38,7 +38,7 @@ const L1_MASK: usize = L1_PAGES - 1;
 const L0_WORDS: usize = L0_SLOTS / 32;
 const L1_WORDS: usize = L1_PAGES / 32;
 
-/// The wheel's lists and maps (8 448 bytes; see the crate docs for the sizes).
+/// The wheel's lists and maps (8 588 bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Wheel {
     l0_head: [u16; L0_SLOTS],
