@@ -30,7 +30,7 @@ bash scripts/setup.sh || { echo "setup failed"; echo "steps: 0 passed, 1 failed"
 step "rustfmt" cargo fmt --all --check
 step "clippy (host, all targets)" cargo clippy --workspace --all-targets -q -- -D warnings
 step "clippy (firmware crates, riscv32imac)" \
-  cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor --target riscv32imac-unknown-none-elf -- -D warnings
+  cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor -p cc-pacer --target riscv32imac-unknown-none-elf -- -D warnings
 step "cargo test (workspace)" cargo test --workspace
 step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
 step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check

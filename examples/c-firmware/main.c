@@ -5,7 +5,7 @@
  *   a self-test, not the per-event path);
  * - the exit code is 0 on success, else the number of the first failed check.
  *
- * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS, 40-59 TIMELY, 60-79 HPCC.
+ * Exit codes: 1-9 ABI/reciprocal, 10-39 CATS, 40-59 TIMELY, 60-79 HPCC, 80-99 pacer.
  */
 #include <stdint.h>
 #include "cc_ffi.h"
@@ -286,6 +286,54 @@ static int hpcc(void) {
     return 0;
 }
 
+/* ---- Segment pacer ------------------------------------------------------------------------ */
+
+/* One scheduler for up to CC_PACER_CAPACITY flows, in .bss (cc_pacer_init empties it in place). */
+static CcPacer pacer;
+
+/* A 10 Gb/s paced flow (40 000 B: three segments, each 13 107.25 ns = 209 716/16 ns after the
+ * previous) and a window flow capped at 20 000 B in flight, on a 100 Gb/s line, polled every
+ * microsecond for 100 us; then an ACK reopens the window. */
+static int pacer_check(void) {
+    CcPacerParams p;
+    cc_pacer_params_default(&p);
+    if (p.line_rate_u128bps != 781250000u || p.hybrid_rate_u128bps != 0) return 80;
+    if (cc_pacer_init(&pacer, &p) != CC_STATUS_OK) return 81;
+    CcPacerFlowSpec s = {16384, 78125000u, CC_PACER_MODE_PACED, 0};
+    uint32_t a = 99, b = 99;
+    if (cc_pacer_add_flow(&pacer, &s, &a) != CC_PACER_ADD_OK || a != 0) return 82;
+    s.mode = CC_PACER_MODE_WINDOW;
+    s.window_bytes = 20000;
+    s.seg_bytes = 4096;
+    if (cc_pacer_add_flow(&pacer, &s, &b) != CC_PACER_ADD_OK || b != 1) return 83;
+    if (cc_pacer_enqueue(&pacer, a, 40000, 0) != CC_PACER_ENQUEUE_SCHEDULED) return 84;
+    if (cc_pacer_enqueue(&pacer, b, 100000, 0) != CC_PACER_ENQUEUE_SCHEDULED) return 85;
+    uint32_t last_a = 0, n_a = 0, sent_b = 0;
+    for (uint32_t us = 0; us <= 100; us++) {
+        uint32_t now = cc_pacer_time_from_ns((uint64_t)us * 1000u);
+        CcPacerSegment seg;
+        while (cc_pacer_next(&pacer, now, &seg) == CC_PACER_NEXT_SEND) {
+            if (seg.t_send_q4 > now) return 86;
+            if (seg.flow == a) {
+                if (n_a && seg.t_send_q4 - last_a < 209716u) return 87;
+                last_a = seg.t_send_q4;
+                n_a++;
+            } else {
+                sent_b += seg.bytes;
+                if (sent_b > 20000u) return 88;
+            }
+        }
+    }
+    if (n_a != 3 || sent_b != 20000u || cc_pacer_backlog(&pacer, b) != 80000u) return 89;
+    uint32_t now = cc_pacer_time_from_ns(101000);
+    if (cc_pacer_on_ack(&pacer, b, 8000, now) != CC_PACER_WINDOW_REOPENED) return 90;
+    uint32_t t = 0;
+    if (!cc_pacer_earliest(&pacer, &t) || t != now) return 91;
+    if (cc_pacer_set_rate(&pacer, a, 39062500u) != CC_PACER_RATE_DECREASE) return 92;
+    if (cc_pacer_on_ack(&pacer, a, 1, now) != CC_PACER_WINDOW_NOT_WINDOW) return 93;
+    return 0;
+}
+
 /* The header this file was compiled with must describe the library it is linked with. */
 static int layouts(void) {
     CcLayout l;
@@ -302,6 +350,8 @@ static int layouts(void) {
         l.state_bytes > 64 || l.align != _Alignof(CcHpccFlow)) return 78;
     if (cc_ffi_layout(6, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcHpccConfig) ||
         l.state_bytes > l.block_bytes) return 79;
+    if (cc_ffi_layout(7, &l) != CC_STATUS_OK || l.block_bytes != sizeof(CcPacer) ||
+        l.state_bytes > l.block_bytes || l.align != _Alignof(CcPacer)) return 94;
     if (cc_ffi_layout(1000, &l) != CC_STATUS_INVALID_INPUT) return 37;
     return 0;
 }
@@ -314,6 +364,7 @@ int main(void) {
     if ((r = cats_edges()) != 0) return r;
     if ((r = timely()) != 0) return r;
     if ((r = hpcc()) != 0) return r;
+    if ((r = pacer_check()) != 0) return r;
 
     for (uint32_t i = 0; i < N_DIV; i++) {
         uint32_t x = divisors[i];

@@ -38,6 +38,7 @@ pub mod driver;
 pub mod fixtures;
 pub mod hpcc;
 pub mod output;
+pub mod pacer;
 pub mod plot;
 pub mod replay;
 pub mod summary;

@@ -39,6 +39,15 @@
 // Largest `nhop` a flow accepts (`hpcc_cc::DEFAULT_MAX_HOPS`).
 #define CC_HPCC_MAX_HOPS 5
 
+// Flows one [`CcPacer`] block holds; all of them may be window or hybrid flows.
+#define CC_PACER_CAPACITY 1024
+
+// Bytes of a [`CcPacer`] block: the wheel (8 588), five words of scheduler state, the flow
+// table's length, and per flow 20 (pacing state) + 4 (wheel link) + 8 (window or hybrid state)
+// bytes: 41 380 on ilp32 (riscv32), 41 384 on LP64 hosts (an 8-byte length), rounded to the
+// block's alignment.
+#define CC_PACER_BYTES 41384
+
 // Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 #define CC_TIMELY_FLOW_BYTES 24
 
@@ -142,6 +151,121 @@ typedef uint32_t CcHpccBranch;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// Result of [`cc_pacer_add_flow`].
+enum CcPacerAdd
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Added; `*flow` is its index.
+  CC_PACER_ADD_OK = 0,
+  // The block holds [`CC_PACER_CAPACITY`] flows.
+  CC_PACER_ADD_FULL = 1,
+  // The segment size is not a multiple of 256 in 256 ..= 65 536.
+  CC_PACER_ADD_SEGMENT_SIZE = 2,
+  // Hybrid flow on a pacer initialised without hybrid pacing.
+  CC_PACER_ADD_NO_HYBRID = 3,
+  // `mode` is not a [`CcPacerMode`].
+  CC_PACER_ADD_INVALID_MODE = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerAdd CcPacerAdd;
+#else
+typedef uint32_t CcPacerAdd;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Result of [`cc_pacer_set_rate`].
+enum CcPacerRate
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Same time per byte.
+  CC_PACER_RATE_UNCHANGED = 0,
+  // Faster: from the next segment on.
+  CC_PACER_RATE_INCREASE = 1,
+  // Slower: a waiting segment is checked against it when its time comes (lazy update).
+  CC_PACER_RATE_DECREASE = 2,
+  // No such flow; nothing changed.
+  CC_PACER_RATE_UNKNOWN_FLOW = 16,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerRate CcPacerRate;
+#else
+typedef uint32_t CcPacerRate;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Result of [`cc_pacer_enqueue`].
+enum CcPacerEnqueue
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // The flow was scheduled already: the bytes wait behind its backlog.
+  CC_PACER_ENQUEUE_QUEUED = 0,
+  // The flow was idle: scheduled now.
+  CC_PACER_ENQUEUE_SCHEDULED = 1,
+  // Window flow with a closed window: it waits for an ACK.
+  CC_PACER_ENQUEUE_WINDOW_CLOSED = 2,
+  // No such flow; nothing changed.
+  CC_PACER_ENQUEUE_UNKNOWN_FLOW = 16,
+  // The backlog would exceed 2^32 − 1 bytes; nothing changed.
+  CC_PACER_ENQUEUE_BACKLOG_OVERFLOW = 17,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerEnqueue CcPacerEnqueue;
+#else
+typedef uint32_t CcPacerEnqueue;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Result of [`cc_pacer_on_ack`] and [`cc_pacer_set_window`].
+enum CcPacerWindow
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Bookkeeping only.
+  CC_PACER_WINDOW_UPDATED = 0,
+  // The window opened for a flow that was waiting for it: scheduled now.
+  CC_PACER_WINDOW_REOPENED = 1,
+  // No such flow; nothing changed.
+  CC_PACER_WINDOW_UNKNOWN_FLOW = 16,
+  // Not a window flow; nothing changed.
+  CC_PACER_WINDOW_NOT_WINDOW = 17,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerWindow CcPacerWindow;
+#else
+typedef uint32_t CcPacerWindow;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Result of [`cc_pacer_next`].
+enum CcPacerNext
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Nothing leaves at or before `now_q4`; `*out` untouched.
+  CC_PACER_NEXT_NONE = 0,
+  // `*out` is a segment (a burst for hybrid flows) that leaves now.
+  CC_PACER_NEXT_SEND = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerNext CcPacerNext;
+#else
+typedef uint32_t CcPacerNext;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // The branch of TIMELY's Algorithm 1 a completion took.
 enum CcTimelyBranch
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -168,6 +292,27 @@ enum CcTimelyBranch
 typedef enum CcTimelyBranch CcTimelyBranch;
 #else
 typedef uint32_t CcTimelyBranch;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// How a flow is limited ([`CcPacerFlowSpec::mode`]).
+enum CcPacerMode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Paced at its rate (TIMELY).
+  CC_PACER_MODE_PACED = 0,
+  // Paced, and at most `window_bytes` in flight (HPCC).
+  CC_PACER_MODE_WINDOW = 1,
+  // Paced per segment, each segment as bursts at the hybrid rate (TIMELY §5).
+  CC_PACER_MODE_HYBRID = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPacerMode CcPacerMode;
+#else
+typedef uint32_t CcPacerMode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -298,6 +443,45 @@ typedef struct CcRecip {
   uint32_t shift;
 } CcRecip;
 
+// The NIC, as plain integers. [`cc_pacer_params_default`]: a 100 Gb/s line, no hybrid pacing.
+typedef struct CcPacerParams {
+  // Line rate, units of 128 b/s (≥ 61 036, ≈ 7.81 Mb/s).
+  uint32_t line_rate_u128bps;
+  // Hybrid pacing's hardware rate, units of 128 b/s (0: no hybrid pacing; else ≥ 61 036 and
+  // ≤ the line rate).
+  uint32_t hybrid_rate_u128bps;
+  // Hybrid pacing's burst, bytes (1 ..= 65 536; ignored without hybrid pacing).
+  uint32_t burst_bytes;
+} CcPacerParams;
+
+// Opaque scheduler: allocate one (any storage, aligned to 8), initialise it with
+// [`cc_pacer_init`]; never copy it while a call uses it.
+typedef struct CC_FFI_ALIGNED(8) CcPacer {
+  uint8_t _opaque[CC_PACER_BYTES];
+} CcPacer;
+
+// A flow to add.
+typedef struct CcPacerFlowSpec {
+  // Segment size: a multiple of 256 in 256 ..= 65 536 bytes.
+  uint32_t seg_bytes;
+  // Initial rate, units of 128 b/s.
+  uint32_t rate_u128bps;
+  // A [`CcPacerMode`] value (0 paced, 1 window, 2 hybrid).
+  uint32_t mode;
+  // Initial window, bytes (window flows).
+  uint32_t window_bytes;
+} CcPacerFlowSpec;
+
+// One segment that leaves ([`cc_pacer_next`]).
+typedef struct CcPacerSegment {
+  // The flow's index.
+  uint32_t flow;
+  // Bytes (1 ..= 65 536).
+  uint32_t bytes;
+  // When it leaves, 1/16 ns (at or before `now_q4`): `max(its due time, line free)`.
+  uint32_t t_send_q4;
+} CcPacerSegment;
+
 // Plain-integer TIMELY parameters (every rate in bit/s, every time in ns; ratios as
 // numerator/denominator). [`cc_timely_params_default`] fills in the paper's.
 typedef struct CcTimelyParams {
@@ -413,7 +597,7 @@ uint32_t cc_ffi_abi_version(void);
 
 // Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
 // flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config, 5 HPCC flow,
-// 6 HPCC config). Lets firmware check at start-up
+// 6 HPCC config, 7 pacer). Lets firmware check at start-up
 // that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 // fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 //
@@ -575,6 +759,75 @@ CcStatus cc_recip(uint32_t x, struct CcRecip *out);
 // larger values act as 31). A `CcRecip` not made by `cc_recip` gives an unspecified (but
 // defined, non-trapping) result: the shift is clamped to the valid range.
 uint64_t cc_recip_mul_scaled(struct CcRecip r, uint32_t a, uint32_t frac_bits);
+
+// `(uint32_t)(ns << 4)`: the NIC clock in the pacer's time unit.
+uint32_t cc_pacer_time_from_ns(uint64_t ns);
+
+// Fills `*out` with a 100 Gb/s line and no hybrid pacing.
+//
+// # Safety
+// `out` is non-null, aligned and valid for writes.
+void cc_pacer_params_default(struct CcPacerParams *out);
+
+// Validates `*params` and empties the pacer block in place (this divides: configuration only).
+// `CC_STATUS_INVALID_CONFIG` (block untouched) if a parameter is out of range.
+//
+// # Safety
+// `p` is a writable [`CcPacer`] block (need not be initialised); `params` readable.
+CcStatus cc_pacer_init(struct CcPacer *p, const struct CcPacerParams *params);
+
+// Adds a flow (idle). `*flow` receives its index on `CC_PACER_ADD_OK`.
+//
+// # Safety
+// `p` was initialised; `spec` readable; `flow` writable.
+CcPacerAdd cc_pacer_add_flow(struct CcPacer *p, const struct CcPacerFlowSpec *spec, uint32_t *flow);
+
+// Sets a flow's rate (units of 128 b/s; below 61 036 paced at 61 036): one division-free
+// reciprocal and a store.
+//
+// # Safety
+// `p` was initialised.
+CcPacerRate cc_pacer_set_rate(struct CcPacer *p, uint32_t flow, uint32_t rate_u128bps);
+
+// `bytes` more for `flow`; an idle flow is scheduled at `now_q4`.
+//
+// # Safety
+// `p` was initialised.
+CcPacerEnqueue cc_pacer_enqueue(struct CcPacer *p, uint32_t flow, uint32_t bytes, uint32_t now_q4);
+
+// `bytes` of window flow `flow` acknowledged (in flight decreases, saturating at 0).
+//
+// # Safety
+// `p` was initialised.
+CcPacerWindow cc_pacer_on_ack(struct CcPacer *p, uint32_t flow, uint32_t bytes, uint32_t now_q4);
+
+// Window flow `flow`'s window (HPCC's `W`), bytes.
+//
+// # Safety
+// `p` was initialised.
+CcPacerWindow cc_pacer_set_window(struct CcPacer *p,
+                                  uint32_t flow,
+                                  uint32_t window_bytes,
+                                  uint32_t now_q4);
+
+// The next segment that leaves at or before `now_q4` (written to `*out`), or `NONE`.
+//
+// # Safety
+// `p` was initialised; `out` writable.
+CcPacerNext cc_pacer_next(struct CcPacer *p, uint32_t now_q4, struct CcPacerSegment *out);
+
+// No segment leaves before `*out_q4`: returns 1 and writes it, or 0 (nothing scheduled,
+// `*out_q4` untouched). [`cc_pacer_next`] at that time may still return `NONE`: ask again.
+//
+// # Safety
+// `p` was initialised; `out_q4` writable.
+uint32_t cc_pacer_earliest(const struct CcPacer *p, uint32_t *out_q4);
+
+// A flow's backlog, bytes (0 for an unknown flow).
+//
+// # Safety
+// `p` was initialised.
+uint32_t cc_pacer_backlog(const struct CcPacer *p, uint32_t flow);
 
 // Fills `*out` with the defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
 // line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,

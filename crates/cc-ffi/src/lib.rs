@@ -7,7 +7,7 @@
 //!
 //! # Conventions
 //! * **Names**: every symbol starts with `cc_`; per-algorithm symbols with `cc_<alg>_`
-//!   (`cc_timely_`, `cc_hpcc_`, `cc_cats_`). Types are `Cc…`; constants `CC_…`.
+//!   (`cc_timely_`, `cc_hpcc_`, `cc_cats_`, `cc_pacer_`). Types are `Cc…`; constants `CC_…`.
 //! * **Errors are return codes**: fallible functions return [`CcStatus`] (`CC_STATUS_OK` = 0) and
 //!   write results through out-pointers. Nothing unwinds: the staticlib is built with
 //!   `panic = "abort"` and the algorithm crates are panic-free (proven at link time by
@@ -88,6 +88,7 @@ pub mod block;
 pub mod cats;
 pub mod hpcc;
 mod math;
+pub mod pacer;
 pub mod timely;
 
 pub use math::{CcRecip, cc_recip, cc_recip_mul_scaled, cc_recip_q16};
@@ -175,6 +176,14 @@ pub const FLOW_LAYOUTS: &[FlowLayout] = &[
         opaque_bytes: size_of::<hpcc::CcHpccConfig>(),
         align: align_of::<hpcc::CcHpccConfig>(),
     },
+    FlowLayout {
+        name: "Pacer (1024 flows, window/hybrid capable)",
+        state_bytes: size_of::<
+            cc_pacer::Pacer<{ pacer::CC_PACER_CAPACITY }, { pacer::CC_PACER_CAPACITY }>,
+        >(),
+        opaque_bytes: size_of::<pacer::CcPacer>(),
+        align: align_of::<pacer::CcPacer>(),
+    },
 ];
 
 /// Sizes of one exported block as this library was compiled (i.e. for the target).
@@ -191,7 +200,7 @@ pub struct CcLayout {
 
 /// Layout of exported block number `index` (the order of the Rust `FLOW_LAYOUTS` table: 0 TIMELY
 /// flow, 1 TIMELY config, 2 CATS debt state, 3 CATS connection, 4 CATS config, 5 HPCC flow,
-/// 6 HPCC config). Lets firmware check at start-up
+/// 6 HPCC config, 7 pacer). Lets firmware check at start-up
 /// that the header it was compiled with matches the library (`sizeof(CcCatsConn)`), and lets
 /// fw-bench report target sizes. `CC_STATUS_INVALID_INPUT` past the end (`*out` untouched).
 ///

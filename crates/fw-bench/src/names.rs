@@ -65,10 +65,12 @@ pub const PREFIX_CRATES: &[(&str, &str)] = &[
     ("probe_timely_", "timely-cc"),
     ("probe_hpcc_", "hpcc-cc"),
     ("probe_cats_", "cats-conductor"),
+    ("probe_pacer_", "cc-pacer"),
     ("cc_recip", "cc-math"),
     ("cc_timely_", "timely-cc"),
     ("cc_hpcc_", "hpcc-cc"),
     ("cc_cats_", "cats-conductor"),
+    ("cc_pacer_", "cc-pacer"),
     ("cc_ffi_", "cc-ffi"),
 ];
 

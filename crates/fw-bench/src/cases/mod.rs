@@ -27,6 +27,7 @@ use crate::table::{Goal, Sample};
 
 mod cats;
 mod hpcc;
+mod pacer;
 mod recip;
 mod timely;
 
@@ -168,6 +169,21 @@ pub const CASES: &[Case] = &[
         image: Image::CFirmware,
         goal: None,
         run: cats::run_enqueue,
+    },
+    // Pacer (issue 12): next ≤ 40, set_rate ≤ 60, at 16, 256 and 1024 flows.
+    Case {
+        algorithm: "Pacer",
+        symbol: "cc_pacer_next",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 40 }),
+        run: pacer::run_next,
+    },
+    Case {
+        algorithm: "Pacer",
+        symbol: "cc_pacer_set_rate",
+        image: Image::CFirmware,
+        goal: Some(Goal { median_max: 60 }),
+        run: pacer::run_set_rate,
     },
 ];
 

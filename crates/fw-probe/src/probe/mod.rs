@@ -5,6 +5,7 @@
 
 mod cats;
 mod hpcc;
+mod pacer;
 mod timely;
 
 use core::hint::black_box;
@@ -38,6 +39,7 @@ pub extern "C" fn _start() -> ! {
     acc = acc.wrapping_add(timely::run(black_box(0)));
     acc = acc.wrapping_add(hpcc::run(black_box(0)));
     acc = acc.wrapping_add(cats::run(black_box(0)));
+    acc = acc.wrapping_add(pacer::run(black_box(0)));
     acc = acc.wrapping_add(math());
     exit(black_box(acc) & 0)
 }

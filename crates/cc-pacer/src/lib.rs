@@ -1,0 +1,1037 @@
+//! TIMELY's third engine (Mittal et al., SIGCOMM 2015, §3: "rate control"): a segment pacer
+//! that schedules many flows at their rates, for NIC firmware — `no_std`, no allocation, no
+//! floats, no division per event, no panics. It also serves HPCC (Li et al., SIGCOMM 2019),
+//! which paces at `R = W/T` and caps the bytes in flight at `W`.
+//!
+//! One [`Pacer`] holds up to `N` flows (`heapless` storage) and one two-level timing wheel
+//! (docs/pacer.md). Per flow: its rate, as a time per byte computed once per rate change
+//! ([`set_rate`](Pacer::set_rate), through cc-math's reciprocal); its segment size; its backlog
+//! ([`enqueue`](Pacer::enqueue) splits messages into segments); for HPCC flows a window and the
+//! bytes in flight ([`on_ack`](Pacer::on_ack)). [`next`](Pacer::next) hands out the next segment
+//! that may leave, with the time it leaves; [`earliest`](Pacer::earliest) says when to call again.
+//!
+//! ```
+//! use cc_pacer::{Config, FlowMode, FlowSpec, Instant, Pacer, Rate};
+//! let cfg = Config::new(Rate::from_bps(100_000_000_000)).unwrap(); // a 100 Gb/s NIC
+//! let mut p: Pacer<16> = Pacer::new(&cfg);
+//! let f = p.add_flow(FlowSpec::paced(16_384, Rate::from_bps(10_000_000_000))).unwrap();
+//! p.enqueue(f, 40_000, Instant::from_ns(0)).unwrap();      // three segments: 16 + 16 + 7.2 KiB
+//! let s = p.next(Instant::from_ns(0)).unwrap();
+//! assert_eq!((s.flow, s.bytes, s.t_send), (f, 16_384, Instant::from_ns(0)));
+//! // 16 KiB at 10 Gb/s take 13 107.2 ns: the next segment may leave 209 716/16 ns later.
+//! assert_eq!(p.next(Instant::from_ns(13_000)), None);
+//! assert_eq!(p.earliest(), Some(Instant::from_raw(209_716)));
+//! let s = p.next(Instant::from_ns(13_108)).unwrap();
+//! assert_eq!((s.bytes, s.t_send.raw()), (16_384, 209_716));
+//! ```
+//!
+//! # Semantics (the f64 reference in `sim-host` implements the same description)
+//! * **Pacing.** After a segment of `b` bytes leaves at `t`, its flow's next segment may leave at
+//!   `t + gap(b)`, `gap(b) = ⌈b·tpb/2^18⌉` time units ([`rate`] has the formats). A segment leaves
+//!   at `max(due, line_free)`: the NIC's line ([`Config`]) carries one segment at a time, for
+//!   `⌈b·tpb_line/2^18⌉`.
+//! * **Order.** Due times fall into slots of 64 ns; slots are served in time order, and a slot
+//!   serves its flows in the order they were scheduled (FIFO). A flow never leaves before its due
+//!   time: a flow at the head of a slot whose due time has not come holds the slot (by less than
+//!   64 ns).
+//! * **Lazy update (§5 of the paper).** [`set_rate`](Pacer::set_rate) only stores the new time per
+//!   byte; each flow remembers the one its due time was computed with. When a waiting
+//!   segment's slot time comes and the rate has dropped since, it is due at
+//!   `t_last + gap_now(b_last)`: it leaves then, or is re-filed in that later slot. A rate
+//!   increase never moves a waiting segment earlier; it takes effect from the next gap.
+//! * **Idle flows.** A flow that runs out of data stays in the wheel until its due time passes
+//!   (so a new message is still paced after the last one), then leaves; a flow that is scheduled
+//!   again from outside the wheel (new data, window opened) may send at once.
+//! * **Windows (HPCC).** A window flow sends at most `W − in_flight` bytes (a shorter segment if
+//!   need be); with nothing left it leaves the wheel until [`on_ack`](Pacer::on_ack) or
+//!   [`set_window`](Pacer::set_window) opens the window again.
+//! * **Hybrid pacing (§5).** With [`Config::with_hybrid`], a hybrid flow's segment leaves as
+//!   bursts of at most `burst_bytes`, one burst every `⌈b·tpb_hw/2^18⌉` (a NIC rate limiter at
+//!   the fixed sub-line rate), and the next segment starts no earlier than
+//!   `segment start + gap(segment)` at the flow's rate, nor before the last burst has drained.
+//!
+//! # Time
+//! [`Instant`]: `u32` in 1/16 ns, wrapping every 268.4 ms. Stored times stay within half a wrap of
+//! the caller's `now` provided **some method taking `now` is called at least every 67 ms**
+//! (a firmware timer does this; [`earliest`](Pacer::earliest) never asks to wait longer than
+//! one page, 65.5 µs, while anything is scheduled) and `now` never goes backwards.
+//!
+//! # Cost
+//! Per event a bounded amount of work independent of `N`: [`next`](Pacer::next) reads two bitmap
+//! words, pops one list head, does two multiplies and appends to one list;
+//! [`set_rate`](Pacer::set_rate) is one reciprocal (table, one correction, exact fix-up) and a
+//! store. Entering a new page (at most once per 65.5 µs) moves that page's flows into level 0,
+//! each flow once. docs/pacer.md has the measured instruction counts.
+//!
+//! # State size (riscv32)
+//! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
+//! be window or hybrid flows (the first `X` flows). The wheel: 8 588 bytes whatever `N`.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(
+    clippy::float_arithmetic,
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation
+)]
+
+pub mod rate;
+mod time;
+mod wheel;
+
+pub use rate::{Rate, gap, time_per_byte, time_per_byte_div};
+pub use time::Instant;
+pub use wheel::{L0_SLOTS, L1_PAGES, PAGE_SHIFT, SLOT_SHIFT};
+
+use time::after;
+use wheel::{L1_PAGES as L1, NIL, PAGE_MASK, Wheel};
+
+/// Level-1 pages as `u32` (2048), and the mask of a level-1 index.
+#[allow(clippy::cast_possible_truncation)]
+const L1_32: u32 = L1 as u32;
+const L1_MASK32: u32 = L1_32.wrapping_sub(1);
+/// The mask of a slot within a page.
+#[allow(clippy::cast_possible_truncation)]
+const L0_MASK32: u32 = (L0_SLOTS as u32).wrapping_sub(1);
+
+/// A flow's index in its [`Pacer`] (`0 ..`, in the order flows were added).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowId(u16);
+
+impl FlowId {
+    /// The flow's index.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The flow with index `i` (whether it exists is checked by the pacer's methods).
+    #[must_use]
+    pub const fn from_index(i: u16) -> Self {
+        Self(i)
+    }
+}
+
+/// How a flow is limited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FlowMode {
+    /// Paced at its rate (TIMELY).
+    Paced,
+    /// Paced at its rate and capped at `window_bytes` in flight (HPCC).
+    Window {
+        /// The initial window, bytes.
+        window_bytes: u32,
+    },
+    /// Paced at its rate segment by segment, each segment leaving as bursts at the configured
+    /// hardware rate (TIMELY §5's hybrid pacing; needs [`Config::with_hybrid`]).
+    Hybrid,
+}
+
+/// A flow to add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowSpec {
+    /// Segment size: a multiple of 256 in `256 ..= 65 536` bytes (TIMELY's default 16 KiB).
+    pub seg_bytes: u32,
+    /// Initial rate.
+    pub rate: Rate,
+    /// Limits.
+    pub mode: FlowMode,
+}
+
+impl FlowSpec {
+    /// A paced flow.
+    #[must_use]
+    pub const fn paced(seg_bytes: u32, rate: Rate) -> Self {
+        Self {
+            seg_bytes,
+            rate,
+            mode: FlowMode::Paced,
+        }
+    }
+}
+
+/// The NIC: its line rate and, optionally, hybrid pacing. Built once (it divides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Config {
+    line_rate: Rate,
+    line_tpb: u32,
+    hw_rate: Rate,
+    hw_tpb: u32,
+    burst_bytes: u32,
+}
+
+/// A configuration that cannot be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConfigError {
+    /// The line rate is below [`Rate::MIN`].
+    LineRate,
+    /// The hybrid rate is below [`Rate::MIN`] or above the line rate.
+    HybridRate,
+    /// The burst size is not in `1 ..= 65 536` bytes.
+    BurstBytes,
+}
+
+impl Config {
+    /// A 100 Gb/s NIC without hybrid pacing.
+    pub const DEFAULT: Config = Config::build(Rate::from_bps(100_000_000_000));
+
+    const fn build(line_rate: Rate) -> Self {
+        Self {
+            line_rate,
+            line_tpb: time_per_byte_div(line_rate),
+            hw_rate: Rate::from_units(0),
+            hw_tpb: 0,
+            burst_bytes: 0,
+        }
+    }
+
+    /// A NIC whose line carries `line_rate`.
+    ///
+    /// # Errors
+    /// [`ConfigError::LineRate`] below [`Rate::MIN`].
+    pub const fn new(line_rate: Rate) -> Result<Self, ConfigError> {
+        if line_rate.units() < Rate::MIN.units() {
+            return Err(ConfigError::LineRate);
+        }
+        Ok(Self::build(line_rate))
+    }
+
+    /// Adds hybrid pacing: hybrid flows' segments leave as bursts of `burst_bytes` at `hw_rate`.
+    ///
+    /// # Errors
+    /// [`ConfigError::HybridRate`], [`ConfigError::BurstBytes`].
+    pub const fn with_hybrid(self, hw_rate: Rate, burst_bytes: u32) -> Result<Self, ConfigError> {
+        if hw_rate.units() < Rate::MIN.units() || hw_rate.units() > self.line_rate.units() {
+            return Err(ConfigError::HybridRate);
+        }
+        if burst_bytes == 0 || burst_bytes > 65_536 {
+            return Err(ConfigError::BurstBytes);
+        }
+        Ok(Self {
+            hw_rate,
+            hw_tpb: time_per_byte_div(hw_rate),
+            burst_bytes,
+            ..self
+        })
+    }
+
+    /// The line rate.
+    #[must_use]
+    pub const fn line_rate(&self) -> Rate {
+        self.line_rate
+    }
+    /// The line's time per byte (2^-22 ns).
+    #[must_use]
+    pub const fn line_tpb(&self) -> u32 {
+        self.line_tpb
+    }
+    /// Hybrid pacing's rate and burst size, if configured.
+    #[must_use]
+    pub const fn hybrid(&self) -> Option<(Rate, u32)> {
+        if self.hw_tpb == 0 {
+            None
+        } else {
+            Some((self.hw_rate, self.burst_bytes))
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// One segment (a burst, for hybrid flows) that leaves now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Segment {
+    /// Whose.
+    pub flow: FlowId,
+    /// Its length, bytes (`1 ..= 65 536`).
+    pub bytes: u32,
+    /// When it leaves: `max(its due time, line free)`, at or before the `now` given to `next`.
+    pub t_send: Instant,
+}
+
+/// Why a call was refused (nothing changed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PacerError {
+    /// No such flow.
+    UnknownFlow,
+    /// The pacer holds `N` flows already.
+    Full,
+    /// The segment size is not a multiple of 256 in `256 ..= 65 536`.
+    SegmentSize,
+    /// Window and hybrid flows need one of the first `X` slots (`X` = the pacer's second
+    /// parameter).
+    NoExtension,
+    /// A hybrid flow on a pacer configured without hybrid pacing.
+    NoHybrid,
+    /// `on_ack`/`set_window` on a flow that is not a window flow.
+    NotWindow,
+    /// The backlog would exceed `u32::MAX` bytes.
+    BacklogOverflow,
+}
+
+/// What [`Pacer::set_rate`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RateChange {
+    /// Same time per byte.
+    Unchanged,
+    /// Faster: takes effect at the next segment.
+    Increase,
+    /// Slower: a waiting segment's due time moved later (the lazy update).
+    Decrease,
+}
+
+/// What [`Pacer::enqueue`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Enqueued {
+    /// The flow was already scheduled: the bytes wait behind its backlog.
+    Queued,
+    /// The flow was idle: it is scheduled now.
+    Scheduled,
+    /// Window flow with a closed window: it waits for an ACK.
+    WindowClosed,
+}
+
+/// What [`Pacer::on_ack`] / [`Pacer::set_window`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum WindowChange {
+    /// Bookkeeping only.
+    Updated,
+    /// The window opened for a flow that was waiting for it: it is scheduled now.
+    Reopened,
+}
+
+/// A flow's state as plain numbers (for hosts, tests and C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowView {
+    /// Bytes queued, not yet sent.
+    pub backlog: u32,
+    /// Time per byte (2^-22 ns).
+    pub tpb: u32,
+    /// Segment size, bytes.
+    pub seg_bytes: u32,
+    /// When its next segment may leave (meaningful while `scheduled`).
+    pub due: Instant,
+    /// In the wheel.
+    pub scheduled: bool,
+    /// `(window, in flight)` for window flows.
+    pub window: Option<(u32, u32)>,
+}
+
+const IN_WHEEL: u8 = 1;
+const WINDOW: u8 = 2;
+const HYBRID: u8 = 4;
+/// Scheduled from outside the wheel: no segment's gap is pending, so a rate drop cannot delay it.
+const FRESH: u8 = 8;
+
+/// Per-flow pacing state: 20 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Flow {
+    /// When the next segment may leave (an [`Instant`]'s raw units), as scheduled.
+    due: u32,
+    /// Time per byte now, 2^-22 ns ([`rate`]).
+    tpb: u32,
+    /// The time per byte `due` was computed with (the lazy update compares the two).
+    tpb_sched: u32,
+    /// Bytes queued.
+    backlog: u32,
+    /// Size − 1 of the segment whose gap set `due` (hybrid: of the current segment).
+    last_m1: u16,
+    /// Segment size / 256 − 1.
+    seg_m1: u8,
+    flags: u8,
+}
+
+impl Flow {
+    #[inline(always)]
+    fn seg_bytes(&self) -> u32 {
+        (u32::from(self.seg_m1) + 1) << 8
+    }
+}
+
+/// Extension for window flows `(window, in flight)` and hybrid flows
+/// `(next segment's earliest start, bytes left in the current segment)`: 8 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+struct Ext {
+    a: u32,
+    b: u32,
+}
+
+/// The pacer: up to `N` flows (`N ≤ 65 535`), the first `X ≤ N` of which may be window or hybrid
+/// flows.
+///
+/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·20` (flows) + `N·4` (links) + `X·8`
+/// (41 380 bytes for `Pacer<1024, 1024>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pacer<const N: usize, const X: usize = 0> {
+    line_free: u32,
+    /// The page level 0 holds (time >> 20, modulo 4096).
+    page: u32,
+    line_tpb: u32,
+    hw_tpb: u32,
+    burst_bytes: u32,
+    flows: heapless::Vec<Flow, N>,
+    /// Per flow: next flow in its list, and the slot it was filed for (wheel).
+    link: [u32; N],
+    ext: [Ext; X],
+    wheel: Wheel,
+}
+
+/// One step of [`Pacer::next_step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Step {
+    /// This segment leaves.
+    Send(Segment),
+    /// The next segment is due but the line is busy: nothing before [`Pacer::earliest`].
+    Wait,
+    /// Not the common case: call [`Pacer::next_general`].
+    General,
+}
+
+/// The result of a non-plain flow at the head of the wheel.
+enum Special {
+    Sent(Segment),
+    Dropped,
+    LineBusy,
+}
+
+impl<const N: usize, const X: usize> Pacer<N, X> {
+    const CHECK: () = assert!(N < NIL as usize && X <= N, "N < 65 535 and X ≤ N");
+
+    /// An empty pacer for the NIC `cfg`.
+    #[must_use]
+    pub const fn new(cfg: &Config) -> Self {
+        let () = Self::CHECK;
+        Self {
+            line_free: 0,
+            page: 0,
+            line_tpb: cfg.line_tpb,
+            hw_tpb: cfg.hw_tpb,
+            burst_bytes: cfg.burst_bytes,
+            flows: heapless::Vec::new(),
+            link: [NIL as u32; N],
+            ext: [Ext { a: 0, b: 0 }; X],
+            wheel: Wheel::new(),
+        }
+    }
+
+    /// Empties the pacer in place for the NIC `cfg` (no flows, nothing scheduled), without a
+    /// temporary of its size on the stack: for a pacer in static or caller-provided memory.
+    pub fn reset(&mut self, cfg: &Config) {
+        self.line_free = 0;
+        self.page = 0;
+        self.line_tpb = cfg.line_tpb;
+        self.hw_tpb = cfg.hw_tpb;
+        self.burst_bytes = cfg.burst_bytes;
+        self.flows.clear();
+        self.link.fill(u32::from(NIL));
+        self.ext.fill(Ext::default());
+        self.wheel.reset();
+    }
+
+    /// Number of flows added.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// No flow added yet.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
+    }
+
+    /// Adds a flow (idle, nothing queued).
+    ///
+    /// # Errors
+    /// [`PacerError::Full`], [`PacerError::SegmentSize`], [`PacerError::NoExtension`],
+    /// [`PacerError::NoHybrid`].
+    #[allow(clippy::cast_possible_truncation)] // i < N < 65 535; seg/256 − 1 ≤ 255 (checked)
+    pub fn add_flow(&mut self, spec: FlowSpec) -> Result<FlowId, PacerError> {
+        let s = spec.seg_bytes;
+        if !(256..=65_536).contains(&s) || s & 255 != 0 {
+            return Err(PacerError::SegmentSize);
+        }
+        let i = self.flows.len();
+        let (flags, ext) = match spec.mode {
+            FlowMode::Paced => (0, Ext::default()),
+            FlowMode::Window { window_bytes } => (
+                WINDOW,
+                Ext {
+                    a: window_bytes,
+                    b: 0,
+                },
+            ),
+            FlowMode::Hybrid if self.hw_tpb == 0 => return Err(PacerError::NoHybrid),
+            FlowMode::Hybrid => (HYBRID, Ext::default()),
+        };
+        if flags != 0 {
+            let Some(x) = self.ext.get_mut(i) else {
+                return Err(PacerError::NoExtension);
+            };
+            *x = ext;
+        }
+        let tpb = time_per_byte(spec.rate);
+        let fl = Flow {
+            due: 0,
+            tpb,
+            tpb_sched: tpb,
+            backlog: 0,
+            last_m1: 0,
+            seg_m1: ((s >> 8).wrapping_sub(1)) as u8,
+            flags,
+        };
+        self.flows.push(fl).map_err(|_| PacerError::Full)?;
+        Ok(FlowId(i as u16))
+    }
+
+    /// A flow's state.
+    #[must_use]
+    pub fn flow(&self, flow: FlowId) -> Option<FlowView> {
+        let i = flow.index();
+        let fl = self.flows.get(i)?;
+        let window = if fl.flags & WINDOW != 0 {
+            self.ext.get(i).map(|x| (x.a, x.b))
+        } else {
+            None
+        };
+        Some(FlowView {
+            backlog: fl.backlog,
+            tpb: fl.tpb,
+            seg_bytes: fl.seg_bytes(),
+            due: Instant::from_raw(fl.due),
+            scheduled: fl.flags & IN_WHEEL != 0,
+            window,
+        })
+    }
+
+    /// Sets a flow's rate: one reciprocal (cc-math table, one correction, exact fix-up) and a
+    /// store. Nothing moves in the wheel: a segment that is waiting is checked against the new
+    /// rate when its time comes (the lazy update, in [`next`](Self::next)); an increase applies
+    /// from the next segment on.
+    ///
+    /// # Errors
+    /// [`PacerError::UnknownFlow`].
+    #[inline]
+    pub fn set_rate(&mut self, flow: FlowId, rate: Rate) -> Result<RateChange, PacerError> {
+        let tpb = time_per_byte(rate);
+        let Some(fl) = self.flows.get_mut(flow.index()) else {
+            return Err(PacerError::UnknownFlow);
+        };
+        let old = fl.tpb;
+        fl.tpb = tpb;
+        Ok(if tpb > old {
+            RateChange::Decrease
+        } else if tpb < old {
+            RateChange::Increase
+        } else {
+            RateChange::Unchanged
+        })
+    }
+
+    /// The lazy update (TIMELY §5): a flow whose rate dropped since its due time was computed is
+    /// due `gap_now(b_last) − gap_then(b_last)` later; a hybrid flow between segments starts its
+    /// next segment that much later (bursts within a segment keep their pace). Returns the
+    /// effective due time and, for hybrid flows, the next segment's earliest start.
+    #[inline(never)]
+    fn lazy_due(&self, i: usize, fl: &Flow) -> (u32, u32) {
+        let x = self.ext.get(i).copied().unwrap_or_default();
+        if fl.tpb <= fl.tpb_sched || fl.flags & FRESH != 0 {
+            return (fl.due, x.a);
+        }
+        let b = u32::from(fl.last_m1).wrapping_add(1);
+        let d = gap(b, fl.tpb).wrapping_sub(gap(b, fl.tpb_sched));
+        if fl.flags & HYBRID == 0 {
+            (fl.due.wrapping_add(d), x.a)
+        } else if x.b == 0 {
+            let v = x.a.wrapping_add(d);
+            (if after(v, fl.due) { v } else { fl.due }, v)
+        } else {
+            (fl.due, x.a)
+        }
+    }
+
+    /// Queues `bytes` more for `flow` (a message; it leaves in segments). An idle flow is
+    /// scheduled at `now`.
+    ///
+    /// # Errors
+    /// [`PacerError::UnknownFlow`], [`PacerError::BacklogOverflow`].
+    pub fn enqueue(
+        &mut self,
+        flow: FlowId,
+        bytes: u32,
+        now: Instant,
+    ) -> Result<Enqueued, PacerError> {
+        let i = flow.index();
+        let Some(fl) = self.flows.get_mut(i) else {
+            return Err(PacerError::UnknownFlow);
+        };
+        let Some(b) = fl.backlog.checked_add(bytes) else {
+            return Err(PacerError::BacklogOverflow);
+        };
+        fl.backlog = b;
+        if fl.flags & IN_WHEEL != 0 || b == 0 {
+            return Ok(Enqueued::Queued);
+        }
+        if fl.flags & WINDOW != 0 && self.ext.get(i).is_some_and(|x| x.a <= x.b) {
+            return Ok(Enqueued::WindowClosed);
+        }
+        self.schedule_now(i, now.raw());
+        Ok(Enqueued::Scheduled)
+    }
+
+    /// `bytes` of a window flow were acknowledged (in flight decreases, saturating at 0); a flow
+    /// waiting for its window is scheduled at `now` if the window has room.
+    ///
+    /// # Errors
+    /// [`PacerError::UnknownFlow`], [`PacerError::NotWindow`].
+    pub fn on_ack(
+        &mut self,
+        flow: FlowId,
+        bytes: u32,
+        now: Instant,
+    ) -> Result<WindowChange, PacerError> {
+        let x = self.window_ext(flow)?;
+        x.b = x.b.saturating_sub(bytes);
+        Ok(self.maybe_reopen(flow.index(), now.raw()))
+    }
+
+    /// Sets a window flow's window (HPCC's `W`); a flow waiting for its window is scheduled at
+    /// `now` if the window has room.
+    ///
+    /// # Errors
+    /// [`PacerError::UnknownFlow`], [`PacerError::NotWindow`].
+    pub fn set_window(
+        &mut self,
+        flow: FlowId,
+        window_bytes: u32,
+        now: Instant,
+    ) -> Result<WindowChange, PacerError> {
+        let x = self.window_ext(flow)?;
+        x.a = window_bytes;
+        Ok(self.maybe_reopen(flow.index(), now.raw()))
+    }
+
+    fn window_ext(&mut self, flow: FlowId) -> Result<&mut Ext, PacerError> {
+        let i = flow.index();
+        let fl = self.flows.get(i).ok_or(PacerError::UnknownFlow)?;
+        if fl.flags & WINDOW == 0 {
+            return Err(PacerError::NotWindow);
+        }
+        self.ext.get_mut(i).ok_or(PacerError::NotWindow)
+    }
+
+    fn maybe_reopen(&mut self, i: usize, now: u32) -> WindowChange {
+        let open = self.ext.get(i).is_some_and(|x| x.a > x.b);
+        let waiting = self
+            .flows
+            .get(i)
+            .is_some_and(|fl| fl.flags & IN_WHEEL == 0 && fl.backlog > 0);
+        if open && waiting {
+            self.schedule_now(i, now);
+            WindowChange::Reopened
+        } else {
+            WindowChange::Updated
+        }
+    }
+
+    /// Puts an unscheduled flow in the wheel at `now` (no pacing debt).
+    #[allow(clippy::cast_possible_truncation)] // i < N < 65 535
+    fn schedule_now(&mut self, i: usize, now: u32) {
+        if self.wheel.is_empty() {
+            self.page = now >> PAGE_SHIFT;
+        }
+        self.refresh(now);
+        let Some(fl) = self.flows.get_mut(i) else {
+            return;
+        };
+        fl.due = now;
+        fl.flags |= IN_WHEEL | FRESH;
+        if fl.flags & HYBRID != 0
+            && let Some(x) = self.ext.get_mut(i)
+        {
+            *x = Ext { a: now, b: 0 };
+        }
+        self.insert(i as u16, now);
+    }
+
+    /// Keeps `line_free` within half a wrap of `now` while the line is idle.
+    #[inline]
+    fn refresh(&mut self, now: u32) {
+        if Instant::from_raw(now).since(Instant::from_raw(self.line_free)) > 1 << 30 {
+            self.line_free = now.wrapping_sub(1 << 30);
+        }
+    }
+
+    /// Files flow `f`, due at `due`, in the wheel (appended: FIFO within its slot).
+    #[inline(always)]
+    fn insert(&mut self, f: u16, due: u32) {
+        let dpage = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK;
+        if dpage == 0 {
+            self.wheel
+                .l0_push_back(&mut self.link, (due >> wheel::SLOT_SHIFT) as usize, f);
+        } else {
+            self.insert_far(f, due, dpage);
+        }
+    }
+
+    /// A later page: level 1 (beyond the horizon, which the time contract rules out: the last
+    /// page, to be re-filed when it comes). Inlined: a call would make `next`'s common case save
+    /// registers.
+    #[inline(always)]
+    fn insert_far(&mut self, f: u16, due: u32, dpage: u32) {
+        let (page, key) = if (dpage as usize) < L1 {
+            (due >> PAGE_SHIFT, (due >> wheel::SLOT_SHIFT) & L0_MASK32)
+        } else {
+            (self.page.wrapping_add(L1_MASK32), wheel::PARKED >> 16)
+        };
+        self.wheel.l1_push(&mut self.link, page as usize, f, key);
+    }
+
+    /// Level 0 is empty: enter the next non-empty page if it has started (moving its flows into
+    /// level 0), else skip ahead to `now`'s page. Returns whether level 0 may now hold flows.
+    #[inline(never)]
+    fn enter_page(&mut self, now: u32) -> bool {
+        let now_page = now >> PAGE_SHIFT;
+        let Some(j) = self
+            .wheel
+            .l1_first_from((self.page as usize).wrapping_add(1))
+        else {
+            self.page = now_page;
+            return false;
+        };
+        #[allow(clippy::cast_possible_truncation)] // j < 2048
+        let dist = (j as u32).wrapping_sub(self.page) & (L1_MASK32);
+        let target = self.page.wrapping_add(if dist == 0 { L1_32 } else { dist }) & PAGE_MASK;
+        if now_page.wrapping_sub(target) & PAGE_MASK >= L1_32 {
+            // Its page has not started: nothing is due before it.
+            self.page = now_page;
+            return false;
+        }
+        self.page = target;
+        while let Some(g) = self.wheel.l1_pop(&self.link, j) {
+            // Into the slot it was filed for, even if a rate drop has since moved its due time
+            // (it is re-filed when that slot's time comes, as in level 0).
+            let key = wheel::key_of(&self.link, g);
+            if key & (wheel::PARKED >> 16) == 0 {
+                self.wheel.l0_push_front(&mut self.link, key as usize, g);
+            } else {
+                // Parked beyond the horizon: filed again from its due time.
+                let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
+                self.insert(g, due);
+            }
+        }
+        true
+    }
+
+    /// The head `f` of slot `k` is due at `fl.due` (after the lazy update), after `now`. If the
+    /// slot's time has come and that due time lies in a later slot (a rate drop, or the
+    /// horizon), re-file `f` there (rescheduled: at the current rate) and return `true`;
+    /// otherwise the slot waits.
+    #[inline(never)]
+    fn not_due(&mut self, k: usize, f: u16, fl: &Flow, now: u32) -> bool {
+        let due = fl.due;
+        #[allow(clippy::cast_possible_truncation)] // k < 1024
+        let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
+        if after(start, now) {
+            return false;
+        }
+        let same_page = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0;
+        if same_page && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k {
+            return false;
+        }
+        self.wheel.l0_pop(&self.link, k, f);
+        // Rescheduled: the lazy update becomes the schedule.
+        let i = usize::from(f);
+        let (_, v) = self.lazy_due(i, fl);
+        if let Some(x) = self.ext.get_mut(i)
+            && fl.flags & HYBRID != 0
+            && x.b == 0
+        {
+            x.a = v;
+        }
+        if let Some(s) = self.flows.get_mut(i) {
+            s.due = due;
+            if s.flags & HYBRID == 0 || self.ext.get(i).is_some_and(|x| x.b == 0) {
+                s.tpb_sched = s.tpb;
+            }
+        }
+        self.insert(f, due);
+        true
+    }
+
+    /// The next segment that leaves at or before `now`, with the time it leaves; `None` when
+    /// nothing may leave yet (ask [`earliest`](Self::earliest) when).
+    #[inline]
+    pub fn next(&mut self, now: Instant) -> Option<Segment> {
+        match self.next_step(now) {
+            Step::Send(s) => Some(s),
+            Step::Wait => None,
+            Step::General => self.next_general(now),
+        }
+    }
+
+    /// The common case of [`next`](Self::next), small enough to inline: the first slot's head
+    /// is a paced flow with data, due, whose rate has not dropped since it was scheduled.
+    /// [`Step::General`] means: call [`next_general`](Self::next_general) (out of line, so a
+    /// caller such as the C ABI can keep the common case free of its register saves).
+    #[inline(always)]
+    pub fn next_step(&mut self, now: Instant) -> Step {
+        let now = now.raw();
+        let Some(k) = self.wheel.l0_first() else {
+            return Step::General;
+        };
+        let f = self.wheel.l0_head(k);
+        let line_free = self.line_free;
+        let line_tpb = self.line_tpb;
+        let Some(fl) = self.flows.get_mut(usize::from(f)) else {
+            return Step::General;
+        };
+        if fl.tpb > fl.tpb_sched
+            || after(fl.due, now)
+            || fl.backlog == 0
+            || fl.flags & (WINDOW | HYBRID) != 0
+        {
+            return Step::General;
+        }
+        let t_send = if after(line_free, fl.due) {
+            line_free
+        } else {
+            fl.due
+        };
+        if after(t_send, now) {
+            return Step::Wait;
+        }
+        let bytes = fl.seg_bytes().min(fl.backlog);
+        fl.backlog = fl.backlog.wrapping_sub(bytes);
+        let due = t_send.wrapping_add(gap(bytes, fl.tpb));
+        fl.due = due;
+        fl.tpb_sched = fl.tpb;
+        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+        {
+            fl.last_m1 = bytes.wrapping_sub(1) as u16;
+        }
+        fl.flags &= !FRESH;
+        self.wheel.l0_pop(&self.link, k, f);
+        self.line_free = t_send.wrapping_add(gap(bytes, line_tpb));
+        self.insert(f, due);
+        Step::Send(Segment {
+            flow: FlowId(f),
+            bytes,
+            t_send: Instant::from_raw(t_send),
+        })
+    }
+
+    /// A paced (or window) flow's segment of `bytes`, leaving at `t_send`.
+    #[inline(always)]
+    fn send_paced(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32) -> Segment {
+        let bytes = fl.seg_bytes().min(fl.backlog);
+        fl.backlog = fl.backlog.wrapping_sub(bytes);
+        fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
+        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+        {
+            fl.last_m1 = bytes.wrapping_sub(1) as u16;
+        }
+        self.commit(k, f, fl, t_send, bytes)
+    }
+
+    /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
+    /// hybrid bursts, heads that are not due.
+    #[inline(never)]
+    pub fn next_general(&mut self, now: Instant) -> Option<Segment> {
+        let now = now.raw();
+        loop {
+            let Some(k) = self.wheel.l0_first() else {
+                if self.enter_page(now) {
+                    continue;
+                }
+                self.refresh(now);
+                return None;
+            };
+            let f = self.wheel.l0_head(k);
+            let Some(mut fl) = self.flows.get(usize::from(f)).copied() else {
+                // Not an index this API files; drop it rather than loop.
+                self.wheel.l0_pop(&self.link, k, f);
+                continue;
+            };
+            if fl.tpb != fl.tpb_sched {
+                fl.due = self.lazy_due(usize::from(f), &fl).0;
+            }
+            if after(fl.due, now) {
+                if self.not_due(k, f, &fl, now) {
+                    continue;
+                }
+                self.refresh(now);
+                return None;
+            }
+            if fl.backlog == 0 || fl.flags & (WINDOW | HYBRID) != 0 {
+                match self.special(k, f, fl, now) {
+                    Special::Sent(s) => return Some(s),
+                    Special::Dropped => continue,
+                    Special::LineBusy => return None,
+                }
+            }
+            let t_send = if after(self.line_free, fl.due) {
+                self.line_free
+            } else {
+                fl.due
+            };
+            if after(t_send, now) {
+                return None;
+            }
+            return Some(self.send_paced(k, f, fl, t_send));
+        }
+    }
+
+    /// Sends: pops `f` from slot `k`, occupies the line, stores `fl` and re-files it at `fl.due`.
+    #[inline(always)]
+    fn commit(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32, bytes: u32) -> Segment {
+        self.wheel.l0_pop(&self.link, k, f);
+        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
+        fl.flags &= !FRESH;
+        if fl.flags & HYBRID == 0 {
+            fl.tpb_sched = fl.tpb;
+        }
+        if let Some(s) = self.flows.get_mut(usize::from(f)) {
+            *s = fl;
+        }
+        self.insert(f, fl.due);
+        Segment {
+            flow: FlowId(f),
+            bytes,
+            t_send: Instant::from_raw(t_send),
+        }
+    }
+
+    /// Takes `f` out of the wheel (from the head of slot `k`).
+    fn drop_head(&mut self, k: usize, f: u16, mut fl: Flow) -> Special {
+        self.wheel.l0_pop(&self.link, k, f);
+        fl.flags &= !(IN_WHEEL | FRESH);
+        if let Some(s) = self.flows.get_mut(usize::from(f)) {
+            *s = fl;
+        }
+        Special::Dropped
+    }
+
+    /// A due flow with nothing queued, a window or hybrid pacing.
+    #[inline(never)]
+    #[allow(clippy::cast_possible_truncation)] // segment and burst sizes ≤ 65 536
+    fn special(&mut self, k: usize, f: u16, mut fl: Flow, now: u32) -> Special {
+        let i = usize::from(f);
+        if fl.backlog == 0 {
+            // Its pacing memory has expired: it leaves the wheel.
+            return self.drop_head(k, f, fl);
+        }
+        let t_send = if after(self.line_free, fl.due) {
+            self.line_free
+        } else {
+            fl.due
+        };
+        let Some(mut x) = self.ext.get(i).copied() else {
+            return self.drop_head(k, f, fl);
+        };
+        if fl.flags & WINDOW != 0 {
+            let room = x.a.saturating_sub(x.b);
+            if room == 0 {
+                // Window closed: wait outside the wheel for an ACK.
+                return self.drop_head(k, f, fl);
+            }
+            if after(t_send, now) {
+                return Special::LineBusy;
+            }
+            let bytes = fl.seg_bytes().min(fl.backlog).min(room);
+            fl.backlog = fl.backlog.wrapping_sub(bytes);
+            fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
+            fl.last_m1 = bytes.wrapping_sub(1) as u16;
+            x.b = x.b.saturating_add(bytes);
+            if let Some(e) = self.ext.get_mut(i) {
+                *e = x;
+            }
+            return Special::Sent(self.commit(k, f, fl, t_send, bytes));
+        }
+        // Hybrid: a segment as bursts at the hardware rate.
+        if after(t_send, now) {
+            return Special::LineBusy;
+        }
+        if x.b == 0 {
+            let seg = fl.seg_bytes().min(fl.backlog);
+            x.a = t_send.wrapping_add(gap(seg, fl.tpb));
+            x.b = seg;
+            fl.tpb_sched = fl.tpb;
+            fl.last_m1 = seg.wrapping_sub(1) as u16;
+        }
+        let bytes = self.burst_bytes.min(x.b);
+        x.b = x.b.wrapping_sub(bytes);
+        fl.backlog = fl.backlog.wrapping_sub(bytes);
+        let drained = t_send.wrapping_add(gap(bytes, self.hw_tpb));
+        fl.due = if x.b == 0 && after(x.a, drained) {
+            x.a
+        } else {
+            drained
+        };
+        if let Some(e) = self.ext.get_mut(i) {
+            *e = x;
+        }
+        Special::Sent(self.commit(k, f, fl, t_send, bytes))
+    }
+
+    /// No segment leaves before this instant (`None`: nothing is scheduled). Calling
+    /// [`next`](Self::next) then may still return `None` (an idle flow's pacing memory expired, a
+    /// page was entered): ask again.
+    #[must_use]
+    pub fn earliest(&self) -> Option<Instant> {
+        let lower = if let Some(k) = self.wheel.l0_first() {
+            #[allow(clippy::cast_possible_truncation)] // k < 1024
+            let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
+            let f = usize::from(self.wheel.l0_head(k));
+            let due = self.flows.get(f).map_or(start, |fl| self.lazy_due(f, fl).0);
+            let in_slot = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0
+                && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k;
+            if in_slot { due } else { start }
+        } else {
+            let j = self
+                .wheel
+                .l1_first_from((self.page as usize).wrapping_add(1))?;
+            #[allow(clippy::cast_possible_truncation)] // j < 2048
+            let dist = (j as u32).wrapping_sub(self.page) & (L1_MASK32);
+            let dist = if dist == 0 { L1_32 } else { dist };
+            (self.page.wrapping_add(dist) & PAGE_MASK) << PAGE_SHIFT
+        };
+        let lower = Instant::from_raw(lower);
+        Some(lower.max(Instant::from_raw(self.line_free)))
+    }
+
+    /// The first flow filed in level 0 and its slot (`page·1024 + slot`, modulo 2^22), if any:
+    /// for tests and host tools.
+    #[must_use]
+    pub fn first_filed(&self) -> Option<(u32, FlowId)> {
+        let k = self.wheel.l0_first()?;
+        #[allow(clippy::cast_possible_truncation)] // k < 1024
+        Some(((self.page << 10) | k as u32, FlowId(self.wheel.l0_head(k))))
+    }
+
+    /// When the line is free again.
+    #[must_use]
+    pub fn line_free(&self) -> Instant {
+        Instant::from_raw(self.line_free)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+//! The two-level timing wheel: FIFO lists of flow indices, linked through a per-flow `u32`: the
+//! next flow in the list (low half) and the slot the flow was filed for (high half: slot within
+//! its page, bit 31 set when it was parked beyond the horizon).
+//!
+//! * **Level 0** holds the current *page*: 1024 slots of 2^10 time units (64 ns) = 2^20 units
+//!   (≈ 65.5 µs). Each slot is a FIFO list (head, tail); a 1024-bit map with a 32-bit summary
+//!   finds the first non-empty slot in two count-trailing-zeros.
+//! * **Level 1** holds the next 2047 pages (≈ 134 ms, half the clock's wrap), one LIFO list per
+//!   page, with a 2048-bit map and a 64-bit summary.
+//!
+//! A flow due in the current page is appended to its level-0 slot; a flow due in a later page is
+//! pushed on that page's level-1 list. When level 0 is empty, the scheduler enters the next
+//! non-empty page (once its start has come) and moves that page's list into level 0, pushing each
+//! flow at the *front* of its slot: the level-1 list is last-in-first-out, so the two reversals
+//! leave every slot in the order the flows were scheduled. A slot therefore always serves its
+//! flows in scheduling order — the order the documentation and the f64 reference specify —
+//! whether they came through level 1 or not (all level-1 insertions into a page happen before the
+//! page is entered, all direct ones after).
+//!
+//! Every operation touches a bounded number of words; nothing depends on the number of flows
+//! except the length of the one list being moved when a page is entered (each flow moves once).
+
+/// Marks the end of a list and an empty slot.
+pub const NIL: u16 = u16::MAX;
+/// log2 of the slot width in time units (1/16 ns): 2^10 = 64 ns.
+pub const SLOT_SHIFT: u32 = 10;
+/// log2 of the page length in time units: 1024 slots of 64 ns = 2^20 units ≈ 65.5 µs.
+pub const PAGE_SHIFT: u32 = 20;
+/// Slots per page (level 0).
+pub const L0_SLOTS: usize = 1 << (PAGE_SHIFT - SLOT_SHIFT);
+/// Pages in level 1: the horizon is `L1_PAGES − 1` pages ahead of the current one.
+pub const L1_PAGES: usize = 2048;
+/// Page numbers wrap with the clock: `2^32 >> PAGE_SHIFT` = 4096.
+pub const PAGE_MASK: u32 = (1 << (32 - PAGE_SHIFT)) - 1;
+
+const L0_MASK: usize = L0_SLOTS - 1;
+const L1_MASK: usize = L1_PAGES - 1;
+const L0_WORDS: usize = L0_SLOTS / 32;
+const L1_WORDS: usize = L1_PAGES / 32;
+
+/// The wheel's lists and maps (8 588 bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Wheel {
+    l0_head: [u16; L0_SLOTS],
+    l0_tail: [u16; L0_SLOTS],
+    l0_bits: [u32; L0_WORDS],
+    l0_sum: u32,
+    l1_head: [u16; L1_PAGES],
+    l1_bits: [u32; L1_WORDS],
+    l1_sum: [u32; 2],
+}
+
+/// Bit of a link word: the flow was parked in the horizon's last page, not filed for its slot.
+pub const PARKED: u32 = 1 << 31;
+
+/// Sets the next flow after `f` (the low half of its link word).
+#[inline(always)]
+fn set_next(link: &mut [u32], f: u16, to: u16) {
+    if let Some(l) = link.get_mut(usize::from(f)) {
+        *l = (*l & 0xFFFF_0000) | u32::from(to);
+    }
+}
+
+/// Writes `f`'s whole link word: next flow `to`, filed for `key`.
+#[inline(always)]
+fn set_link(link: &mut [u32], f: u16, to: u16, key: u32) {
+    if let Some(l) = link.get_mut(usize::from(f)) {
+        *l = u32::from(to) | (key << 16);
+    }
+}
+
+/// The next flow after `f`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // the low half is the next index
+fn get(link: &[u32], f: u16) -> u16 {
+    link.get(usize::from(f)).map_or(NIL, |l| *l as u16)
+}
+
+/// The key (slot within its page, and [`PARKED`] >> 16) `f` was filed with.
+#[inline(always)]
+pub(crate) fn key_of(link: &[u32], f: u16) -> u32 {
+    link.get(usize::from(f)).map_or(0, |l| l >> 16)
+}
+
+impl Wheel {
+    pub(crate) const fn new() -> Self {
+        Self {
+            l0_head: [NIL; L0_SLOTS],
+            l0_tail: [NIL; L0_SLOTS],
+            l0_bits: [0; L0_WORDS],
+            l0_sum: 0,
+            l1_head: [NIL; L1_PAGES],
+            l1_bits: [0; L1_WORDS],
+            l1_sum: [0; 2],
+        }
+    }
+
+    /// Empties every list, in place.
+    pub(crate) fn reset(&mut self) {
+        self.l0_head.fill(NIL);
+        self.l0_tail.fill(NIL);
+        self.l0_bits.fill(0);
+        self.l0_sum = 0;
+        self.l1_head.fill(NIL);
+        self.l1_bits.fill(0);
+        self.l1_sum = [0; 2];
+    }
+
+    /// Nothing is scheduled.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.l0_sum == 0 && self.l1_sum[0] == 0 && self.l1_sum[1] == 0
+    }
+
+    /// The first non-empty level-0 slot.
+    #[inline(always)]
+    pub(crate) fn l0_first(&self) -> Option<usize> {
+        if self.l0_sum == 0 {
+            return None;
+        }
+        let w = (self.l0_sum.trailing_zeros() as usize) & (L0_WORDS - 1);
+        // Bit 31 does not change the lowest set bit of a non-empty word (the summary says it is
+        // non-empty) but tells the compiler the count is below 32.
+        let word = self.l0_bits.get(w).copied().unwrap_or(0) | 1 << 31;
+        Some(((w << 5) | (word.trailing_zeros() as usize & 31)) & L0_MASK)
+    }
+
+    /// The flow at the head of level-0 slot `k` (`NIL` if empty).
+    #[inline(always)]
+    pub(crate) fn l0_head(&self, k: usize) -> u16 {
+        self.l0_head.get(k & L0_MASK).copied().unwrap_or(NIL)
+    }
+
+    /// Removes the head `f` of level-0 slot `k` (the caller read it with [`l0_head`]).
+    #[inline(always)]
+    pub(crate) fn l0_pop(&mut self, link: &[u32], k: usize, f: u16) {
+        let k = k & L0_MASK;
+        let nx = get(link, f);
+        if let Some(h) = self.l0_head.get_mut(k) {
+            *h = nx;
+        }
+        if nx == NIL {
+            let w = k >> 5;
+            if let Some(word) = self.l0_bits.get_mut(w) {
+                *word &= !(1u32 << (k & 31));
+                if *word == 0 {
+                    self.l0_sum &= !(1u32 << w);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn l0_mark(&mut self, k: usize) {
+        let w = k >> 5;
+        if let Some(word) = self.l0_bits.get_mut(w) {
+            *word |= 1u32 << (k & 31);
+        }
+        self.l0_sum |= 1u32 << (w & 31);
+    }
+
+    /// Appends `f` to level-0 slot `k`.
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // k < 1024
+    pub(crate) fn l0_push_back(&mut self, link: &mut [u32], k: usize, f: u16) {
+        let k = k & L0_MASK;
+        set_link(link, f, NIL, k as u32);
+        let head = self.l0_head(k);
+        if head == NIL {
+            if let Some(h) = self.l0_head.get_mut(k) {
+                *h = f;
+            }
+            self.l0_mark(k);
+        } else {
+            let t = self.l0_tail.get(k).copied().unwrap_or(NIL);
+            set_next(link, t, f);
+        }
+        if let Some(t) = self.l0_tail.get_mut(k) {
+            *t = f;
+        }
+    }
+
+    /// Puts `f` in front of level-0 slot `k` (used when a page enters level 0).
+    #[allow(clippy::cast_possible_truncation)] // k < 1024
+    pub(crate) fn l0_push_front(&mut self, link: &mut [u32], k: usize, f: u16) {
+        let k = k & L0_MASK;
+        let head = self.l0_head(k);
+        set_link(link, f, head, k as u32);
+        if head == NIL {
+            if let Some(t) = self.l0_tail.get_mut(k) {
+                *t = f;
+            }
+            self.l0_mark(k);
+        }
+        if let Some(h) = self.l0_head.get_mut(k) {
+            *h = f;
+        }
+    }
+
+    /// Pushes `f`, filed for `key` (its slot within page `j`, or [`PARKED`] >> 16), on the list
+    /// of level-1 page index `j`.
+    #[inline(always)]
+    pub(crate) fn l1_push(&mut self, link: &mut [u32], j: usize, f: u16, key: u32) {
+        let j = j & L1_MASK;
+        let head = self.l1_head.get(j).copied().unwrap_or(NIL);
+        set_link(link, f, head, key);
+        if let Some(h) = self.l1_head.get_mut(j) {
+            *h = f;
+        }
+        if head == NIL {
+            let w = j >> 5;
+            if let Some(word) = self.l1_bits.get_mut(w) {
+                *word |= 1u32 << (j & 31);
+            }
+            if let Some(s) = self.l1_sum.get_mut(w >> 5) {
+                *s |= 1u32 << (w & 31);
+            }
+        }
+    }
+
+    /// Pops the first flow of level-1 page index `j`.
+    pub(crate) fn l1_pop(&mut self, link: &[u32], j: usize) -> Option<u16> {
+        let j = j & L1_MASK;
+        let f = self.l1_head.get(j).copied().unwrap_or(NIL);
+        if f == NIL {
+            return None;
+        }
+        let nx = get(link, f);
+        if let Some(h) = self.l1_head.get_mut(j) {
+            *h = nx;
+        }
+        if nx == NIL {
+            let w = j >> 5;
+            if let Some(word) = self.l1_bits.get_mut(w) {
+                *word &= !(1u32 << (j & 31));
+                if *word == 0
+                    && let Some(s) = self.l1_sum.get_mut(w >> 5)
+                {
+                    *s &= !(1u32 << (w & 31));
+                }
+            }
+        }
+        Some(f)
+    }
+
+    /// The first non-empty level-1 page index at or after `start`, circularly.
+    pub(crate) fn l1_first_from(&self, start: usize) -> Option<usize> {
+        let start = start & L1_MASK;
+        let w0 = start >> 5;
+        let word = |w: usize| self.l1_bits.get(w).copied().unwrap_or(0);
+        let here = word(w0) & (u32::MAX << (start & 31));
+        if here != 0 {
+            return Some((w0 << 5) | here.trailing_zeros() as usize);
+        }
+        let sum = u64::from(self.l1_sum[0]) | (u64::from(self.l1_sum[1]) << 32);
+        // Words after w0, then words up to and including w0 (its bits below `start`).
+        #[allow(clippy::cast_possible_truncation)] // w0 < 64
+        let above = sum
+            & u64::MAX
+                .checked_shl((w0 as u32).wrapping_add(1))
+                .unwrap_or(0);
+        let pick = if above != 0 { above } else { sum };
+        if pick == 0 {
+            return None;
+        }
+        let w = pick.trailing_zeros() as usize & (L1_WORDS - 1);
+        Some((w << 5) | (word(w).trailing_zeros() as usize & 31))
+    }
+}
