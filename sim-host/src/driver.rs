@@ -47,6 +47,11 @@ pub trait Lockstep: Sized {
         row: &Self::Row,
         rec: &mut Recorder,
     ) -> Result<(), InputError>;
+    /// After the last event, before the summary: comparisons only the end can make (the
+    /// pacer's unmatched segments). Nothing by default.
+    fn end(&mut self, _rec: &mut Recorder) -> Result<(), InputError> {
+        Ok(())
+    }
     /// The algorithm's own details and bounds, after the last event.
     fn finish(self, rec: &Recorder, s: &mut Summary);
     /// The `--plot` panels from the recorder's envelope, x divided by `div`.
@@ -151,11 +156,12 @@ impl Recorder {
     /// Writes `--out` and `--plot` and builds the judged summary.
     pub fn finish<L: Lockstep>(
         mut self,
-        ls: L,
+        mut ls: L,
         trace: String,
         title: &str,
         opts: &ReplayOpts,
     ) -> Result<Summary, InputError> {
+        ls.end(&mut self)?;
         if let Some(o) = self.out.take() {
             o.commit()?;
         }
@@ -170,7 +176,7 @@ impl Recorder {
         if L::HAS_REL_ERR {
             s.rel_err = Some(self.err.summary(match L::KIND {
                 Kind::Hpcc => "window",
-                Kind::Timely | Kind::Cats => "rate",
+                Kind::Timely | Kind::Cats | Kind::Pacer => "rate",
             }));
         }
         ls.finish(&self, &mut s);

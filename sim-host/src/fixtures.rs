@@ -21,6 +21,7 @@ pub fn generate(kind: Kind) -> Vec<FixtureFile> {
         Kind::Timely => timely::fixtures(),
         Kind::Hpcc => hpcc::fixtures(),
         Kind::Cats => cats::fixtures(),
+        Kind::Pacer => crate::pacer::fixtures(),
     }
 }
 

@@ -68,6 +68,20 @@ Keys (default, unit):
   l0 l1 l2 l3    50 % of h         low watermarks, bytes
   m0 m1 m2 m3 m4 0.25 0.5 1 1.5 2  payback multipliers (decimal)";
 
+const PACER_HELP: &str = "Trace: CSV, header row `t_ns,event,flow,value`, rows in time order; events \
+`rate` (b/s), `window` (bytes; makes a window flow), `enqueue` (bytes), `ack` (bytes), `tick` (flow \
+and value may be empty). Both schedules must agree on the order of segments and within 1 ns on \
+every send time (docs/pacer.md). `# set KEY=VALUE` lines before the first data row set parameters \
+(`--set` wins; `--set pacer.KEY=VALUE` in `replay all`).
+
+Keys (default, unit):
+  line_rate_bps      (trace)        b/s
+  seg_bytes          (trace)        bytes per segment
+  seg_bytes.<flow>                  bytes per segment of one flow
+  init_rate_bps      line rate      b/s before a flow's first `rate` row
+  hybrid_rate_bps    off            b/s of the hybrid burst pacer (§5)
+  burst_bytes        (trace)        bytes per hybrid burst";
+
 const ALL_HELP: &str = "Every kind, recognised by each file's header row (captures are hpcc); a \
 directory is walked (links followed, each file once). `--set KEY=VALUE` applies to every kind that \
 has KEY; `--set KIND.KEY=VALUE` to one kind; a key no kind has is a usage error. See `replay timely \
@@ -124,6 +138,9 @@ enum ReplayKind {
     /// CATS conductor event traces.
     #[command(after_long_help = format!("{CATS_HELP}\n\n{EXIT_CODES}"))]
     Cats(ReplayArgs),
+    /// Segment pacer event traces (cc-pacer).
+    #[command(after_long_help = format!("{PACER_HELP}\n\n{EXIT_CODES}"))]
+    Pacer(ReplayArgs),
 }
 
 #[derive(Subcommand)]
@@ -182,6 +199,7 @@ fn main() -> ExitCode {
                 ReplayKind::Timely(a) => (KindArg::Timely, a),
                 ReplayKind::Hpcc(a) => (KindArg::Hpcc, a),
                 ReplayKind::Cats(a) => (KindArg::Cats, a),
+                ReplayKind::Pacer(a) => (KindArg::Pacer, a),
             };
             if let Some(v) = a.min_agreement
                 && !(0.0..=1.0).contains(&v)
@@ -234,6 +252,7 @@ fn main() -> ExitCode {
                 Some(KindArg::Timely) => vec![Kind::Timely],
                 Some(KindArg::Hpcc) => vec![Kind::Hpcc],
                 Some(KindArg::Cats) => vec![Kind::Cats],
+                Some(KindArg::Pacer) => vec![Kind::Pacer],
             };
             if check && !dir.is_dir() {
                 eprintln!(

@@ -4,7 +4,7 @@
 
 use crate::summary::{Summary, Tolerances, pct};
 use crate::trace::{InputError, Param, sniff_header};
-use crate::{cats, hpcc, timely};
+use crate::{cats, hpcc, pacer, timely};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -50,6 +50,8 @@ pub enum KindArg {
     Hpcc,
     /// CATS conductor event traces.
     Cats,
+    /// Segment pacer event traces (cc-pacer).
+    Pacer,
 }
 
 /// A concrete trace kind.
@@ -61,11 +63,13 @@ pub enum Kind {
     Hpcc,
     /// CATS.
     Cats,
+    /// The segment pacer.
+    Pacer,
 }
 
 impl Kind {
     /// All kinds.
-    pub const ALL: [Kind; 3] = [Kind::Timely, Kind::Hpcc, Kind::Cats];
+    pub const ALL: [Kind; 4] = [Kind::Timely, Kind::Hpcc, Kind::Cats, Kind::Pacer];
 
     /// The kind's name, as on the command line.
     pub fn name(self) -> &'static str {
@@ -73,6 +77,7 @@ impl Kind {
             Kind::Timely => "timely",
             Kind::Hpcc => "hpcc",
             Kind::Cats => "cats",
+            Kind::Pacer => "pacer",
         }
     }
 
@@ -82,6 +87,7 @@ impl Kind {
             Kind::Timely => "TIMELY",
             Kind::Hpcc => "HPCC",
             Kind::Cats => "CATS",
+            Kind::Pacer => "Pacer",
         }
     }
 
@@ -91,7 +97,17 @@ impl Kind {
             Kind::Timely => &timely::params::KEYS,
             Kind::Hpcc => &hpcc::KEYS,
             Kind::Cats => &cats::KEYS,
+            Kind::Pacer => &pacer::KEYS,
         }
+    }
+
+    /// Whether `key` is one of the kind's parameters (the pacer's `seg_bytes.FLOW` included).
+    pub fn has_key(self, key: &str) -> bool {
+        self.keys().contains(&key)
+            || (self == Kind::Pacer
+                && key
+                    .strip_prefix("seg_bytes.")
+                    .is_some_and(|f| f.parse::<u32>().is_ok()))
     }
 
     /// The CSV header row that identifies the kind.
@@ -100,6 +116,7 @@ impl Kind {
             Kind::Timely => timely::HEADER,
             Kind::Hpcc => hpcc::HEADER,
             Kind::Cats => cats::HEADER,
+            Kind::Pacer => pacer::HEADER,
         }
     }
 
@@ -110,6 +127,7 @@ impl Kind {
             KindArg::Timely => "timely",
             KindArg::Hpcc => "hpcc",
             KindArg::Cats => "cats",
+            KindArg::Pacer => "pacer",
         }
     }
 
@@ -120,6 +138,7 @@ impl Kind {
                 | (KindArg::Timely, Kind::Timely)
                 | (KindArg::Hpcc, Kind::Hpcc)
                 | (KindArg::Cats, Kind::Cats)
+                | (KindArg::Pacer, Kind::Pacer)
         )
     }
 
@@ -153,12 +172,13 @@ impl Kind {
             Kind::Timely => timely::replay(path, opts),
             Kind::Hpcc => hpcc::replay(path, opts),
             Kind::Cats => cats::replay(path, opts),
+            Kind::Pacer => pacer::replay(path, opts),
         }?;
         // A trace (or a capture's flow) in which nothing was compared would "pass" vacuously:
         // every row skipped, every INT block malformed, no CATS chunk fed.
         for s in &sums {
             let compared = match self {
-                Kind::Cats => s.agreement.total,
+                Kind::Cats | Kind::Pacer => s.agreement.total,
                 Kind::Timely | Kind::Hpcc => s.events.saturating_sub(s.skipped),
             };
             if compared == 0 {
@@ -230,12 +250,10 @@ impl ReplayOpts {
                 .join("; ")
         };
         for p in &self.params {
-            let ok = match p.key.split_once('.') {
-                Some((kind, key)) => Kind::ALL
-                    .iter()
-                    .any(|k| k.name() == kind && k.keys().contains(&key)),
-                None => Kind::ALL.iter().any(|k| k.keys().contains(&p.key.as_str())),
-            };
+            let ok = Kind::ALL.iter().any(|k| k.has_key(&p.key))
+                || p.key.split_once('.').is_some_and(|(kind, key)| {
+                    Kind::ALL.iter().any(|k| k.name() == kind && k.has_key(key))
+                });
             if !ok {
                 return Err(p.error(format!(
                     "parameter {:?} belongs to no trace kind ({})",
@@ -254,15 +272,18 @@ impl ReplayOpts {
         o.params = self
             .params
             .iter()
-            .filter_map(|p| match p.key.split_once('.') {
-                Some((k, key)) if k == kind.name() => {
-                    let mut q = p.clone();
-                    q.key = key.to_string();
-                    Some(q)
+            .filter_map(|p| {
+                if kind.has_key(&p.key) {
+                    return Some(p.clone());
                 }
-                Some(_) => None,
-                None if kind.keys().contains(&p.key.as_str()) => Some(p.clone()),
-                None => None,
+                match p.key.split_once('.') {
+                    Some((k, key)) if k == kind.name() && kind.has_key(key) => {
+                        let mut q = p.clone();
+                        q.key = key.to_string();
+                        Some(q)
+                    }
+                    _ => None,
+                }
             })
             .collect();
         o

@@ -268,7 +268,8 @@ impl Tolerances {
     /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
     pub fn for_kind(kind: Kind) -> Self {
         match kind {
-            Kind::Cats => Self {
+            // Decisions, not estimates: the order must be identical.
+            Kind::Cats | Kind::Pacer => Self {
                 min_agreement: 1.0,
                 max_p99_rel_err: 0.0,
                 max_rel_err: 0.0,

@@ -15,9 +15,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
 
-/// File name extension of the pacer fixtures. They are CSV; `.trace` keeps them out of
-/// `sim-host replay all fixtures` until the replay driver knows the pacer kind (then: `csv`).
-pub const FIXTURE_EXT: &str = "trace";
+/// File name extension of the pacer fixtures.
+pub const FIXTURE_EXT: &str = "csv";
 
 /// One row to write.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -21,22 +21,20 @@
 pub mod generate;
 pub mod reference;
 
+use crate::driver::Recorder;
 use crate::fixtures::FixtureFile;
-use crate::plot::{self, Decimator, Panel, Series};
-use crate::replay::ReplayOpts;
-use crate::summary::{Agreement, At, Summary};
-use crate::trace::{InputError, Param, TraceReader, merged_params};
+use crate::plot::{self, Envelope, Panel};
+use crate::replay::{Kind, ReplayOpts};
+use crate::summary::{At, Summary};
+use crate::trace::{InputError, Param};
 use cc_pacer::{Config, FlowId, FlowMode, FlowSpec, Instant, Pacer, Rate};
 use reference::{RefMode, RefPacer, RefSegment};
 use serde::Deserialize;
 use std::collections::{HashMap, VecDeque};
-use std::io::Write as _;
 use std::path::Path;
 
 /// The trace's header row, exactly.
 pub const HEADER: &str = "t_ns,event,flow,value";
-/// Kind name (summaries, tolerances).
-pub const KIND: &str = "pacer";
 /// Flows a replay can hold (both sides), all of which may be window or hybrid flows.
 pub const CAPACITY: usize = 4096;
 /// The largest send-time difference allowed between the two sides, ns (issue 12).
@@ -408,97 +406,132 @@ struct FlowTally {
     segments: u64,
 }
 
-/// Replays one trace; one summary.
+/// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = TraceReader::open(path)?;
-    rdr.expect_header(HEADER)?;
-    let params = merged_params(rdr.params(), &opts.params);
-    let su = setup(path, &params)?;
-    let hybrid = su.hybrid;
-    let mut ls = Lockstep::new(su);
+    crate::driver::replay_csv::<Replay>(path, opts)
+}
 
-    let mut out = match &opts.out {
-        Some(p) => {
-            let f = std::fs::File::create(p)
-                .map_err(|e| InputError::file(p, format!("cannot create: {e}")))?;
-            let mut w = std::io::BufWriter::new(f);
-            writeln!(
-                w,
-                "segment,t_ns,flow_ref,bytes_ref,t_send_ref_ns,flow_fixed,bytes_fixed,t_send_fixed_ns"
-            )
-            .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
-            Some((p.clone(), w))
-        }
-        None => None,
-    };
+/// The pacer in the replay driver: both schedules, matched segment by segment.
+pub struct Replay {
+    ls: Lockstep,
+    hybrid: Option<(u64, u64)>,
+    max_dt: f64,
+    worst: Option<(u64, f64)>,
+    pending_fx: VecDeque<FixedSegment>,
+    pending_rf: VecDeque<RefSegment>,
+    fx: Vec<FixedSegment>,
+    rf: Vec<RefSegment>,
+    seg_no: u64,
+    last_t: Option<(u64, u64)>,
+    tally: Vec<FlowTally>,
+    bytes_in: u64,
+    /// Bytes sent so far (reference, fixed), for the plot.
+    cum: (u64, u64),
+    unmatched: usize,
+}
 
-    let mut agreement = Agreement::new("order");
-    let mut max_dt = 0.0f64;
-    let mut worst: Option<(u64, f64)> = None;
-    let mut pending_fx: VecDeque<FixedSegment> = VecDeque::new();
-    let mut pending_rf: VecDeque<RefSegment> = VecDeque::new();
-    let (mut fx, mut rf) = (Vec::new(), Vec::new());
-    let mut seg_no = 0u64;
-    let mut events = 0u64;
-    let mut last_t: Option<(u64, u64)> = None;
-    let mut tally: Vec<FlowTally> = Vec::new();
-    let mut bytes_in = 0u64;
-    let mut plot_pts: Decimator<(f64, f64)> = Decimator::new(4000);
-    let mut cum = 0u64;
-
-    let mut step = |ls: &mut Lockstep,
-                    t: u64,
-                    line: Option<u64>,
-                    agreement: &mut Agreement,
-                    out: &mut Option<(std::path::PathBuf, std::io::BufWriter<std::fs::File>)>|
-     -> Result<(), InputError> {
-        fx.clear();
-        rf.clear();
-        ls.drain(t, &mut fx, &mut rf);
-        pending_fx.extend(fx.iter().copied());
-        pending_rf.extend(rf.iter().copied());
-        while let (Some(a), Some(b)) = (pending_rf.front().copied(), pending_fx.front().copied()) {
-            pending_rf.pop_front();
-            pending_fx.pop_front();
+impl Replay {
+    /// Hands out every segment due at `t` on both sides and compares them in order.
+    fn drain(&mut self, t: u64, line: Option<u64>, rec: &mut Recorder) -> Result<(), InputError> {
+        self.fx.clear();
+        self.rf.clear();
+        self.ls.drain(t, &mut self.fx, &mut self.rf);
+        self.pending_fx.extend(self.fx.iter().copied());
+        self.pending_rf.extend(self.rf.iter().copied());
+        while let (Some(a), Some(b)) = (
+            self.pending_rf.front().copied(),
+            self.pending_fx.front().copied(),
+        ) {
+            self.pending_rf.pop_front();
+            self.pending_fx.pop_front();
+            let seg_no = self.seg_no;
             let at = At {
                 event: seg_no,
                 t_ns: t,
                 line,
             };
-            agreement.add(a.flow == b.flow && a.bytes == b.bytes, at);
+            let same = a.flow == b.flow && a.bytes == b.bytes;
+            rec.agreement.add(same, at);
             let dt = (a.t_send - b.t_send).abs();
-            if dt > max_dt || worst.is_none() {
-                max_dt = max_dt.max(dt);
-                worst = Some((seg_no, dt));
+            if dt > self.max_dt || self.worst.is_none() {
+                self.max_dt = self.max_dt.max(dt);
+                self.worst = Some((seg_no, dt));
             }
-            if tally.len() <= a.flow {
-                tally.resize(a.flow + 1, FlowTally::default());
+            if self.tally.len() <= a.flow {
+                self.tally.resize(a.flow + 1, FlowTally::default());
             }
-            tally[a.flow].bytes += a.bytes;
-            tally[a.flow].segments += 1;
-            cum += a.bytes;
-            let c = cum;
-            plot_pts.offer(seg_no, || (a.t_send, c as f64));
-            if let Some((p, w)) = out.as_mut() {
-                writeln!(
-                    w,
+            self.tally[a.flow].bytes += a.bytes;
+            self.tally[a.flow].segments += 1;
+            self.cum.0 += a.bytes;
+            self.cum.1 += b.bytes;
+            rec.plot(
+                seg_no,
+                a.t_send as u64,
+                &[self.cum.0 as f64, self.cum.1 as f64, dt],
+                !same,
+            );
+            if rec.writes_rows() {
+                let n = &self.ls.names;
+                rec.row(format_args!(
                     "{seg_no},{t},{},{},{},{},{},{}",
-                    ls.names[a.flow], a.bytes, a.t_send, ls.names[b.flow], b.bytes, b.t_send
-                )
-                .map_err(|e| InputError::file(p, format!("cannot write: {e}")))?;
+                    n[a.flow], a.bytes, a.t_send, n[b.flow], b.bytes, b.t_send
+                ))?;
             }
-            seg_no += 1;
+            self.seg_no += 1;
         }
         Ok(())
-    };
+    }
+}
 
-    while let Some(row) = rdr.next_row::<Row>() {
-        let (line, row) = row?;
-        if let Some((t0, l0)) = last_t
+impl crate::driver::Lockstep for Replay {
+    const KIND: Kind = Kind::Pacer;
+    const AGREEMENT: &'static str = "order";
+    const HEADER: &'static str = HEADER;
+    const OUT_HEADER: &'static str =
+        "segment,t_ns,flow_ref,bytes_ref,t_send_ref_ns,flow_fixed,bytes_fixed,t_send_fixed_ns";
+    // Bytes sent (reference, fixed) and the send-time difference.
+    const PLOT_SERIES: usize = 3;
+    // The pacer's fidelity is the order (identical) and the send times (bounded): no relative
+    // error.
+    const HAS_REL_ERR: bool = false;
+    type Setup = Setup;
+    type Row = Row;
+
+    fn setup(trace: &Path, params: &[Param]) -> Result<Setup, InputError> {
+        setup(trace, params)
+    }
+
+    fn new(su: &Setup, _mode: crate::replay::Mode) -> Self {
+        Self {
+            hybrid: su.hybrid,
+            ls: Lockstep::new(su.clone()),
+            max_dt: 0.0,
+            worst: None,
+            pending_fx: VecDeque::new(),
+            pending_rf: VecDeque::new(),
+            fx: Vec::new(),
+            rf: Vec::new(),
+            seg_no: 0,
+            last_t: None,
+            tally: Vec::new(),
+            bytes_in: 0,
+            cum: (0, 0),
+            unmatched: 0,
+        }
+    }
+
+    fn step(
+        &mut self,
+        trace: &Path,
+        line: u64,
+        row: &Row,
+        rec: &mut Recorder,
+    ) -> Result<(), InputError> {
+        if let Some((t0, l0)) = self.last_t
             && row.t_ns < t0
         {
             return Err(InputError::at(
-                path,
+                trace,
                 line,
                 format!(
                     "t_ns {} is before line {l0}'s {t0}: rows must be in time order",
@@ -506,93 +539,83 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
                 ),
             ));
         }
-        last_t = Some((row.t_ns, line));
-        let ev = row.event(path, line)?;
-        events += 1;
-        step(&mut ls, row.t_ns, Some(line), &mut agreement, &mut out)?;
+        self.last_t = Some((row.t_ns, line));
+        let ev = row.event(trace, line)?;
+        rec.events += 1;
+        self.drain(row.t_ns, Some(line), rec)?;
         if let Event::Enqueue(_, b) = ev {
-            bytes_in += u64::from(b);
+            self.bytes_in += u64::from(b);
         }
-        ls.apply(ev, path, line)?;
-    }
-    // Segments one side produced and the other did not.
-    let unmatched = pending_fx.len() + pending_rf.len();
-    for _ in 0..unmatched {
-        let at = At {
-            event: seg_no,
-            t_ns: last_t.map_or(0, |t| t.0),
-            line: None,
-        };
-        agreement.add(false, at);
-        seg_no += 1;
-    }
-    if let Some((p, mut w)) = out {
-        w.flush()
-            .map_err(|e| InputError::file(&p, format!("cannot write: {e}")))?;
+        self.ls.apply(ev, trace, line)
     }
 
-    let trace = path.display().to_string();
-    let mut s = Summary::new(KIND, trace.clone(), opts.mode, agreement);
-    s.events = events;
-    s.detail("segments", seg_no);
-    s.detail("flows", ls.names.len() as u64);
-    let bytes_out: u64 = tally.iter().map(|t| t.bytes).sum();
-    s.detail(
-        "bytes",
-        format!(
-            "{bytes_in} enqueued, {bytes_out} sent, {} left",
-            bytes_in.saturating_sub(bytes_out)
-        ),
-    );
-    s.detail(
-        "max |Δt_send|",
-        format!(
-            "{max_dt} ns{}",
-            worst
-                .filter(|_| max_dt > 0.0)
-                .map_or(String::new(), |(k, _)| format!(" (segment {k})"))
-        ),
-    );
-    let r = &ls.reference;
-    s.detail(
-        "reference events",
-        format!(
-            "{} lazy re-files (rate drops), {} pacing memories expired, {} window closures",
-            r.refiled, r.expired, r.closed
-        ),
-    );
-    if let Some((hu, b)) = hybrid {
-        s.detail("hybrid", format!("bursts of {b} B at {} b/s", hu * 128));
+    fn end(&mut self, rec: &mut Recorder) -> Result<(), InputError> {
+        // Segments one side produced and the other did not.
+        self.unmatched = self.pending_fx.len() + self.pending_rf.len();
+        for _ in 0..self.unmatched {
+            let at = At {
+                event: self.seg_no,
+                t_ns: self.last_t.map_or(0, |t| t.0),
+                line: None,
+            };
+            rec.agreement.add(false, at);
+            self.seg_no += 1;
+        }
+        Ok(())
     }
-    if unmatched > 0 {
-        s.detail("unmatched segments", unmatched as u64);
-    }
-    s.bound("max |Δt_send| (ns)", max_dt, MAX_SEND_TIME_ERR_NS);
-    let mut tol = opts.tolerances(KIND);
-    if opts.tol.min_agreement.is_none() {
-        // The pacer's order must be identical (issue 12), as CATS's.
-        tol.min_agreement = 1.0;
-    }
-    s.judge(tol);
 
-    if let Some(p) = &opts.plot {
-        let pts: Vec<(f64, f64)> = plot_pts
-            .samples()
-            .iter()
-            .map(|(_, (t, c))| (t / 1e6, *c))
-            .collect();
-        let panels = vec![Panel {
-            y_label: "bytes sent (all flows)".into(),
-            series: vec![Series {
-                name: "reference (f64)".into(),
-                points: pts,
-                color: plot::REF,
-            }],
-        }];
-        plot::draw(p, &format!("pacer: {trace}"), "time (ms)", &panels)
-            .map_err(|e| InputError::file(p, e))?;
+    fn finish(self, _rec: &Recorder, s: &mut Summary) {
+        s.detail("segments", self.seg_no);
+        s.detail("flows", self.ls.names.len() as u64);
+        let bytes_out: u64 = self.tally.iter().map(|t| t.bytes).sum();
+        s.detail(
+            "bytes",
+            serde_json::json!({
+                "enqueued": self.bytes_in,
+                "sent": bytes_out,
+                "left": self.bytes_in.saturating_sub(bytes_out),
+            }),
+        );
+        s.detail("max |Δt_send| (ns)", self.max_dt);
+        if let Some((k, _)) = self.worst.filter(|_| self.max_dt > 0.0) {
+            s.detail("max |Δt_send| at segment", k);
+        }
+        let r = &self.ls.reference;
+        s.detail(
+            "reference events",
+            serde_json::json!({
+                "lazy_refiles": r.refiled,
+                "pacing_memories_expired": r.expired,
+                "window_closures": r.closed,
+            }),
+        );
+        if let Some((hu, b)) = self.hybrid {
+            s.detail("hybrid", format!("bursts of {b} B at {} b/s", hu * 128));
+        }
+        if self.unmatched > 0 {
+            s.detail("unmatched segments", self.unmatched as u64);
+        }
+        s.bound("max |Δt_send| (ns)", self.max_dt, MAX_SEND_TIME_ERR_NS);
     }
-    Ok(vec![s])
+
+    fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
+        vec![
+            Panel::new(
+                "bytes sent (all flows)",
+                vec![
+                    env.line(0, div, "reference (f64)", plot::REF),
+                    env.line(1, div, "fixed point", plot::FIXED),
+                ],
+            ),
+            Panel {
+                marks: Some(("order differs".into(), env.marks_in(div))),
+                ..Panel::new(
+                    "|Δt_send| (ns)",
+                    vec![env.line(2, div, "|t_fixed − t_ref|", plot::OTHER)],
+                )
+            },
+        ]
+    }
 }
 
 /// The shipped fixtures of this kind.
