@@ -727,7 +727,7 @@ impl State {
         clippy::cast_sign_loss
     )] // d > 0: its high word is ≥ 0
     fn dec<const OPT: bool>(&mut self, cfg: &Config, d: i64, bytes: u32) {
-        if OPT && cfg.scale_mul_q8 != 0 {
+        if OPT && cfg.scale_num != 0 {
             return self.dec_scaled(cfg, d, bytes);
         }
         let r = if (d >> 32) as u32 >= cfg.dthr_q4 {
@@ -796,23 +796,24 @@ impl State {
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
+    /// With the rate in units of 128 b/s and minRTT in ns, `s = bytes·62 500 000 / (rate_u·minRTT)`:
+    /// a ratio of two exact integers, taken by [`ratio_q30`] (≤ 2^-30 relative after shifting
+    /// both below 2^32 together).
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
     fn scale_q30(&self, cfg: &Config, bytes: u32) -> Option<u32> {
-        if cfg.scale_mul_q8 == 0 {
+        if cfg.scale_num == 0 {
             return None;
         }
-        // num = bytes · 8e9/(128·minRTT), Q8; s = num / rate_u.
-        let num_q8 = u128::from(bytes) * u128::from(cfg.scale_mul_q8);
-        let num = (num_q8 >> 8) as u64;
-        let Some(rate) = NonZeroU32::new(self.rate_u) else {
-            return Some(1 << 30);
-        };
-        if num >= u64::from(rate.get()) {
-            return Some(1 << 30);
+        // bytes < 2^32, scale_num < 2^26: num < 2^58. rate_u, minRTT < 2^32: den < 2^64.
+        let num = u64::from(bytes) * cfg.scale_num;
+        let den = u64::from(self.rate_u) * u64::from(cfg.params.min_rtt_ns);
+        if num >= den {
+            return Some(1 << 30); // s ≥ 1 (also rate 0)
         }
-        // num < rate < 2^32: RECIP gives num/rate within 1.5e-5 relative (cc-math).
-        let s = cc_math::RECIP.recip(rate).mul_scaled(num as u32, 30);
-        Some(s.min(1 << 30) as u32)
+        // num < den: shift both until num fits 32 bits (num ≥ 2^31 then, so ≤ 2^-31 lost on
+        // each; den >> k ≥ num >> k stays non-zero).
+        let k = 32u32.saturating_sub(num.leading_zeros());
+        Some(ratio_q30((num >> k) as u32, den >> k))
     }
 }
 

@@ -262,6 +262,46 @@ fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
     assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
 }
 
+/// Found by the `timely_api` fuzz target: per-completion scaling held `8e9/(128·minRTT)` with 8
+/// fraction bits and truncated `bytes·` that to whole rate units before dividing by the rate, so
+/// `s` lost precision as minRTT grew (6 % at minRTT 1.07 s, 6e-5 at 1 ms: the docs promise
+/// 1.5e-5) and for small segments. `T_high` cuts, scaled, against `s` and the factor in f64:
+/// now within one rate unit and 1e-8 of the rate.
+#[test]
+fn per_completion_scaling_lost_precision_with_a_long_min_rtt() {
+    // (minRTT ns, segment bytes, rate b/s): the fuzz case first.
+    for (min_rtt, bytes, rate) in [
+        (1_073_761_824u32, 520_093_760u32, 400e9),
+        (1_000_000, 1_500, 1e9),
+        (20_000, 64, 100e6),
+        (250_000_000, 9_000, 25e9),
+        (4_000_000_000, 1, 10e6),
+    ] {
+        let cfg = Config::new(Params {
+            line_rate_bps: 400_000_000_000,
+            max_rate_bps: 400_000_000_000,
+            init_rate_bps: 400_000_000_000,
+            min_rtt_ns: min_rtt,
+            per_completion_scaling: true,
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        let mut st = raw((rate / 128.0) as u32, 100_000 * 16, 0, 0, 0, true);
+        let u = st.on_completion(&cfg, &Completion::new(0, 150_000_000, bytes));
+        assert_eq!(u.branch, Branch::High);
+        let rtt = f64::from(u.rtt_q4) / 16.0;
+        let cut = 0.8 * (1.0 - 500_000.0 / rtt);
+        let s = (f64::from(bytes) * 8.0 / (rate * f64::from(min_rtt) * 1e-9)).min(1.0);
+        let want = rate * (1.0 - s * cut);
+        let err = (u.rate_bps as f64 - want).abs();
+        assert!(
+            err <= 128.0 + 1e-8 * rate,
+            "minRTT {min_rtt} ns, {bytes} B at {rate:e} b/s (s = {s:.3e}): {} vs {want:.0}",
+            u.rate_bps
+        );
+    }
+}
+
 /// f64 model of a hold after a step: the number of identical samples after the step for which
 /// the f64 gradient is still > 0.
 fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {
