@@ -547,7 +547,7 @@ impl State {
         let mut app_limited = false;
         let branch = if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
             Branch::Low
         } else if rtt > cfg.t_high_q4 {
             // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
@@ -558,12 +558,19 @@ impl State {
             self.hai_count = self.hai_count.saturating_add(1);
             if u32::from(self.hai_count) >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
-                app_limited =
-                    self.grow::<OPT>(cfg, cfg.hai, cfg.delta_hai_u, bytes, sending_rate_bps);
+                app_limited = self.grow::<OPT>(
+                    cfg,
+                    cfg.hai,
+                    cfg.delta_hai_u,
+                    cfg.params.hai_n,
+                    bytes,
+                    sending_rate_bps,
+                );
                 Branch::Hai
             } else {
                 // Alg. 1: rate ← rate + δ
-                app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+                app_limited =
+                    self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
                 Branch::Inc
             }
         } else {
@@ -673,18 +680,20 @@ impl State {
     }
 
     /// `rate ← clamp(rate + step)` (saturating: rates), unless an optional §5 rule changes it;
-    /// returns whether the application-limited rule suppressed it.
+    /// returns whether the application-limited rule suppressed it. `step` is `n·δ` in rate
+    /// units, saturated (`n` = 1, or `N` for HAI).
     #[inline(always)]
     fn grow<const OPT: bool>(
         &mut self,
         cfg: &Config,
         range: config::IncRange,
         step: u32,
+        n: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> bool {
         if OPT {
-            return self.grow_optional(cfg, step, bytes, sending_rate_bps);
+            return self.grow_optional(cfg, step, n, bytes, sending_rate_bps);
         }
         self.rate_u = increase(cfg, self.rate_u, range, step);
         false
@@ -692,11 +701,12 @@ impl State {
 
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96 in u128
+    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96, · 2^30 < 2^126 in u128
     fn grow_optional(
         &mut self,
         cfg: &Config,
         step: u32,
+        n: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> bool {
@@ -709,8 +719,14 @@ impl State {
         }
         let step = match self.scale_q30(cfg, bytes) {
             None => step,
-            // step · s (≤ 2^30) < 2^62, back to units: ≤ step.
-            Some(s) => u32::try_from((u64::from(step) * u64::from(s)) >> 30).unwrap_or(u32::MAX),
+            // s·n·δ from δ itself, not from `step`: the config saturates δ and N·δ at the rate
+            // format's top, which no unscaled increase can tell apart (it reaches max_rate
+            // either way) but s·δ can. δ < 2^64, n < 2^32, s ≤ 2^30: < 2^126; to units of
+            // 128 b/s (2^(30+7)), rounded.
+            Some(s) => {
+                let full = u128::from(cfg.params.delta_bps) * u128::from(n) * u128::from(s);
+                u32::try_from((full + (1 << 36)) >> 37).unwrap_or(u32::MAX)
+            }
         };
         self.rate_u = clamp(cfg, self.rate_u.saturating_add(step));
         false

@@ -302,6 +302,55 @@ fn per_completion_scaling_lost_precision_with_a_long_min_rtt() {
     }
 }
 
+/// Found by the `timely_api` fuzz target: the config saturates `δ` and `N·δ` at the rate
+/// format's top (549.7 Gb/s), which no unscaled increase can tell from the real step (it
+/// reaches `max_rate` either way), but per-completion scaling then took `s` of the saturated
+/// step: `s·δ` fell short where the reference's landed inside `[min, max]`.
+#[test]
+fn per_completion_scaling_of_a_step_past_the_rate_format_used_the_saturated_step() {
+    // (δ b/s, N, HAI counter before, rate b/s, bytes): the fuzz case's δ on `inc`, then N·δ = 1 Tb/s on `hai`.
+    for (delta, n, cnt, rate, bytes) in [
+        (
+            28_146_423_956_018_816u64,
+            5u32,
+            0u8,
+            87_307_747_072f64,
+            4u32,
+        ),
+        (200_000_000_000, 5, 10, 10e9, 2_000),
+    ] {
+        let cfg = Config::new(Params {
+            line_rate_bps: 100_000_000_000,
+            max_rate_bps: 100_000_000_000,
+            init_rate_bps: 100_000_000_000,
+            min_rtt_ns: 1_658_400,
+            delta_bps: delta,
+            hai_n: n,
+            per_completion_scaling: true,
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        // prev RTT 200 µs, now 100 µs: g < 0.
+        let mut st = raw((rate / 128.0) as u32, 200_000 * 16, 0, 0, cnt, true);
+        let u = st.on_completion(&cfg, &Completion::new(0, 100_000, bytes));
+        let s = f64::from(bytes) * 8.0 / (rate * 1_658_400e-9);
+        let step = if cnt >= 5 {
+            f64::from(n) * delta as f64
+        } else {
+            delta as f64
+        };
+        let want = (rate + s * step).min(100e9);
+        assert!(want < 100e9, "the case must land inside the bounds");
+        // `s` is Q30 (2^-31 absolute, rounded): the step is s·N·δ to N·δ·2^-31.
+        assert!(
+            (u.rate_bps as f64 - want).abs() <= 256.0 + step * 2f64.powi(-31),
+            "{:?}: {} vs {want:.0}",
+            u.branch,
+            u.rate_bps
+        );
+    }
+}
+
 /// f64 model of a hold after a step: the number of identical samples after the step for which
 /// the f64 gradient is still > 0.
 fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {
