@@ -351,6 +351,33 @@ fn per_completion_scaling_of_a_step_past_the_rate_format_used_the_saturated_step
     }
 }
 
+/// Found by the `timely_api` fuzz target: the 32-bit RTT engine took `t_complete − t_send`
+/// modulo 2^64, so a `t_complete` that wrapped past 2^64 ns to just after 0 (here 47 µs before
+/// the wrap to 68.5 µs after it) was measured as a 116 µs RTT instead of being rejected like
+/// every other `t_complete < t_send` (and unlike `State::rtt_q4`, which said `None`).
+#[test]
+fn t_complete_wrapped_past_2_pow_64_was_measured_as_a_short_rtt() {
+    let wrapped = Completion::new(u64::MAX - 47_296, 68_536, 4_096);
+    assert_eq!(State::rtt_q4(&CFG, &wrapped), None);
+    for started in [false, true] {
+        let mut st = raw(1_000_000, 30_000 * 16, 0, 0, 0, started);
+        let before = st;
+        let u = st.on_completion(&CFG, &wrapped);
+        assert_eq!((u.branch, u.rtt_q4), (Branch::Skip, 0));
+        assert_eq!(st, before);
+    }
+    // The same span just below 2^64 (no wrap): measured.
+    let late = Completion::new(u64::MAX - 200_000, u64::MAX - 200_000 + 115_832, 0);
+    let mut st = State::new(&CFG);
+    assert_eq!(st.on_completion(&CFG, &late).rtt_q4, 115_832 * 16);
+    // Across a 2^32 ns boundary of the high word (no wrap of the u64): measured.
+    let across = Completion::new((1 << 32) - 1_000, (1 << 32) + 9_000, 0);
+    assert_eq!(
+        State::new(&CFG).on_completion(&CFG, &across).rtt_q4,
+        10_000 * 16
+    );
+}
+
 /// f64 model of a hold after a step: the number of identical samples after the step for which
 /// the f64 gradient is still > 0.
 fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {
