@@ -325,3 +325,31 @@ fn replay_over_a_starvation_bound_fails() {
             .contains("verdict             FAIL: P3 starvation gap")
     );
 }
+
+/// Found while writing the `csv_cats` fuzz target: an event's chunks are compared in memory, and
+/// nothing bounded them, so a 70-byte trace (MSS 1, one 4 GiB message, one large ack) asked for
+/// 4.3e9 chunks in one event: ~200 GB for the comparison and hours of replay. Such an event is
+/// now bad input at its line; one just under the limit replays.
+#[test]
+fn one_event_asking_for_billions_of_chunks_exhausted_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(
+        dir.path(),
+        "# set mss_bytes=1\nt_ns,event,prio,bytes\n\
+         0,enqueue,0,4294967295\n0,ack,,18446744073709551615\n",
+    );
+    let e = cats::replay(&p, &ReplayOpts::default()).unwrap_err();
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(e.msg.contains("chunks"), "{e}");
+    // 2^20 chunks: the first enqueue's one chunk, then the rest in the ack (the limit itself).
+    let n = cats::MAX_CHUNKS_PER_EVENT;
+    let p = write_trace(
+        dir.path(),
+        &format!(
+            "# set mss_bytes=1\nt_ns,event,prio,bytes\n0,enqueue,0,{}\n0,ack,,{n}\n",
+            n + 1
+        ),
+    );
+    let s = cats::replay(&p, &ReplayOpts::default()).unwrap().remove(0);
+    assert_eq!(s.agreement.total, n + 1);
+}

@@ -202,8 +202,9 @@ pub struct Config {
     pub(crate) resid_c_q16: i32,
     /// `2^32 / log2(1/(1−α))_Q16`; 0 when `α = 1` (no residual).
     pub(crate) resid_inv_l: u32,
-    /// Per-completion scaling: `bytes · 8e9 / (128 · minRTT)` in Q8 (`0`: off).
-    pub(crate) scale_mul_q8: u64,
+    /// Per-completion scaling: `8·10^9 / 128 = 62 500 000` when on (`0`: off), so that
+    /// `s = bytes·scale_num / (rate_u·minRTT)` is a ratio of two exact integers.
+    pub(crate) scale_num: u64,
     /// An optional §5 rule is on (the slow increase/decrease variants are used).
     pub(crate) optional: bool,
 }
@@ -367,9 +368,11 @@ impl Config {
             (1u128 << 63).div_ceil(m) as u32
         };
         // Per-completion scaling: completions per minRTT at rate R (units of 128 b/s) is
-        // R·128·minRTT / (bytes·8e9); its inverse is bytes · [8e9 / (128·minRTT)] / R.
-        let scale_mul_q8 = if p.per_completion_scaling {
-            ((8_000_000_000u128 << 8) / (128 * p.min_rtt_ns as u128)) as u64
+        // R·128·minRTT / (bytes·8e9); its inverse is bytes·62 500 000 / (R·minRTT), exact
+        // integers on both sides (a precomputed 8e9/(128·minRTT) in Q8 lost precision as
+        // minRTT grew: 6 % at 1.07 s).
+        let scale_num = if p.per_completion_scaling {
+            8_000_000_000 / RATE_UNIT_BPS
         } else {
             0
         };
@@ -438,7 +441,7 @@ impl Config {
             rate_span: max_rate_u - min_rate_u + 1,
             resid_c_q16,
             resid_inv_l,
-            scale_mul_q8,
+            scale_num,
             optional,
         })
     }

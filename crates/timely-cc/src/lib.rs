@@ -387,7 +387,11 @@ impl State {
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
         let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        let rtt = if dt_ns < FAST_DT_NS {
+        // A `t_complete` past 2^64 ns that wrapped to just after 0 is before `t_send`: skipped,
+        // not a short RTT (found by fuzzing). When `dt < 2^27` the high words differ by the
+        // borrow alone, so `t_complete ≥ t_send` is `hi(t_complete) ≥ hi(t_send)`: one compare
+        // of words, one instruction on rv32 (`checked_sub` costs three).
+        let rtt = if dt_ns < FAST_DT_NS && (ev.t_complete_ns >> 32) >= (ev.t_send_ns >> 32) {
             // dt < 2^27 ns: 16·dt < 2^31. A segment above ser_cap_bytes serialises for ≥ 2^31
             // (config), more than dt: capping it there keeps the RTT at 0 and b·M_hi in u32.
             let b = if ev.bytes > cfg.ser_cap_bytes {
@@ -547,7 +551,7 @@ impl State {
         let mut app_limited = false;
         let branch = if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
             Branch::Low
         } else if rtt > cfg.t_high_q4 {
             // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
@@ -558,12 +562,19 @@ impl State {
             self.hai_count = self.hai_count.saturating_add(1);
             if u32::from(self.hai_count) >= cfg.hai_from {
                 // Alg. 1: rate ← rate + N·δ
-                app_limited =
-                    self.grow::<OPT>(cfg, cfg.hai, cfg.delta_hai_u, bytes, sending_rate_bps);
+                app_limited = self.grow::<OPT>(
+                    cfg,
+                    cfg.hai,
+                    cfg.delta_hai_u,
+                    cfg.params.hai_n,
+                    bytes,
+                    sending_rate_bps,
+                );
                 Branch::Hai
             } else {
                 // Alg. 1: rate ← rate + δ
-                app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, bytes, sending_rate_bps);
+                app_limited =
+                    self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
                 Branch::Inc
             }
         } else {
@@ -673,18 +684,20 @@ impl State {
     }
 
     /// `rate ← clamp(rate + step)` (saturating: rates), unless an optional §5 rule changes it;
-    /// returns whether the application-limited rule suppressed it.
+    /// returns whether the application-limited rule suppressed it. `step` is `n·δ` in rate
+    /// units, saturated (`n` = 1, or `N` for HAI).
     #[inline(always)]
     fn grow<const OPT: bool>(
         &mut self,
         cfg: &Config,
         range: config::IncRange,
         step: u32,
+        n: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> bool {
         if OPT {
-            return self.grow_optional(cfg, step, bytes, sending_rate_bps);
+            return self.grow_optional(cfg, step, n, bytes, sending_rate_bps);
         }
         self.rate_u = increase(cfg, self.rate_u, range, step);
         false
@@ -692,11 +705,12 @@ impl State {
 
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96 in u128
+    #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96, · 2^30 < 2^126 in u128
     fn grow_optional(
         &mut self,
         cfg: &Config,
         step: u32,
+        n: u32,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> bool {
@@ -709,8 +723,14 @@ impl State {
         }
         let step = match self.scale_q30(cfg, bytes) {
             None => step,
-            // step · s (≤ 2^30) < 2^62, back to units: ≤ step.
-            Some(s) => u32::try_from((u64::from(step) * u64::from(s)) >> 30).unwrap_or(u32::MAX),
+            // s·n·δ from δ itself, not from `step`: the config saturates δ and N·δ at the rate
+            // format's top, which no unscaled increase can tell apart (it reaches max_rate
+            // either way) but s·δ can. δ < 2^64, n < 2^32, s ≤ 2^30: < 2^126; to units of
+            // 128 b/s (2^(30+7)), rounded.
+            Some(s) => {
+                let full = u128::from(cfg.params.delta_bps) * u128::from(n) * u128::from(s);
+                u32::try_from((full + (1 << 36)) >> 37).unwrap_or(u32::MAX)
+            }
         };
         self.rate_u = clamp(cfg, self.rate_u.saturating_add(step));
         false
@@ -727,7 +747,7 @@ impl State {
         clippy::cast_sign_loss
     )] // d > 0: its high word is ≥ 0
     fn dec<const OPT: bool>(&mut self, cfg: &Config, d: i64, bytes: u32) {
-        if OPT && cfg.scale_mul_q8 != 0 {
+        if OPT && cfg.scale_num != 0 {
             return self.dec_scaled(cfg, d, bytes);
         }
         let r = if (d >> 32) as u32 >= cfg.dthr_q4 {
@@ -796,23 +816,24 @@ impl State {
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
+    /// With the rate in units of 128 b/s and minRTT in ns, `s = bytes·62 500 000 / (rate_u·minRTT)`:
+    /// a ratio of two exact integers, taken by [`ratio_q30`] (≤ 2^-30 relative after shifting
+    /// both below 2^32 together).
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
     fn scale_q30(&self, cfg: &Config, bytes: u32) -> Option<u32> {
-        if cfg.scale_mul_q8 == 0 {
+        if cfg.scale_num == 0 {
             return None;
         }
-        // num = bytes · 8e9/(128·minRTT), Q8; s = num / rate_u.
-        let num_q8 = u128::from(bytes) * u128::from(cfg.scale_mul_q8);
-        let num = (num_q8 >> 8) as u64;
-        let Some(rate) = NonZeroU32::new(self.rate_u) else {
-            return Some(1 << 30);
-        };
-        if num >= u64::from(rate.get()) {
-            return Some(1 << 30);
+        // bytes < 2^32, scale_num < 2^26: num < 2^58. rate_u, minRTT < 2^32: den < 2^64.
+        let num = u64::from(bytes) * cfg.scale_num;
+        let den = u64::from(self.rate_u) * u64::from(cfg.params.min_rtt_ns);
+        if num >= den {
+            return Some(1 << 30); // s ≥ 1 (also rate 0)
         }
-        // num < rate < 2^32: RECIP gives num/rate within 1.5e-5 relative (cc-math).
-        let s = cc_math::RECIP.recip(rate).mul_scaled(num as u32, 30);
-        Some(s.min(1 << 30) as u32)
+        // num < den: shift both until num fits 32 bits (num ≥ 2^31 then, so ≤ 2^-31 lost on
+        // each; den >> k ≥ num >> k stays non-zero).
+        let k = 32u32.saturating_sub(num.leading_zeros());
+        Some(ratio_q30((num >> k) as u32, den >> k))
     }
 }
 

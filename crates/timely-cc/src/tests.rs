@@ -262,6 +262,122 @@ fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
     assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
 }
 
+/// Found by the `timely_api` fuzz target: per-completion scaling held `8e9/(128·minRTT)` with 8
+/// fraction bits and truncated `bytes·` that to whole rate units before dividing by the rate, so
+/// `s` lost precision as minRTT grew (6 % at minRTT 1.07 s, 6e-5 at 1 ms: the docs promise
+/// 1.5e-5) and for small segments. `T_high` cuts, scaled, against `s` and the factor in f64:
+/// now within one rate unit and 1e-8 of the rate.
+#[test]
+fn per_completion_scaling_lost_precision_with_a_long_min_rtt() {
+    // (minRTT ns, segment bytes, rate b/s): the fuzz case first.
+    for (min_rtt, bytes, rate) in [
+        (1_073_761_824u32, 520_093_760u32, 400e9),
+        (1_000_000, 1_500, 1e9),
+        (20_000, 64, 100e6),
+        (250_000_000, 9_000, 25e9),
+        (4_000_000_000, 1, 10e6),
+    ] {
+        let cfg = Config::new(Params {
+            line_rate_bps: 400_000_000_000,
+            max_rate_bps: 400_000_000_000,
+            init_rate_bps: 400_000_000_000,
+            min_rtt_ns: min_rtt,
+            per_completion_scaling: true,
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        let mut st = raw((rate / 128.0) as u32, 100_000 * 16, 0, 0, 0, true);
+        let u = st.on_completion(&cfg, &Completion::new(0, 150_000_000, bytes));
+        assert_eq!(u.branch, Branch::High);
+        let rtt = f64::from(u.rtt_q4) / 16.0;
+        let cut = 0.8 * (1.0 - 500_000.0 / rtt);
+        let s = (f64::from(bytes) * 8.0 / (rate * f64::from(min_rtt) * 1e-9)).min(1.0);
+        let want = rate * (1.0 - s * cut);
+        let err = (u.rate_bps as f64 - want).abs();
+        assert!(
+            err <= 128.0 + 1e-8 * rate,
+            "minRTT {min_rtt} ns, {bytes} B at {rate:e} b/s (s = {s:.3e}): {} vs {want:.0}",
+            u.rate_bps
+        );
+    }
+}
+
+/// Found by the `timely_api` fuzz target: the config saturates `δ` and `N·δ` at the rate
+/// format's top (549.7 Gb/s), which no unscaled increase can tell from the real step (it
+/// reaches `max_rate` either way), but per-completion scaling then took `s` of the saturated
+/// step: `s·δ` fell short where the reference's landed inside `[min, max]`.
+#[test]
+fn per_completion_scaling_of_a_step_past_the_rate_format_used_the_saturated_step() {
+    // (δ b/s, N, HAI counter before, rate b/s, bytes): the fuzz case's δ on `inc`, then N·δ = 1 Tb/s on `hai`.
+    for (delta, n, cnt, rate, bytes) in [
+        (
+            28_146_423_956_018_816u64,
+            5u32,
+            0u8,
+            87_307_747_072f64,
+            4u32,
+        ),
+        (200_000_000_000, 5, 10, 10e9, 2_000),
+    ] {
+        let cfg = Config::new(Params {
+            line_rate_bps: 100_000_000_000,
+            max_rate_bps: 100_000_000_000,
+            init_rate_bps: 100_000_000_000,
+            min_rtt_ns: 1_658_400,
+            delta_bps: delta,
+            hai_n: n,
+            per_completion_scaling: true,
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        // prev RTT 200 µs, now 100 µs: g < 0.
+        let mut st = raw((rate / 128.0) as u32, 200_000 * 16, 0, 0, cnt, true);
+        let u = st.on_completion(&cfg, &Completion::new(0, 100_000, bytes));
+        let s = f64::from(bytes) * 8.0 / (rate * 1_658_400e-9);
+        let step = if cnt >= 5 {
+            f64::from(n) * delta as f64
+        } else {
+            delta as f64
+        };
+        let want = (rate + s * step).min(100e9);
+        assert!(want < 100e9, "the case must land inside the bounds");
+        // `s` is Q30 (2^-31 absolute, rounded): the step is s·N·δ to N·δ·2^-31.
+        assert!(
+            (u.rate_bps as f64 - want).abs() <= 256.0 + step * 2f64.powi(-31),
+            "{:?}: {} vs {want:.0}",
+            u.branch,
+            u.rate_bps
+        );
+    }
+}
+
+/// Found by the `timely_api` fuzz target: the 32-bit RTT engine took `t_complete − t_send`
+/// modulo 2^64, so a `t_complete` that wrapped past 2^64 ns to just after 0 (here 47 µs before
+/// the wrap to 68.5 µs after it) was measured as a 116 µs RTT instead of being rejected like
+/// every other `t_complete < t_send` (and unlike `State::rtt_q4`, which said `None`).
+#[test]
+fn t_complete_wrapped_past_2_pow_64_was_measured_as_a_short_rtt() {
+    let wrapped = Completion::new(u64::MAX - 47_296, 68_536, 4_096);
+    assert_eq!(State::rtt_q4(&CFG, &wrapped), None);
+    for started in [false, true] {
+        let mut st = raw(1_000_000, 30_000 * 16, 0, 0, 0, started);
+        let before = st;
+        let u = st.on_completion(&CFG, &wrapped);
+        assert_eq!((u.branch, u.rtt_q4), (Branch::Skip, 0));
+        assert_eq!(st, before);
+    }
+    // The same span just below 2^64 (no wrap): measured.
+    let late = Completion::new(u64::MAX - 200_000, u64::MAX - 200_000 + 115_832, 0);
+    let mut st = State::new(&CFG);
+    assert_eq!(st.on_completion(&CFG, &late).rtt_q4, 115_832 * 16);
+    // Across a 2^32 ns boundary of the high word (no wrap of the u64): measured.
+    let across = Completion::new((1 << 32) - 1_000, (1 << 32) + 9_000, 0);
+    assert_eq!(
+        State::new(&CFG).on_completion(&CFG, &across).rtt_q4,
+        10_000 * 16
+    );
+}
+
 /// f64 model of a hold after a step: the number of identical samples after the step for which
 /// the f64 gradient is still > 0.
 fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {

@@ -35,6 +35,11 @@ pub const QUEUE_CAPACITY: usize = 1024;
 /// Default free send-buffer space at the start, bytes.
 pub const DEFAULT_SND_BUF_BYTES: u64 = 131_072;
 
+/// The most chunks one `ack` or `feed` event may find queued (2^20): the replay compares an
+/// event's chunks in memory (48 bytes each), so a trace asking for more is bad input at that
+/// line rather than a replay that runs out of memory.
+pub const MAX_CHUNKS_PER_EVENT: u64 = 1 << 20;
+
 /// Every parameter key.
 pub const KEYS: [&str; 15] = [
     "mss_bytes",
@@ -418,6 +423,25 @@ impl crate::driver::Lockstep for Replay {
         };
         rec.events += 1;
         let ev = row.event(trace, line)?;
+        if !matches!(ev, Event::Enqueue { .. }) {
+            // What this event may feed: every chunk queued (the reference's queues; an enqueue
+            // feeds at most one).
+            let mss = self.su.cfg.mss_bytes().max(1);
+            let queued: u64 = (self.ls.reference().queues.iter().flatten())
+                .map(|&left| left.div_ceil(u64::from(mss)))
+                .sum();
+            if queued > MAX_CHUNKS_PER_EVENT {
+                return Err(InputError::at(
+                    trace,
+                    line,
+                    format!(
+                        "{} with {queued} chunks of MSS {mss} queued: one event may feed at most \
+                         {MAX_CHUNKS_PER_EVENT} chunks (the replay compares them in memory)",
+                        row.event
+                    ),
+                ));
+            }
+        }
         self.ls.step(ev, &mut self.step);
         let step = &self.step;
         if let (Event::Enqueue { prio, len_bytes }, Some((ok_fx, ok_rf))) = (ev, step.accepted) {
