@@ -52,9 +52,9 @@
 //!
 //! # Time
 //! [`Instant`]: `u32` in 1/16 ns, wrapping every 268.4 ms. Stored times stay within half a wrap of
-//! the caller's `now` provided **some method taking `now` is called at least every 67 ms**
-//! (a firmware timer does this; [`earliest`](Pacer::earliest) never asks to wait longer than
-//! one page, 65.5 µs, while anything is scheduled) and `now` never goes backwards.
+//! the caller's `now` provided **some method taking `now` is called at least every 67 ms** (a
+//! timer armed at [`earliest`](Pacer::earliest) does this while anything is scheduled: no gap is
+//! longer than 67.1 ms; an idle pacer needs a periodic tick) and `now` never goes backwards.
 //!
 //! # Cost
 //! Per event a bounded amount of work independent of `N`: [`next`](Pacer::next) reads two bitmap
