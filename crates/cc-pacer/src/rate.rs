@@ -233,7 +233,12 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 20_000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x9ace_12),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
 
         #[test]
         fn tpb_is_exact(r in 61_036u32..) {

@@ -19,6 +19,7 @@ use cc_pacer::{
     Config, FlowId, FlowMode, FlowSpec, Instant, Pacer, Rate, Segment, gap, time_per_byte,
 };
 use proptest::prelude::*;
+use proptest::test_runner::{Config as PtConfig, RngSeed};
 
 /// 1/16 ns per slot.
 const SLOT: u64 = 1 << cc_pacer::SLOT_SHIFT;
@@ -63,7 +64,13 @@ fn seg_of(i: usize) -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    // Deterministic: a fixed seed and no persistence, so CI runs the same cases every time.
+    #![proptest_config(PtConfig {
+        cases: 32,
+        rng_seed: RngSeed::Fixed(0x9ace_12),
+        failure_persistence: None,
+        ..PtConfig::default()
+    })]
 
     /// Constant rates, random messages and polling: for every flow and every pair of its sends
     /// i < j, the bytes of sends i..j−1 take no longer at its rate than t_j − t_i, so the bytes
@@ -114,9 +121,12 @@ proptest! {
         }
     }
 
-    /// Backlogged flows offering more than the line: a segment leaves within one slot of the
-    /// moment both the line and some flow are ready (and the line is then busy ≥ 95 % of the
-    /// time); equal-rate flows stay within one segment of each other.
+    /// Backlogged flows: a segment leaves within one slot of the moment both the line and some
+    /// flow are ready (work conservation: the line never idles while a segment is due, beyond a
+    /// head-of-slot wait below 64 ns); equal-rate flows stay within one segment of each other.
+    /// (Utilisation itself is not asserted: a flow delayed by the line is paced from when it
+    /// actually left, so unequal rates adding up to a little over the line can leave it idle
+    /// while every flow is pacing.)
     #[test]
     fn work_conserving_and_fair(
         n in 2usize..40,
@@ -176,9 +186,14 @@ proptest! {
             prop_assert!(sent[k].t < ready_at + SLOT,
                 "send {k} at {} but line and a flow were ready at {ready_at}", sent[k].t);
         }
-        let busy: u64 = sent.iter().map(|s| u64::from(gap(s.bytes, line_tpb))).sum();
-        let span = sent.last().unwrap().t - sent[0].t + u64::from(gap(sent.last().unwrap().bytes, line_tpb));
-        prop_assert!(busy as f64 >= 0.95 * span as f64, "line busy {busy} of {span}");
+        if equal {
+            // Equal rates over the line: the flows take turns and the line stays busy but for
+            // the head-of-slot waits (< 64 ns per 1 311 ns segment).
+            let busy: u64 = sent.iter().map(|s| u64::from(gap(s.bytes, line_tpb))).sum();
+            let last = sent.last().unwrap();
+            let span = last.t - sent[0].t + u64::from(gap(last.bytes, line_tpb));
+            prop_assert!(busy as f64 >= 0.95 * span as f64, "line busy {busy} of {span}");
+        }
     }
 
     /// A drop while a segment waits: the next segment leaves no earlier than the last one's
