@@ -2,7 +2,7 @@
 # The whole test suite, exactly what CI runs (.ci/run calls this and nothing else):
 #   set-up (targets, cross tools) → format → lints → host tests → firmware gates → fixtures
 #   unchanged → replay of every shipped fixture within tolerance → C example on the simulator
-#   → benchmark smoke run.
+#   → benchmark smoke run → bounded fuzzing (scripts/fuzz.sh --ci, about a minute on a warm cache).
 # Each step prints one `step:` line; the last line counts the steps that passed and failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +37,7 @@ step "fixtures are what their generators make" cargo run -q --release -p sim-hos
 step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
 step "benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
+step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" bash scripts/fuzz.sh --ci
 
 if ((failed)); then
   echo "failed steps: ${failures[*]}"

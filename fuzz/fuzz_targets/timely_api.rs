@@ -112,7 +112,7 @@ fuzz_target!(|data: &[u8]| {
         );
         assert_eq!(State::from_raw(st.raw_parts()), st, "raw parts round trip");
         assert!(
-            up.rate_bps % 128 == 0 && (lo_fx..=hi_fx).contains(&up.rate_bps),
+            up.rate_bps.is_multiple_of(128) && (lo_fx..=hi_fx).contains(&up.rate_bps),
             "{up:?}"
         );
         assert!(
@@ -121,7 +121,7 @@ fuzz_target!(|data: &[u8]| {
             o.rate_ref_bps
         );
         if t_complete < t_send {
-            assert_eq!(up.branch, Branch::Skip);
+            assert_eq!(up.branch, Branch::Skip, "{ev:?}");
             assert_eq!(st, before, "skip changed the state");
             assert_eq!(o.branch_ref, "skip");
         } else {
