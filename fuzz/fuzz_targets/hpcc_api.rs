@@ -24,7 +24,7 @@ use fuzz_common::Bytes;
 use hpcc_cc::{Branch, IntView, Params, Ratio, State};
 use libfuzzer_sys::fuzz_target;
 use sim_host::hpcc::reference::{RefHop, Reference, encode_int};
-use sim_host::hpcc::replay::{Setup, quantise};
+use sim_host::hpcc::{Setup, quantise};
 
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes::new(data);

@@ -97,7 +97,7 @@ fn timely(limit: usize, passes: usize) {
 }
 
 fn hpcc(limit: usize, passes: usize) {
-    use sim_host::hpcc::{reference::Reference, replay::Setup};
+    use sim_host::hpcc::{Setup, reference::Reference};
     // One event is one ACK with its INT block, already decoded from hex (as on the wire).
     // (ack_seq, snd_nxt, INT bytes) per ACK.
     type Acks = Vec<(u32, u32, Vec<u8>)>;
@@ -107,7 +107,7 @@ fn hpcc(limit: usize, passes: usize) {
         r.expect_header(sim_host::hpcc::HEADER).expect("header");
         let su = Setup::from_params(&merged_params(r.params(), &[])).expect("params");
         let mut acks = Vec::new();
-        while let Some(x) = r.next_row::<sim_host::hpcc::replay::Row>() {
+        while let Some(x) = r.next_row::<sim_host::hpcc::Row>() {
             let (line, x) = x.expect("row");
             let int = x.int_bytes(&p, line).expect("hex");
             acks.push((x.ack_seq, x.snd_nxt, int));

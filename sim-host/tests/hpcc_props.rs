@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use sim_host::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, TieSpec, simulate};
 use sim_host::hpcc::reference::{RefHop, RefParams, Reference, encode_int};
-use sim_host::hpcc::replay::{Flow, Setup};
+use sim_host::hpcc::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 
 proptest! {

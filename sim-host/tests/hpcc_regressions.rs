@@ -4,7 +4,7 @@
 //! proves nothing, so those tests also assert U or the branch.
 
 use sim_host::hpcc::reference::{RefHop, RefParams, Reference, encode_int};
-use sim_host::hpcc::replay::{Flow, Setup};
+use sim_host::hpcc::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::summary::Summary;
 use sim_host::trace::{InputError, parse_cli_set};
@@ -581,7 +581,7 @@ fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
         }],
     });
     let int = [0x10, 0xa1, 0x50, 0x1e, 0x39, 0x10, 0x98, 0x9e, 0x00, 0x26];
-    let mut fixed: State = State::from_raw_parts(sim_host::hpcc::replay::quantise(&r));
+    let mut fixed: State = State::from_raw_parts(sim_host::hpcc::quantise(&r));
     let wc = r.wc;
     let up = fixed.on_ack(&cfg, 1_000, 164_000, &int);
     assert_eq!(

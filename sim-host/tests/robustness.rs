@@ -363,6 +363,62 @@ fn corrupt_pcap_record_length_is_named_with_its_packet() {
 }
 
 #[test]
+fn a_capture_cut_short_warns_on_stderr_in_directory_mode_too() {
+    let b = std::fs::read(root().join("fixtures/hpcc/capture.pcap")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("cut.pcap"), &b[..b.len() - 37]).unwrap();
+    for kind in ["hpcc", "all"] {
+        let o = sim_host_in(d.path(), &["replay", kind, "."]);
+        assert_eq!(o.status.code(), Some(0), "{kind}: {}", err(&o));
+        // One warning line per flow, each naming the flow and where the capture was cut.
+        let warnings: Vec<&str> = std::str::from_utf8(&o.stderr)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("warning: "))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{kind}: {}", err(&o));
+        for w in warnings {
+            assert!(w.contains("cut.pcap#qp"), "{w}");
+            assert!(
+                w.contains("capture ends inside the record after packet 1603"),
+                "{w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_capture_cut_before_its_first_ack_says_it_was_cut() {
+    let b = std::fs::read(root().join("fixtures/hpcc/capture.pcap")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("cut.pcap"), &b[..30_000]).unwrap();
+    let o = sim_host_in(d.path(), &["replay", "hpcc", "cut.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = err(&o);
+    assert!(e.contains("no RoCEv2 ACKs"), "{e}");
+    assert!(e.contains("capture ends inside the record after packet"), "{e}");
+}
+
+#[test]
+fn plot_errors_name_the_path_once() {
+    let d = tempfile::tempdir().unwrap();
+    let t = write(d.path(), "t.csv", TIMELY);
+    let plot = d.path().join("missing").join("p.svg");
+    let o = sim_host(&[
+        "replay",
+        "timely",
+        t.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = err(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert_eq!(e.matches(plot.to_str().unwrap()).count(), 1, "{e}");
+    assert!(e.contains("cannot draw plot"), "{e}");
+}
+
+#[test]
 fn non_ethernet_link_type_is_named() {
     let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcap")).unwrap();
     b[20..24].copy_from_slice(&113u32.to_le_bytes()); // LINKTYPE_LINUX_SLL

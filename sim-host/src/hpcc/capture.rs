@@ -23,7 +23,7 @@
 //!   last record is cut (tcpdump killed) is replayed up to the cut, with a warning in the summary.
 //! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
 
-use super::replay::{Flow, Setup};
+use super::{Flow, Setup};
 use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::Summary;
@@ -402,17 +402,20 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
     // (A set beside the ordered list: a capture may hold thousands of flows.)
     let mut order: Vec<FlowKey> = Vec::new();
     let mut seen: std::collections::HashSet<FlowKey> = std::collections::HashSet::new();
-    read_capture(path, |p| {
+    let scan = read_capture(path, |p| {
         if p.opcode == OPCODE_RC_ACK && seen.insert(p.flow) {
             order.push(p.flow);
         }
         Ok(())
     })?;
     if order.is_empty() {
-        return Err(InputError::file(
-            path,
+        let mut msg = String::from(
             "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture",
-        ));
+        );
+        if let Some(cut) = &scan.cut {
+            msg.push_str(&format!(" ({cut})"));
+        }
+        return Err(InputError::file(path, msg));
     }
     let file = path.display().to_string();
     let single = order.len() == 1;

@@ -1,15 +1,24 @@
 //! hpcc: f64 reference, INT trace and capture formats, lockstep replay and fixture generators.
 //!
-//! * [`reference`]: the f64 reference of Algorithm 1 (from the paper and the conventions).
-//! * [`replay`]: HPCC in the one replay driver ([`replay::Replay`], and [`replay::Flow`] for a
-//!   flow fed ACK by ACK) and the CSV INT trace reader.
+//! * [`reference`](mod@reference): the f64 reference of Algorithm 1 (from the paper and the conventions).
+//! * [`params`]: both sides' configuration from `# set` lines and `--set`.
+//! * [`lockstep`]: HPCC in the one replay driver ([`lockstep::Replay`], and [`lockstep::Flow`]
+//!   for a flow fed ACK by ACK).
+//! * this module: the CSV INT trace's row ([`Row`]) and the INT block's text forms.
 //! * [`capture`]: pcap/pcapng RoCEv2 captures (reader, and the writer of the shipped capture).
 //! * [`generate`]: deterministic fixture generators.
+//!
+//! The same files as every algorithm folder (reference, params, lockstep, generate), plus the
+//! capture reader.
 
 pub mod capture;
 pub mod generate;
+pub mod lockstep;
+pub mod params;
 pub mod reference;
-pub mod replay;
+
+pub use lockstep::{Flow, Replay, quantise};
+pub use params::Setup;
 
 use crate::fixtures::FixtureFile;
 use crate::replay::ReplayOpts;
@@ -36,7 +45,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     if crate::replay::is_capture(path) {
         capture::replay_capture(path, opts)
     } else {
-        replay::replay_csv(path, opts)
+        crate::driver::replay_csv::<Replay>(path, opts)
     }
 }
 
@@ -76,6 +85,88 @@ pub fn int_decode(hex: &str) -> Result<String, String> {
         .chars()
         .filter(|c| !c.is_whitespace() && *c != ':')
         .collect();
-    let bytes = replay::hex_bytes(&cleaned)?;
-    replay::pretty(&bytes)
+    let bytes = hex_bytes(&cleaned)?;
+    pretty(&bytes)
+}
+
+/// One row of an INT trace (`t_ns,ack_seq,snd_nxt,int`).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Row {
+    /// Trace time, ns.
+    pub t_ns: u64,
+    /// The ACK's sequence number.
+    pub ack_seq: u32,
+    /// The sender's `snd_nxt` when the ACK arrived.
+    pub snd_nxt: u32,
+    /// The INT block as hex, exactly as on the wire.
+    pub int: String,
+}
+
+impl Row {
+    /// The INT block's bytes, naming `path:line` and the field when the hex is bad.
+    pub fn int_bytes(&self, path: &Path, line: u64) -> Result<Vec<u8>, InputError> {
+        hex_bytes(&self.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))
+    }
+}
+
+/// Decodes lowercase/uppercase hex (no separators) into bytes.
+pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let s = s.trim();
+    if !s.len().is_multiple_of(2) {
+        return Err(format!("odd number of hex digits ({})", s.len()));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
+                format!(
+                    "not hex at character {}: {:?}",
+                    i + 1,
+                    s.get(i..i + 2).unwrap_or("")
+                )
+            })
+        })
+        .collect()
+}
+
+/// A readable dump of one INT block (`sim-host int decode`).
+pub fn pretty(bytes: &[u8]) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let view = hpcc_cc::IntView::<15>::parse(bytes).map_err(|e| e.to_string())?;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "INT block, {} bytes: nhop {}, path_id 0x{:03x} ({})",
+        bytes.len(),
+        view.nhop(),
+        view.path_id(),
+        view.path_id()
+    );
+    if usize::from(view.nhop()) > hpcc_cc::DEFAULT_MAX_HOPS {
+        let _ = writeln!(
+            s,
+            "  note: {} hops is above the firmware default maximum of {}; on_ack would reject it",
+            view.nhop(),
+            hpcc_cc::DEFAULT_MAX_HOPS
+        );
+    }
+    for (i, h) in view.hops().enumerate() {
+        let _ = writeln!(
+            s,
+            "  hop {i}: B {} ({} Gb/s)  ts {} ns (0x{:06x})  tx_bytes {} × 128 B = {} B (mod 2^27)  qlen {} × 80 B = {} B",
+            h.speed.code(),
+            h.speed.bps() / 1_000_000_000,
+            h.ts_ns,
+            h.ts_ns,
+            h.tx_units,
+            u64::from(h.tx_units) * 128,
+            h.qlen_units,
+            u64::from(h.qlen_units) * 80
+        );
+    }
+    // Cross-check with the reference decoder when within its limits.
+    if usize::from(view.nhop()) <= reference::MAX_HOPS {
+        debug_assert!(reference::decode_int(bytes).is_ok());
+    }
+    Ok(s)
 }

@@ -1,4 +1,4 @@
-//! pacer: the segment pacer (`cc-pacer`) against the f64 reference ([`reference`]), replaying
+//! pacer: the segment pacer (`cc-pacer`) against the f64 reference ([`reference`](mod@reference)), replaying
 //! event traces; fixture generators ([`generate`]).
 //!
 //! Trace: CSV `t_ns,event,flow,value` with `# set KEY=VALUE` lines ([`KEYS`]). Events:
@@ -17,9 +17,19 @@
 //! The two schedules must agree exactly on the order of segments (flow and length) and within
 //! 1 ns on every send time (by construction of the documented roundings they agree exactly: the
 //! summary reports the largest difference).
+//!
+//! Files, as in every algorithm folder: [`reference`](mod@reference) (the f64 reference, from the paper),
+//! [`params`] (both sides' configuration from `# set` and `--set`), [`lockstep`] (both sides
+//! driven by one event), [`generate`] (fixture generators); this module holds the trace row and
+//! the algorithm's place in the one replay driver (`Replay`).
 
 pub mod generate;
+pub mod lockstep;
+pub mod params;
 pub mod reference;
+
+pub use lockstep::{FixedSegment, Lockstep};
+pub use params::{Setup, setup};
 
 use crate::driver::Recorder;
 use crate::fixtures::FixtureFile;
@@ -27,10 +37,10 @@ use crate::plot::{self, Envelope, Panel};
 use crate::replay::{Kind, ReplayOpts};
 use crate::summary::{At, Summary};
 use crate::trace::{InputError, Param};
-use cc_pacer::{Config, FlowId, FlowMode, FlowSpec, Instant, Pacer, Rate};
-use reference::{RefMode, RefPacer, RefSegment};
+use cc_pacer::Pacer;
+use reference::RefSegment;
 use serde::Deserialize;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// The trace's header row, exactly.
@@ -120,282 +130,6 @@ impl Row {
                 )));
             }
         })
-    }
-}
-
-/// The parameters of one replay.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    /// The fixed side's NIC.
-    pub cfg: Config,
-    /// Line rate, units of 128 b/s.
-    pub line_units: u64,
-    /// Hybrid pacing: rate (units) and burst bytes.
-    pub hybrid: Option<(u64, u64)>,
-    /// Default segment size.
-    pub seg_bytes: u32,
-    /// Per-flow segment sizes.
-    pub seg_of: HashMap<u32, u32>,
-    /// Initial rate of a flow, b/s.
-    pub init_rate_bps: u64,
-}
-
-/// Builds the configuration from `# set`/`--set` parameters (later wins).
-pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
-    let mut line_bps = 100_000_000_000u64;
-    let mut seg: u32 = 16_384;
-    let mut init: Option<u64> = None;
-    let mut hybrid_bps: Option<u64> = None;
-    let mut burst: u32 = 4_096;
-    let mut seg_of = HashMap::new();
-    let mut last: HashMap<&str, &Param> = HashMap::new();
-    let check_seg = |p: &Param, v: u32| {
-        if (256..=65_536).contains(&v) && v.is_multiple_of(256) {
-            Ok(v)
-        } else {
-            Err(p.error(format!(
-                "parameter {}: a segment is a multiple of 256 in 256..=65536 bytes, got {v}",
-                p.key
-            )))
-        }
-    };
-    for p in params {
-        match p.key.as_str() {
-            "line_rate_bps" => line_bps = p.parse()?,
-            "seg_bytes" => seg = check_seg(p, p.parse()?)?,
-            "init_rate_bps" => init = Some(p.parse()?),
-            "hybrid_rate_bps" => hybrid_bps = Some(p.parse()?),
-            "burst_bytes" => burst = p.parse()?,
-            k => {
-                if let Some(f) = k.strip_prefix("seg_bytes.") {
-                    let f: u32 = f.parse().map_err(|_| {
-                        p.error(format!("parameter {k}: expected seg_bytes.<flow number>"))
-                    })?;
-                    seg_of.insert(f, check_seg(p, p.parse()?)?);
-                } else {
-                    return Err(p.error(format!(
-                        "unknown parameter {k:?} (pacer keys: {})",
-                        KEYS.join(", ")
-                    )));
-                }
-            }
-        }
-        last.insert(
-            match p.key.as_str() {
-                k if k.starts_with("seg_bytes.") => "seg_bytes.<flow>",
-                "line_rate_bps" => "line_rate_bps",
-                "seg_bytes" => "seg_bytes",
-                "init_rate_bps" => "init_rate_bps",
-                "hybrid_rate_bps" => "hybrid_rate_bps",
-                _ => "burst_bytes",
-            },
-            p,
-        );
-    }
-    let blame = |key: &str, msg: String| match last.get(key) {
-        Some(p) => p.error(msg),
-        None => InputError::file(path, msg),
-    };
-    let line = Rate::from_bps(line_bps);
-    let mut cfg = Config::new(line).map_err(|_| {
-        blame(
-            "line_rate_bps",
-            format!(
-                "line_rate_bps {line_bps}: must be ≥ {} b/s",
-                Rate::MIN.bps()
-            ),
-        )
-    })?;
-    let hybrid = match hybrid_bps {
-        None => None,
-        Some(h) => {
-            cfg = cfg.with_hybrid(Rate::from_bps(h), burst).map_err(|e| {
-                blame(
-                    "hybrid_rate_bps",
-                    format!(
-                        "hybrid pacing {h} b/s with {burst}-byte bursts: {e:?} (the rate must \
-                         be in {}..=line_rate_bps b/s, bursts 1..=65536 bytes)",
-                        Rate::MIN.bps()
-                    ),
-                )
-            })?;
-            Some((u64::from(Rate::from_bps(h).units()), u64::from(burst)))
-        }
-    };
-    Ok(Setup {
-        cfg,
-        line_units: u64::from(line.units()),
-        hybrid,
-        seg_bytes: seg,
-        seg_of,
-        init_rate_bps: init.unwrap_or(line_bps),
-    })
-}
-
-/// Both sides, driven in lockstep by trace events.
-pub struct Lockstep {
-    /// The firmware crate.
-    pub fixed: Box<Fixed>,
-    /// The f64 reference.
-    pub reference: RefPacer,
-    setup: Setup,
-    /// Trace flow number → index on both sides.
-    ids: HashMap<u32, usize>,
-    /// The trace's flow number of each index.
-    pub names: Vec<u32>,
-    now_ns: u64,
-}
-
-/// A segment from the fixed side with its send time unwrapped to ns on the trace's clock.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FixedSegment {
-    /// Flow index.
-    pub flow: usize,
-    /// Bytes.
-    pub bytes: u64,
-    /// When, ns.
-    pub t_send: f64,
-}
-
-impl Lockstep {
-    /// Both sides for `setup`.
-    pub fn new(setup: Setup) -> Self {
-        Self {
-            fixed: Box::new(Pacer::new(&setup.cfg)),
-            reference: RefPacer::new(setup.line_units, setup.hybrid),
-            setup,
-            ids: HashMap::new(),
-            names: Vec::new(),
-            now_ns: 0,
-        }
-    }
-
-    /// The reference's first filed flow and its key (debugging).
-    pub fn reference_first(&self) -> Option<((u64, u64), usize)> {
-        self.reference.first()
-    }
-
-    /// Every segment that leaves at or before `t_ns`, from each side.
-    pub fn drain(
-        &mut self,
-        t_ns: u64,
-        fixed: &mut Vec<FixedSegment>,
-        reference: &mut Vec<RefSegment>,
-    ) {
-        self.now_ns = t_ns;
-        let now = Instant::from_ns(t_ns);
-        while let Some(s) = self.fixed.next(now) {
-            // t_send ≤ now, within half a wrap: unwrap against the trace's clock.
-            let back = now.since(s.t_send);
-            let units = (u128::from(t_ns) * 16) as f64 - f64::from(back);
-            fixed.push(FixedSegment {
-                flow: s.flow.index(),
-                bytes: u64::from(s.bytes),
-                t_send: units / 16.0,
-            });
-        }
-        let now_f = t_ns as f64;
-        while let Some(s) = self.reference.next(now_f) {
-            reference.push(s);
-        }
-    }
-
-    fn flow(
-        &mut self,
-        name: u32,
-        first: Event,
-        path: &Path,
-        line: u64,
-    ) -> Result<usize, InputError> {
-        if let Some(&i) = self.ids.get(&name) {
-            return Ok(i);
-        }
-        let seg = self
-            .setup
-            .seg_of
-            .get(&name)
-            .copied()
-            .unwrap_or(self.setup.seg_bytes);
-        let rate = match first {
-            Event::Rate(_, bps) => bps,
-            _ => self.setup.init_rate_bps,
-        };
-        let r = Rate::from_bps(rate);
-        let (mode, rmode, window) = match first {
-            Event::Window(_, w) => (FlowMode::Window { window_bytes: w }, RefMode::Window, w),
-            _ if self.setup.hybrid.is_some() => (FlowMode::Hybrid, RefMode::Hybrid, 0),
-            _ => (FlowMode::Paced, RefMode::Paced, 0),
-        };
-        let id = self
-            .fixed
-            .add_flow(FlowSpec {
-                seg_bytes: seg,
-                rate: r,
-                mode,
-            })
-            .map_err(|e| {
-                InputError::at(
-                    path,
-                    line,
-                    format!("flow {name}: cannot add it ({e:?}; at most {CAPACITY} flows)"),
-                )
-            })?;
-        let j = self.reference.add_flow(
-            u64::from(seg),
-            u64::from(r.units()),
-            rmode,
-            u64::from(window),
-        );
-        debug_assert_eq!(id.index(), j);
-        self.ids.insert(name, j);
-        self.names.push(name);
-        Ok(j)
-    }
-
-    /// Applies one event to both sides (after [`drain`](Self::drain) at its time).
-    pub fn apply(&mut self, ev: Event, path: &Path, line: u64) -> Result<(), InputError> {
-        let Some(name) = ev.flow() else {
-            return Ok(());
-        };
-        let i = self.flow(name, ev, path, line)?;
-        let id = FlowId::from_index(i as u16);
-        let now = Instant::from_ns(self.now_ns);
-        let now_f = self.now_ns as f64;
-        let bad =
-            |e: cc_pacer::PacerError| InputError::at(path, line, format!("flow {name}: {e:?}"));
-        match ev {
-            Event::Rate(_, bps) => {
-                let r = Rate::from_bps(bps);
-                self.fixed.set_rate(id, r).map_err(bad)?;
-                self.reference.set_rate(i, u64::from(r.units()));
-            }
-            Event::Window(_, w) => {
-                self.fixed.set_window(id, w, now).map_err(|e| {
-                    InputError::at(
-                        path,
-                        line,
-                        format!("flow {name}: {e:?} (a window flow's first row must be `window`)"),
-                    )
-                })?;
-                self.reference.set_window(i, u64::from(w), now_f);
-            }
-            Event::Enqueue(_, b) => {
-                self.fixed.enqueue(id, b, now).map_err(bad)?;
-                self.reference.enqueue(i, u64::from(b), now_f);
-            }
-            Event::Ack(_, b) => {
-                self.fixed.on_ack(id, b, now).map_err(|e| {
-                    InputError::at(
-                        path,
-                        line,
-                        format!("flow {name}: {e:?} (ack is for window flows)"),
-                    )
-                })?;
-                self.reference.on_ack(i, u64::from(b), now_f);
-            }
-            Event::Tick => {}
-        }
-        Ok(())
     }
 }
 

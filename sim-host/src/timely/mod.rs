@@ -1,8 +1,13 @@
 //! timely: f64 reference, trace format, lockstep replay and fixture generators.
 //!
 //! Trace format: CSV with the header row `t_send_ns,t_complete_ns,bytes`, one completion per
-//! row; `#` lines are comments; `# set KEY=VALUE` lines (before the header) set parameters, with
+//! row; `#` lines are comments; `# set KEY=VALUE` lines (anywhere before the first data row) set parameters, with
 //! keys exactly the `timely_cc::Params` field names (see [`params::KEYS`]).
+//!
+//! Files, as in every algorithm folder: [`reference`](mod@reference) (the f64 reference, from the paper),
+//! [`params`] (both sides' configuration from `# set` and `--set`), [`lockstep`] (both sides
+//! driven by one event), [`generate`] (fixture generators); this module holds the trace row and
+//! the algorithm's place in the one replay driver (`Replay`).
 
 pub mod generate;
 pub mod lockstep;

@@ -10,7 +10,7 @@
 //! flow is set to the host's state with `cc_hpcc_flow_set_state` (not counted), so every measured
 //! call sees the state the whole trace leads to, as on the NIC. Every simulated result (branch and
 //! window) is checked against the host. The trace is read, and its `# set` lines mapped to a
-//! configuration, by sim-host (`TraceReader`, `hpcc::replay::Setup::from_params`: the
+//! configuration, by sim-host (`TraceReader`, `hpcc::Setup::from_params`: the
 //! configuration `sim-host replay` runs); the C side is given the same `Params`.
 
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail, ensure};
 use hpcc_cc::{Branch, Params, State};
 use sim_host::hpcc::HEADER;
-use sim_host::hpcc::replay::{Row, Setup};
+use sim_host::hpcc::{Row, Setup};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;

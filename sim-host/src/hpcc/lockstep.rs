@@ -1,140 +1,20 @@
 //! Lockstep replay: the fixed-point crate and the f64 reference side by side, one [`Flow`] per
 //! trace (or per capture flow).
 
-use super::reference::{RefParams, Reference, decode_int};
+use super::Row;
+use super::params::Setup;
+use super::reference::Reference;
 use crate::driver::{Lockstep, Recorder};
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::Kind;
-use crate::replay::{Mode, ReplayOpts};
+use crate::replay::{Kind, Mode, ReplayOpts};
 use crate::summary::{Summary, rel_err};
 use crate::trace::{InputError, Param};
-use hpcc_cc::{Config, ConfigError, Params, Ratio, RawParts, State};
+use hpcc_cc::{RawParts, State};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The `--out` columns, exactly.
 pub const OUT_HEADER: &str = "event,t_ns,u_ref,u_fixed,window_ref_bytes,window_fixed_bytes,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
-
-/// Both sides' configuration.
-#[derive(Debug, Clone, Copy)]
-pub struct Setup {
-    /// Firmware config.
-    pub cfg: Config,
-    /// Reference parameters (the same values as numbers).
-    pub refp: RefParams,
-}
-
-impl Default for Setup {
-    fn default() -> Self {
-        Self {
-            cfg: Config::PAPER,
-            refp: RefParams::default(),
-        }
-    }
-}
-
-/// Parses a decimal like `0.95` (or a fraction `19/20`) into an exact ratio, by the one
-/// parameter rule set (`Param::ratio`).
-pub fn decimal_ratio(s: &str) -> Option<Ratio> {
-    let p = Param {
-        key: String::new(),
-        value: s.to_string(),
-        source: std::path::PathBuf::new(),
-        line: None,
-    };
-    p.ratio().ok().map(|(num, den)| Ratio { num, den })
-}
-
-/// A whole-number parameter (`Param::uint`: `100000000000`, `100_000_000_000` or `100e9`).
-fn int_param(p: &Param) -> Result<u64, InputError> {
-    p.uint()
-}
-
-impl Setup {
-    /// Builds both sides from `KEY=VALUE` parameters (keys are the `Config` names); the last
-    /// occurrence of a key wins.
-    pub fn from_params(params: &[Param]) -> Result<Setup, InputError> {
-        let mut p = Params::PAPER;
-        // The line that set each key last (so a config error names the right line).
-        let mut set_by: BTreeMap<&str, (usize, &Param)> = BTreeMap::new();
-        for (i, prm) in params.iter().enumerate() {
-            let narrow = |v: u64| {
-                u32::try_from(v)
-                    .map_err(|_| prm.error(format!("parameter {}: {v} is too large", prm.key)))
-            };
-            match prm.key.as_str() {
-                "nic_rate_bps" => p.nic_rate_bps = int_param(prm)?,
-                "base_rtt_ns" => p.base_rtt_ns = narrow(int_param(prm)?)?,
-                "eta" => {
-                    p.eta = decimal_ratio(&prm.value).ok_or_else(|| {
-                        prm.error(format!(
-                            "parameter eta: {:?} is not a decimal like 0.95",
-                            prm.value
-                        ))
-                    })?
-                }
-                "max_stage" => {
-                    p.max_stage = u8::try_from(int_param(prm)?)
-                        .map_err(|_| prm.error("parameter max_stage: must be 0..=255"))?
-                }
-                "w_ai_bytes" => p.w_ai_bytes = narrow(int_param(prm)?)?,
-                "min_rate_bps" => p.min_rate_bps = int_param(prm)?,
-                other => {
-                    return Err(prm.error(format!(
-                        "unknown parameter {other:?} (hpcc keys: nic_rate_bps, base_rtt_ns, eta, max_stage, w_ai_bytes, min_rate_bps)"
-                    )));
-                }
-            }
-            set_by.insert(prm.key.as_str(), (i, prm));
-        }
-        Setup::new(p).map_err(|e| match blame(&set_by, e) {
-            Some(prm) => prm.error(format!("invalid hpcc configuration: {e}")),
-            None => InputError::file(
-                Path::new("--set"),
-                format!("invalid hpcc configuration: {e}"),
-            ),
-        })
-    }
-
-    /// Both sides from the firmware's parameters (the reference gets the same values as
-    /// numbers; `η` stays an exact ratio on both).
-    pub fn new(p: Params) -> Result<Setup, ConfigError> {
-        let cfg = Config::new(p)?;
-        let refp = RefParams {
-            nic_rate_bps: p.nic_rate_bps as f64,
-            base_rtt_ns: f64::from(p.base_rtt_ns),
-            eta_num: u64::from(p.eta.num),
-            eta_den: u64::from(p.eta.den),
-            max_stage: u32::from(p.max_stage),
-            w_ai_bytes: f64::from(p.w_ai_bytes),
-            min_rate_bps: p.min_rate_bps as f64,
-        };
-        Ok(Setup { cfg, refp })
-    }
-}
-
-/// The parameter line to blame for a config error: the one that set the key the error is about
-/// (for errors about a combination, the last-set key of it); `None` if only defaults were used.
-fn blame<'a>(set_by: &BTreeMap<&str, (usize, &'a Param)>, e: ConfigError) -> Option<&'a Param> {
-    let keys: &[&str] = match e {
-        ConfigError::NicRate => &["nic_rate_bps"],
-        ConfigError::BaseRtt => &["base_rtt_ns"],
-        ConfigError::Eta => &["eta"],
-        ConfigError::MinRate => &["min_rate_bps", "nic_rate_bps", "base_rtt_ns"],
-        ConfigError::WindowTooLarge => &["nic_rate_bps", "base_rtt_ns"],
-        ConfigError::WAi => &["w_ai_bytes", "nic_rate_bps", "base_rtt_ns"],
-    };
-    // Of the keys involved, the one set last (command-line `--set` comes after the trace).
-    // The first key listed is the one the error names, so prefer it when it was set at all.
-    keys.first()
-        .and_then(|k| set_by.get(k))
-        .or_else(|| {
-            keys.iter()
-                .filter_map(|k| set_by.get(k))
-                .max_by_key(|(i, _)| *i)
-        })
-        .map(|(_, p)| *p)
-}
 
 /// Quantises the reference state into the firmware's raw parts (forced mode).
 pub fn quantise(r: &Reference) -> RawParts {
@@ -369,89 +249,7 @@ impl Flow {
     }
 }
 
-/// One row of an INT trace (`t_ns,ack_seq,snd_nxt,int`).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Row {
-    /// Trace time, ns.
-    pub t_ns: u64,
-    /// The ACK's sequence number.
-    pub ack_seq: u32,
-    /// The sender's `snd_nxt` when the ACK arrived.
-    pub snd_nxt: u32,
-    /// The INT block as hex, exactly as on the wire.
-    pub int: String,
-}
-
-impl Row {
-    /// The INT block's bytes, naming `path:line` and the field when the hex is bad.
-    pub fn int_bytes(&self, path: &Path, line: u64) -> Result<Vec<u8>, InputError> {
-        hex_bytes(&self.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))
-    }
-}
-
-/// Decodes lowercase/uppercase hex (no separators) into bytes.
-pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let s = s.trim();
-    if !s.len().is_multiple_of(2) {
-        return Err(format!("odd number of hex digits ({})", s.len()));
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
-                format!(
-                    "not hex at character {}: {:?}",
-                    i + 1,
-                    s.get(i..i + 2).unwrap_or("")
-                )
-            })
-        })
-        .collect()
-}
-
 /// Replays an INT trace CSV (the one driver, [`crate::driver`]).
 pub fn replay_csv(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
     crate::driver::replay_csv::<Replay>(path, opts)
-}
-
-/// A readable dump of one INT block (`sim-host int decode`).
-pub fn pretty(bytes: &[u8]) -> Result<String, String> {
-    use std::fmt::Write as _;
-    let view = hpcc_cc::IntView::<15>::parse(bytes).map_err(|e| e.to_string())?;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "INT block, {} bytes: nhop {}, path_id 0x{:03x} ({})",
-        bytes.len(),
-        view.nhop(),
-        view.path_id(),
-        view.path_id()
-    );
-    if usize::from(view.nhop()) > hpcc_cc::DEFAULT_MAX_HOPS {
-        let _ = writeln!(
-            s,
-            "  note: {} hops is above the firmware default maximum of {}; on_ack would reject it",
-            view.nhop(),
-            hpcc_cc::DEFAULT_MAX_HOPS
-        );
-    }
-    for (i, h) in view.hops().enumerate() {
-        let _ = writeln!(
-            s,
-            "  hop {i}: B {} ({} Gb/s)  ts {} ns (0x{:06x})  tx_bytes {} × 128 B = {} B (mod 2^27)  qlen {} × 80 B = {} B",
-            h.speed.code(),
-            h.speed.bps() / 1_000_000_000,
-            h.ts_ns,
-            h.ts_ns,
-            h.tx_units,
-            u64::from(h.tx_units) * 128,
-            h.qlen_units,
-            u64::from(h.qlen_units) * 80
-        );
-    }
-    // Cross-check with the reference decoder when within its limits.
-    if usize::from(view.nhop()) <= super::reference::MAX_HOPS {
-        debug_assert!(decode_int(bytes).is_ok());
-    }
-    Ok(s)
 }
