@@ -573,12 +573,13 @@ fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
     r.prev = Some(RefInt {
         nhop: 1,
         path_id: 161,
-        hops: vec![RefHop {
+        hops: heapless::Vec::from_slice(&[RefHop {
             code: 5,
             ts: 124_636,
             tx: 38_931,
             qlen: 0,
-        }],
+        }])
+        .unwrap(),
     });
     let int = [0x10, 0xa1, 0x50, 0x1e, 0x39, 0x10, 0x98, 0x9e, 0x00, 0x26];
     let mut fixed: State = State::from_raw_parts(sim_host::hpcc::quantise(&r));

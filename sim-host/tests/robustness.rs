@@ -396,7 +396,10 @@ fn a_capture_cut_before_its_first_ack_says_it_was_cut() {
     assert_eq!(o.status.code(), Some(2));
     let e = err(&o);
     assert!(e.contains("no RoCEv2 ACKs"), "{e}");
-    assert!(e.contains("capture ends inside the record after packet"), "{e}");
+    assert!(
+        e.contains("capture ends inside the record after packet"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@
 pub mod generate;
 pub mod lockstep;
 pub mod params;
-pub mod reference;
+pub use cc_reference::cats as reference;
 
 pub use params::{Setup, setup};
 

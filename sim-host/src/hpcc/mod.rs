@@ -15,7 +15,7 @@ pub mod capture;
 pub mod generate;
 pub mod lockstep;
 pub mod params;
-pub mod reference;
+pub use cc_reference::hpcc as reference;
 
 pub use lockstep::{Flow, Replay, quantise};
 pub use params::Setup;

@@ -26,7 +26,7 @@
 pub mod generate;
 pub mod lockstep;
 pub mod params;
-pub mod reference;
+pub use cc_reference::pacer as reference;
 
 pub use lockstep::{FixedSegment, Lockstep};
 pub use params::{Setup, setup};

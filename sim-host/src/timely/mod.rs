@@ -12,7 +12,7 @@
 pub mod generate;
 pub mod lockstep;
 pub mod params;
-pub mod reference;
+pub use cc_reference::timely as reference;
 
 use crate::fixtures::FixtureFile;
 use crate::plot::{self, Envelope, Panel};

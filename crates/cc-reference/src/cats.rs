@@ -3,7 +3,7 @@
 //! not from the fixed-point crate. Debts and multipliers are `f64`; queues hold the bytes left of
 //! each message in a `VecDeque`.
 
-use std::collections::VecDeque;
+use alloc::collections::VecDeque;
 
 /// Parameters, in the paper's terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +112,7 @@ impl RefConductor {
                     }
                     // D·M_q is exact in f64 (an integer times a multiple of 2^-16, far below
                     // 2^53); one correctly rounded division cannot cross an integer (see docs).
-                    let scaled = (debt[q] * self.p.mult[q] / m_total).trunc();
+                    let scaled = libm::trunc(debt[q] * self.p.mult[q] / m_total);
                     let cap = self.p.low[q] - 1.0;
                     if scaled > cap {
                         clamps += 1;
@@ -154,7 +154,7 @@ impl RefConductor {
                 in_debt[chosen] = true;
             }
         }
-        let pay = (nf * self.p.mult[chosen]).trunc();
+        let pay = libm::trunc(nf * self.p.mult[chosen]);
         for i in 0..chosen.min(4) {
             if debt[i] > 0.0 {
                 debt[i] = (debt[i] - pay).max(0.0);
@@ -174,7 +174,7 @@ impl RefConductor {
 
     /// Bytes still queued per priority.
     pub fn queued_bytes(&self) -> [u64; 5] {
-        std::array::from_fn(|q| self.queues[q].iter().sum())
+        core::array::from_fn(|q| self.queues[q].iter().sum())
     }
 }
 
@@ -218,6 +218,7 @@ pub fn starvation_bound_bytes(p: &RefParams, min_msg_bytes: f64, prio: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec::Vec;
 
     fn paper(mss: f64) -> RefParams {
         RefParams {

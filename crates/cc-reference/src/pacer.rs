@@ -10,7 +10,8 @@
 //!   and the sequence number counts every scheduling of any flow. The first key is the next flow
 //!   to consider: slots in time order, a slot's flows in the order they were scheduled.
 
-use std::collections::BTreeMap;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 
 /// Slot width, ns (the description's 64 ns).
 pub const SLOT_NS: f64 = 64.0;
@@ -103,7 +104,7 @@ pub struct RefPacer {
 }
 
 fn slot(t_ns: f64) -> u64 {
-    (t_ns / SLOT_NS).floor() as u64
+    libm::floor(t_ns / SLOT_NS) as u64
 }
 
 impl RefPacer {

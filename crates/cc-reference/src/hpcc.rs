@@ -151,28 +151,52 @@ pub struct RefInt {
     /// Path id (12 bits).
     pub path_id: u16,
     /// The hops.
-    pub hops: Vec<RefHop>,
+    pub hops: heapless::Vec<RefHop, MAX_HOPS>,
+}
+
+/// Why an INT block is malformed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntError {
+    /// Fewer than the 2 header bytes.
+    TooShort(usize),
+    /// `nhop` above [`MAX_HOPS`].
+    TooManyHops(u8),
+    /// The length is not `2 + 8·nhop` (got, want).
+    Length(usize, usize),
+    /// A hop (index) with a reserved speed code.
+    ReservedSpeed(usize, u8),
+}
+
+impl core::fmt::Display for IntError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::TooShort(n) => write!(f, "too short: {n} bytes, the header is 2"),
+            Self::TooManyHops(n) => write!(f, "nhop {n} is above the maximum of {MAX_HOPS}"),
+            Self::Length(got, want) => write!(f, "length {got} is not 2 + 8·nhop = {want}"),
+            Self::ReservedSpeed(i, code) => write!(f, "hop {i}: reserved speed code {code}"),
+        }
+    }
 }
 
 /// Decodes an INT block (Figure 7, issue §1); `Err` says why it is malformed.
-pub fn decode_int(b: &[u8]) -> Result<RefInt, String> {
+pub fn decode_int(b: &[u8]) -> Result<RefInt, IntError> {
     if b.len() < 2 {
-        return Err(format!("too short: {} bytes, the header is 2", b.len()));
+        return Err(IntError::TooShort(b.len()));
     }
     let nhop = b[0] >> 4;
     let path_id = (u16::from(b[0] & 0x0F) << 8) | u16::from(b[1]);
     if usize::from(nhop) > MAX_HOPS {
-        return Err(format!("nhop {nhop} is above the maximum of {MAX_HOPS}"));
+        return Err(IntError::TooManyHops(nhop));
     }
     let want = 2 + 8 * usize::from(nhop);
     if b.len() != want {
-        return Err(format!("length {} is not 2 + 8·nhop = {want}", b.len()));
+        return Err(IntError::Length(b.len(), want));
     }
-    let mut hops = Vec::with_capacity(usize::from(nhop));
+    let mut hops = heapless::Vec::new();
     for (i, h) in b[2..].chunks(8).enumerate() {
         let code = h[0] >> 4;
         if !(1..=9).contains(&code) {
-            return Err(format!("hop {i}: reserved speed code {code}"));
+            return Err(IntError::ReservedSpeed(i, code));
         }
         let ts = (u32::from(h[0] & 0x0F) << 20)
             | (u32::from(h[1]) << 12)
@@ -180,7 +204,8 @@ pub fn decode_int(b: &[u8]) -> Result<RefInt, String> {
             | u32::from(h[3] >> 4);
         let tx = (u32::from(h[3] & 0x0F) << 16) | (u32::from(h[4]) << 8) | u32::from(h[5]);
         let qlen = (u32::from(h[6]) << 8) | u32::from(h[7]);
-        hops.push(RefHop { code, ts, tx, qlen });
+        // nhop ≤ MAX_HOPS (checked above): every hop fits.
+        let _ = hops.push(RefHop { code, ts, tx, qlen });
     }
     Ok(RefInt {
         nhop,
@@ -190,8 +215,9 @@ pub fn decode_int(b: &[u8]) -> Result<RefInt, String> {
 }
 
 /// Encodes an INT block (for generators and tests).
-pub fn encode_int(path_id: u16, hops: &[RefHop]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(2 + 8 * hops.len());
+#[cfg(feature = "alloc")]
+pub fn encode_int(path_id: u16, hops: &[RefHop]) -> alloc::vec::Vec<u8> {
+    let mut v = alloc::vec::Vec::with_capacity(2 + 8 * hops.len());
     let hdr = ((hops.len() as u16) << 12) | (path_id & 0x0FFF);
     v.extend_from_slice(&hdr.to_be_bytes());
     for h in hops {

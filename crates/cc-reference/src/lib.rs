@@ -1,0 +1,26 @@
+//! The f64 references: each algorithm written from its paper and the issues' conventions in
+//! plain `f64`, with no quantisation, sharing no code with the fixed-point crates (that
+//! independence is what makes a side-by-side comparison mean something).
+//!
+//! * [`timely`]: TIMELY Algorithm 1 and the RTT engine (Mittal et al., SIGCOMM 2015).
+//! * [`hpcc`]: HPCC Algorithm 1 over the INT wire format (Li et al., SIGCOMM 2019).
+//! * [`cats`]: the CATS conductor's scheduler (feature `alloc`).
+//! * [`pacer`]: the segment pacer's schedule (feature `alloc`).
+//!
+//! `no_std`: `libm` supplies what `core` lacks (`floor`, `trunc`, `round`, `powi`, `log2`), so
+//! the same code runs on the host (sim-host's replay and simulator) and, soft-float, on a
+//! riscv32 core, where fw-bench counts its instructions beside the fixed-point crates'.
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
+#[cfg(feature = "alloc")]
+pub mod cats;
+pub mod hpcc;
+#[cfg(feature = "alloc")]
+pub mod pacer;
+pub mod timely;
