@@ -2,8 +2,10 @@
 # Regenerates the measured block of docs/performance.md (issue 5's "one command"):
 #   1. fw-probe, release riscv32imac, opt-level 3 (counts + size) and opt-level "s" (size);
 #   2. the cc-ffi staticlib and the C example firmware (examples/c-firmware);
-#   3. fw-bench report: per-call instruction counts on rvsim, QEMU cross-check, sizes, state;
-#   4. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference.
+#   3. ref-probe, the f64 references for riscv32imac (soft float);
+#   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
+#      cross-check, sizes, state;
+#   5. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference.
 #
 # Usage: scripts/perf-report.sh [--quick]
 #   --quick   a few calls per case, print the block instead of writing the doc (what CI runs:
@@ -24,11 +26,14 @@ CARGO_PROFILE_RELEASE_OPT_LEVEL=s cargo build --release -q -p fw-probe --target 
     --target-dir target/opt-s
 echo "== C example firmware" >&2
 make -s -C examples/c-firmware all
+echo "== ref-probe (the f64 references, soft float)" >&2
+cargo build --release -q -p ref-probe --target "$target"
 
 args=(
     --probe "target/$target/release/fw-probe"
     --probe-os "target/opt-s/$target/release/fw-probe"
     --c-firmware examples/c-firmware/build/firmware.elf
+    --reference "target/$target/release/ref-probe"
     --fixtures fixtures
 )
 echo "== fw-bench report" >&2

@@ -32,7 +32,7 @@ step "clippy (host, all targets)" cargo clippy --workspace --all-targets -q -- -
 step "clippy (firmware crates, riscv32imac)" \
   cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor -p cc-pacer --target riscv32imac-unknown-none-elf -- -D warnings
 step "clippy (f64 references without an allocator, riscv32imac)" \
-  cargo clippy -q -p cc-reference --no-default-features --target riscv32imac-unknown-none-elf -- -D warnings
+  cargo clippy -q -p cc-reference -p ref-probe --no-default-features --target riscv32imac-unknown-none-elf -- -D warnings
 step "cargo test (workspace)" cargo test --workspace
 step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
 step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check

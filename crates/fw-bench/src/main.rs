@@ -13,6 +13,7 @@ use fw_bench::{qemu, size, table};
 
 const PROBE: &str = "target/riscv32imac-unknown-none-elf/release/fw-probe";
 const C_FIRMWARE: &str = "examples/c-firmware/build/firmware.elf";
+const REFERENCE: &str = "target/riscv32imac-unknown-none-elf/release/ref-probe";
 
 #[derive(Parser)]
 #[command(about = "Retired riscv32 instructions per call (rvsim ISS), profiles and code size")]
@@ -32,6 +33,9 @@ struct ImageArgs {
     /// C example firmware ELF linked with the cc-ffi staticlib (cases on it are skipped if absent).
     #[arg(long, default_value = C_FIRMWARE)]
     c_firmware: PathBuf,
+    /// ref-probe ELF: the f64 references, soft float (cases on it are skipped if absent).
+    #[arg(long, default_value = REFERENCE)]
+    reference: PathBuf,
     /// Directory of fixtures the cases draw events from.
     #[arg(long, default_value = "fixtures")]
     fixtures: PathBuf,
@@ -43,11 +47,13 @@ struct ImageArgs {
 impl ImageArgs {
     fn split(&self) -> (Images, Ctx) {
         let c = self.c_firmware.exists().then(|| self.c_firmware.clone());
+        let r = self.reference.exists().then(|| self.reference.clone());
         (
             Images {
                 probe: self.probe.clone(),
                 probe_os: self.probe_os.clone(),
                 c_firmware: c,
+                reference: r,
             },
             Ctx {
                 fixtures: self.fixtures.clone(),

@@ -25,6 +25,8 @@ pub struct Images {
     pub probe_os: Option<PathBuf>,
     /// The C example firmware linked with the cc-ffi staticlib.
     pub c_firmware: Option<PathBuf>,
+    /// ref-probe: the f64 references, soft float.
+    pub reference: Option<PathBuf>,
 }
 
 impl Images {
@@ -32,6 +34,7 @@ impl Images {
         match image {
             Image::Probe => Some(&self.probe),
             Image::CFirmware => self.c_firmware.as_deref(),
+            Image::Reference => self.reference.as_deref(),
         }
     }
 }
@@ -98,6 +101,48 @@ pub fn run_cases(
     Ok(rep)
 }
 
+/// The fixed-point entry point each f64 reference row is compared with.
+const REFERENCE_PAIRS: [(&str, &str, &str); 2] = [
+    ("TIMELY f64 ref.", "TIMELY", "cc_timely_on_completion"),
+    ("HPCC f64 ref.", "HPCC", "cc_hpcc_on_ack"),
+];
+
+/// The f64 references beside the fixed-point crates, branch by branch (same fixtures, same
+/// core): medians and the ratio.
+pub fn reference_markdown(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "\n### f64 reference vs fixed point, same core (rv32imac, soft float)\n\n\
+         The references (`cc-reference`, through `crates/ref-probe`) on the same fixture events; \
+         fixed point through the C ABI. Goal: the fixed crates ≥ 30× fewer.\n\n\
+         | algorithm | case / branch | fixed median (p99) | f64 median (p99) | f64 / fixed |\n\
+         |---|---|---:|---:|---:|\n",
+    );
+    let mut any = false;
+    for (ref_alg, alg, entry) in REFERENCE_PAIRS {
+        for r in rows.iter().filter(|r| r.algorithm == ref_alg) {
+            let Some(f) = rows
+                .iter()
+                .find(|f| f.algorithm == alg && f.entry == entry && f.case == r.case)
+            else {
+                continue;
+            };
+            any = true;
+            let ratio = r.median as f64 / f.median.max(1) as f64;
+            let _ = writeln!(
+                s,
+                "| {alg} | {} | {} ({}) | {} ({}) | {ratio:.0}× {} |",
+                r.case,
+                f.median,
+                f.p99,
+                r.median,
+                r.p99,
+                if ratio >= 30.0 { "✔" } else { "**< 30×**" }
+            );
+        }
+    }
+    if any { s } else { String::new() }
+}
+
 /// Markdown of a per-function profile (top `top` rows), with shares of the total.
 pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String {
     let total: u64 = rows.iter().map(|r| r.instret).sum();
@@ -132,6 +177,7 @@ pub fn generate(images: &Images, ctx: &Ctx) -> Result<String> {
     for note in &calls.skipped {
         let _ = writeln!(s, "\n*Not measured:* {note}");
     }
+    s.push_str(&reference_markdown(&calls.rows));
 
     s.push_str("\n### Whole-program cross-check against QEMU user mode\n\n");
     s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree |\n|---|---:|---:|---:|---|\n");

@@ -29,6 +29,7 @@ mod cats;
 mod hpcc;
 mod pacer;
 mod recip;
+mod reference;
 mod timely;
 
 /// Which ELF a case runs on.
@@ -39,6 +40,8 @@ pub enum Image {
     /// `examples/c-firmware` build: the C firmware linked with the `cc-ffi` staticlib, i.e. the
     /// `cc_*` C ABI functions exactly as firmware calls them.
     CFirmware,
+    /// `crates/ref-probe` release build: the f64 references (soft float), `ref_*` functions.
+    Reference,
 }
 
 /// Inputs shared by every case.
@@ -184,6 +187,28 @@ pub const CASES: &[Case] = &[
         image: Image::CFirmware,
         goal: Some(Goal { median_max: 60 }),
         run: pacer::run_set_rate,
+    },
+    // The f64 references on the same core (issue 11 §5: the fixed crates ≥ 30× fewer).
+    Case {
+        algorithm: "TIMELY f64 ref.",
+        symbol: "ref_timely_on_completion",
+        image: Image::Reference,
+        goal: None,
+        run: reference::run_timely,
+    },
+    Case {
+        algorithm: "HPCC f64 ref.",
+        symbol: "ref_hpcc_on_ack",
+        image: Image::Reference,
+        goal: None,
+        run: reference::run_hpcc_1hop,
+    },
+    Case {
+        algorithm: "HPCC f64 ref.",
+        symbol: "ref_hpcc_on_ack",
+        image: Image::Reference,
+        goal: None,
+        run: reference::run_hpcc_5hop,
     },
 ];
 
