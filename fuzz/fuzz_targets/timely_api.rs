@@ -27,7 +27,7 @@ use sim_host::timely::lockstep::Lockstep;
 use sim_host::timely::params;
 use sim_host::trace::{Param, parse_cli_set};
 use std::path::Path;
-use timely_cc::{Branch, Completion, RTT_SAT_Q4, State};
+use timely_cc::{Branch, Completion, RTT_MAX, State};
 
 fn set(k: &str, v: impl std::fmt::Display) -> Param {
     parse_cli_set(&format!("{k}={v}")).expect("KEY=VALUE")
@@ -126,9 +126,9 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(o.branch_ref, "skip");
         } else {
             assert_ne!(up.branch, Branch::Skip);
-            let rtt = State::rtt_q4(&cfg, &ev).expect("t_complete ≥ t_send");
-            assert!(rtt <= RTT_SAT_Q4);
-            assert_eq!(up.rtt_q4, rtt);
+            let rtt = State::rtt_ns(&cfg, &ev).expect("t_complete ≥ t_send");
+            assert!(rtt <= RTT_MAX);
+            assert_eq!(up.rtt_ns, rtt);
             let mut again = before;
             assert_eq!(
                 again.on_rtt(&cfg, rtt, bytes, sending),

@@ -324,7 +324,7 @@ pub unsafe extern "C" fn cc_timely_on_rtt(
     // SAFETY: caller contract.
     let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     // Values above 2^31 − 1 saturate there (as the RTT engine's own do).
-    let u = st.on_rtt(c, rtt_q4, bytes, None);
+    let u = st.on_rtt(c, timely_cc::U28F4::from_bits(rtt_q4), bytes, None);
     CcTimelyResult::of(st, u.branch)
 }
 
@@ -354,7 +354,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_ex(
     );
     let r = CcTimelyUpdate {
         rate_bps: u.rate_bps,
-        rtt_q4: u64::from(u.rtt_q4),
+        rtt_q4: u64::from(u.rtt_ns.to_bits()),
         app_limited: u32::from(u.app_limited),
     };
     // SAFETY: caller contract.
@@ -377,13 +377,13 @@ pub unsafe extern "C" fn cc_timely_flow_get_state(
     // The 96-bit EWMA (|·| < 2^95) split into its three words.
     #[allow(clippy::cast_possible_truncation)]
     let (d_hi, d_mid, d_lo) = (
-        (p.rtt_diff_q68 >> 64) as i32,
-        (p.rtt_diff_q68 >> 32) as u32,
-        p.rtt_diff_q68 as u32,
+        (p.rtt_diff_ns.to_bits() >> 64) as i32,
+        (p.rtt_diff_ns.to_bits() >> 32) as u32,
+        p.rtt_diff_ns.to_bits() as u32,
     );
     let raw = CcTimelyState {
         rate_u128bps: p.rate_u128bps,
-        prev_rtt_q4: p.prev_rtt_q4,
+        prev_rtt_q4: p.prev_rtt_ns.to_bits(),
         rtt_diff_q4: d_hi,
         rtt_diff_frac_hi: d_mid,
         rtt_diff_frac_lo: d_lo,
@@ -408,10 +408,12 @@ pub unsafe extern "C" fn cc_timely_flow_set_state(
     let s: &CcTimelyState = unsafe { block::get(state) };
     let v = State::from_raw(RawParts {
         rate_u128bps: s.rate_u128bps,
-        prev_rtt_q4: s.prev_rtt_q4,
-        rtt_diff_q68: (i128::from(s.rtt_diff_q4) << 64)
-            | (i128::from(s.rtt_diff_frac_hi) << 32)
-            | i128::from(s.rtt_diff_frac_lo),
+        prev_rtt_ns: timely_cc::U28F4::from_bits(s.prev_rtt_q4),
+        rtt_diff_ns: timely_cc::I60F68::from_bits(
+            (i128::from(s.rtt_diff_q4) << 64)
+                | (i128::from(s.rtt_diff_frac_hi) << 32)
+                | i128::from(s.rtt_diff_frac_lo),
+        ),
         residual: s.residual,
         hai_count: s.hai_count,
         started: s.started != 0,

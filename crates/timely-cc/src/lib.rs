@@ -1,12 +1,12 @@
 //! TIMELY (Mittal et al., SIGCOMM 2015) RTT-gradient rate control in fixed point, for NIC
 //! firmware: `no_std`, no allocation, no floats, no panics and no division per event.
 //!
-//! One [`State`] per flow (16 bytes), one shared [`Config`] (validated and precomputed once, can
+//! One [`State`] per flow (24 bytes), one shared [`Config`] (validated and precomputed once, can
 //! be built at compile time), one call per completion: [`State::on_completion`] returns the new
 //! rate and the [`Branch`] of Algorithm 1 that was taken.
 //!
 //! ```
-//! use timely_cc::{Completion, Config, State, Branch};
+//! use timely_cc::{Branch, Completion, Config, State, U28F4};
 //! let cfg = Config::DEFAULT;
 //! let mut st = State::new(&cfg);
 //! // First valid sample: remembered, rate unchanged.
@@ -16,7 +16,8 @@
 //! // 19 199 sixteenths of a ns of serialisation (M = ⌊2^32·12.8⌋), so the RTT is
 //! // 600 000 ns + 1/16 ns: above T_high, rate·(1 − 0.8·(1 − 500/600)) = 0.8667 · 10 Gb/s.
 //! let u = st.on_completion(&cfg, &Completion::new(0, 601_200, 1_500));
-//! assert_eq!(u.rtt_q4, 600_000 * 16 + 1);
+//! assert_eq!(u.rtt_ns, U28F4::from_bits(600_000 * 16 + 1)); // 600 000 + 1/16 ns
+//! assert_eq!(u.rtt_ns.to_num::<f64>(), 600_000.0625);
 //! assert_eq!(u.branch, Branch::High);
 //! assert!((u.rate_bps as i64 - 8_666_666_667).abs() < 1_000, "{}", u.rate_bps);
 //! ```
@@ -34,7 +35,7 @@
 //! | quantity | format | range | resolution | at the ends |
 //! |---|---|---|---|---|
 //! | rate | `u32`, units of 128 b/s | 0 ..≈ 549.7 Gb/s | 128 b/s (1.3e-5 of 10 Mb/s) | clamped to `[min, max]`; increases saturate |
-//! | RTT (`prev_rtt`, branch tests, `T_high` ratio) | `u32` `Q27.4` ns | 0 .. 2^31 − 1 (134.2 ms) | 1/16 ns | saturates at 134.2 ms, above any valid `T_high` (≤ 2^27 − 1 ns) |
+//! | RTT (`prev_rtt`, branch tests, `T_high` ratio, [`Update::rtt_ns`]) | [`U28F4`] (`u32` `Q27.4`) ns | 0 .. 2^31 − 1 (134.2 ms) | 1/16 ns | saturates at 134.2 ms, above any valid `T_high` (≤ 2^27 − 1 ns) |
 //! | `rtt_diff` (EWMA) | 96-bit `Q27.68` ns, three words (the `Q.4` word and 64 fraction bits) | ±134.2 ms (the RTT's range: never saturates) | 2^-68 ns | floored each event (≤ 2^-68 ns); a run of identical RTTs ends in a residual countdown (below) |
 //! | `1 − α` | `Q0.32` | `[0, 15/16]` (`α ∈ [1/16, 1]`) | 2^-32 | exact for dyadic `α` (7/8) and for `α = 1` |
 //! | `β·g` | `Q0.32` via a normalised mantissa, from `rtt_diff`'s `Q.4` word | `[0, 1)`; `≥ 1` → `min_rate` | ≤ 2^-31 (plus ≤ 1/16 ns of `rtt_diff`) | — |
@@ -73,6 +74,13 @@ pub use config::{
     Config, ConfigError, MAX_RATE_BPS, MAX_RTT_NS, MIN_ALPHA_INV, Params, RATE_UNIT_BPS,
     RTT_FRAC_BITS, RTT_SAT_Q4, Ratio,
 };
+/// The fixed-point formats at this crate's boundary: an RTT in ns as `U28F4` (`FixedU32<U4>`,
+/// 1/16 ns), the RTT-difference EWMA in ns as `I60F68` (`FixedI128<U68>`, 96 significant bits).
+pub use fixed::types::{I60F68, U28F4};
+
+/// The largest RTT (`2^27 − 1/16` ns ≈ 134.2 ms, bits [`RTT_SAT_Q4`]): every longer one
+/// saturates here.
+pub const RTT_MAX: U28F4 = U28F4::from_bits(RTT_SAT_Q4);
 
 use core::num::NonZeroU32;
 
@@ -142,17 +150,47 @@ impl Branch {
 
 /// What one event did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Update {
     /// The rate after the event, bit/s (a multiple of 128).
     pub rate_bps: u64,
     /// The branch taken.
     pub branch: Branch,
-    /// The measured RTT in `Q27.4` ns (serialisation removed, clamped to
-    /// `[0, RTT_SAT_Q4]`; 0 for `Skip`).
-    pub rtt_q4: u32,
+    /// The measured RTT, ns (`U28F4`: serialisation removed, clamped to `[0, RTT_MAX]`; 0 for
+    /// `Skip`).
+    pub rtt_ns: U28F4,
     /// An increase was suppressed by the application-limited rule.
     pub app_limited: bool,
+}
+
+// `fixed` has no defmt support: its values are formatted as raw bits (`Q27.4`, `Q59.68`).
+#[cfg(feature = "defmt")]
+impl defmt::Format for Update {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Update {{ rate_bps: {}, branch: {}, rtt_q4: {}, app_limited: {} }}",
+            self.rate_bps,
+            self.branch,
+            self.rtt_ns.to_bits(),
+            self.app_limited
+        );
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RawParts {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RawParts {{ rate_u128bps: {}, prev_rtt_q4: {}, rtt_diff_q68: {}, residual: {}, hai_count: {}, started: {} }}",
+            self.rate_u128bps,
+            self.prev_rtt_ns.to_bits(),
+            self.rtt_diff_ns.to_bits(),
+            self.residual,
+            self.hai_count,
+            self.started
+        );
+    }
 }
 
 /// Per-flow TIMELY state: 24 bytes, 4-byte aligned (`size_of` asserted in the tests).
@@ -179,15 +217,14 @@ pub struct State {
 /// The raw parts of a [`State`], for saving, restoring or re-seeding it (e.g. the host's forced
 /// mode). Formats as in the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RawParts {
     /// Rate in units of 128 b/s (not clamped here: the next event clamps it).
     pub rate_u128bps: u32,
-    /// Previous RTT, `Q27.4` ns; clamped to [`RTT_SAT_Q4`].
-    pub prev_rtt_q4: u32,
-    /// EWMA of RTT differences, `Q27.68` ns (96 significant bits); clamped to
-    /// `±RTT_SAT_Q4·2^64`.
-    pub rtt_diff_q68: i128,
+    /// Previous RTT, ns (`U28F4`); clamped to [`RTT_MAX`].
+    pub prev_rtt_ns: U28F4,
+    /// EWMA of RTT differences, ns (`I60F68`, 96 significant bits: `Q27.68`); clamped to
+    /// `±RTT_MAX`.
+    pub rtt_diff_ns: I60F68,
     /// Residual countdown (sign of a flushed-out EWMA and the identical samples it has left).
     pub residual: i16,
     /// Completions with `g ≤ 0` in a row (saturating at 255).
@@ -256,26 +293,24 @@ impl State {
         }
     }
 
-    /// A state from its raw parts; `prev_rtt_q4` and `rtt_diff_q36` are clamped to their
+    /// A state from its raw parts; `prev_rtt_ns` and `rtt_diff_ns` are clamped to their
     /// ranges (the per-event arithmetic relies on them); the rate is not clamped: the next event
     /// clamps it.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
     pub const fn from_raw(p: RawParts) -> Self {
-        let d = if p.rtt_diff_q68 > DIFF_MAX_Q68 {
+        let d = p.rtt_diff_ns.to_bits();
+        let d = if d > DIFF_MAX_Q68 {
             DIFF_MAX_Q68
-        } else if p.rtt_diff_q68 < -DIFF_MAX_Q68 {
+        } else if d < -DIFF_MAX_Q68 {
             -DIFF_MAX_Q68
         } else {
-            p.rtt_diff_q68
+            d
         };
+        let prev = p.prev_rtt_ns.to_bits();
         Self {
             rate_u: p.rate_u128bps,
-            prev_rtt_q4: if p.prev_rtt_q4 > RTT_SAT_Q4 {
-                RTT_SAT_Q4
-            } else {
-                p.prev_rtt_q4
-            },
+            prev_rtt_q4: if prev > RTT_SAT_Q4 { RTT_SAT_Q4 } else { prev },
             diff_hi: (d >> 64) as i32,
             diff_mid: (d >> 32) as u32,
             diff_lo: d as u32,
@@ -290,8 +325,8 @@ impl State {
     pub const fn raw_parts(&self) -> RawParts {
         RawParts {
             rate_u128bps: self.rate_u,
-            prev_rtt_q4: self.prev_rtt_q4,
-            rtt_diff_q68: self.diff(),
+            prev_rtt_ns: U28F4::from_bits(self.prev_rtt_q4),
+            rtt_diff_ns: I60F68::from_bits(self.diff()),
             residual: self.resid,
             hai_count: self.hai_count,
             started: self.started != 0,
@@ -309,15 +344,15 @@ impl State {
     pub const fn rate_bps(&self) -> u64 {
         self.rate_u as u64 * RATE_UNIT_BPS
     }
-    /// Previous RTT, `Q27.4` ns.
+    /// Previous RTT, ns.
     #[must_use]
-    pub const fn prev_rtt_q4(&self) -> u32 {
-        self.prev_rtt_q4
+    pub const fn prev_rtt_ns(&self) -> U28F4 {
+        U28F4::from_bits(self.prev_rtt_q4)
     }
-    /// EWMA of RTT differences, `Q27.68` ns.
+    /// EWMA of RTT differences, ns.
     #[must_use]
-    pub const fn rtt_diff_q68(&self) -> i128 {
-        self.diff()
+    pub const fn rtt_diff_ns(&self) -> I60F68 {
+        I60F68::from_bits(self.diff())
     }
     /// Residual counter: sign of a flushed-out EWMA and the identical samples it has left.
     #[must_use]
@@ -356,14 +391,19 @@ impl State {
         ((self.diff_hi as i64) << 32) | self.diff_mid as i64
     }
 
-    /// The RTT engine (§3) with the issue's exact convention, in `Q27.4` ns:
+    /// The RTT engine (§3) with the issue's exact convention, in 1/16 ns (`U28F4`):
     /// `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)` with
     /// `M = ⌊2^32·128·10^9 / line_rate⌋` (the serialisation delay per byte in 1/16 ns, `Q.32`,
     /// from [`Config`]). `None` when `t_complete < t_send`. Any RTT of 134.2 ms or more
-    /// saturates at [`RTT_SAT_Q4`].
+    /// saturates at [`RTT_MAX`].
     #[must_use]
+    pub fn rtt_ns(cfg: &Config, ev: &Completion) -> Option<U28F4> {
+        Self::rtt_q4(cfg, ev).map(U28F4::from_bits)
+    }
+
+    /// [`rtt_ns`](Self::rtt_ns) as raw `Q27.4` bits.
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // b·M_hi < 2^49, b·M_lo < 2^64; result ≤ RTT_SAT
-    pub fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u32> {
+    fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u32> {
         // §3: RTT = t_completion − t_send − seg. size / NIC line rate
         let dt_ns = ev.t_complete_ns.checked_sub(ev.t_send_ns)?;
         // Saturating: a span of 2^60 ns or more is far past the clamp either way.
@@ -379,7 +419,7 @@ impl State {
         })
     }
 
-    /// Feeds one completion through the RTT engine ([`rtt_q4`](Self::rtt_q4)) and Algorithm 1;
+    /// Feeds one completion through the RTT engine ([`rtt_ns`](Self::rtt_ns)) and Algorithm 1;
     /// returns the new rate and the branch. Division-free, panic-free. RTT spans below 2^27 ns
     /// (134 ms) are measured on 32-bit words; longer spans and `t_complete < t_send` go out of
     /// line.
@@ -439,20 +479,21 @@ impl State {
 
     /// The rate computation engine (§3) on its own, for firmware that measured the RTT itself
     /// (a NIC that reports it, or an RX path that computed it): Algorithm 1 for one RTT sample
-    /// `rtt_q4` in `Q27.4` ns (serialisation delay removed as [`rtt_q4`](Self::rtt_q4) does;
+    /// `rtt_ns` (serialisation delay removed as [`rtt_ns`](Self::rtt_ns) does;
     /// values above [`RTT_SAT_Q4`] saturate there). `bytes` (segment size) is used only by
     /// per-completion scaling and `sending_rate_bps` only by the application-limited rule (§5).
     /// Never returns [`Branch::Skip`]. `on_completion(ev)` is exactly
-    /// `on_rtt(rtt_q4(ev), ev.bytes, ev.sending_rate_bps)` for every event that is not skipped:
+    /// `on_rtt(rtt_ns(ev), ev.bytes, ev.sending_rate_bps)` for every event that is not skipped:
     /// both run the same code.
     #[inline(always)]
     pub fn on_rtt(
         &mut self,
         cfg: &Config,
-        rtt_q4: u32,
+        rtt_ns: U28F4,
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> Update {
+        let rtt_q4 = rtt_ns.to_bits();
         let rtt = if rtt_q4 > RTT_SAT_Q4 {
             RTT_SAT_Q4
         } else {
@@ -586,7 +627,7 @@ impl State {
         Update {
             rate_bps: self.rate_bps(),
             branch,
-            rtt_q4: rtt,
+            rtt_ns: U28F4::from_bits(rtt),
             app_limited,
         }
     }
@@ -597,7 +638,7 @@ impl State {
         Update {
             rate_bps: self.rate_bps(),
             branch: Branch::Skip,
-            rtt_q4: 0,
+            rtt_ns: U28F4::ZERO,
             app_limited: false,
         }
     }
@@ -612,7 +653,7 @@ impl State {
         Update {
             rate_bps: self.rate_bps(),
             branch: Branch::Init,
-            rtt_q4: rtt,
+            rtt_ns: U28F4::from_bits(rtt),
             app_limited: false,
         }
     }
@@ -810,7 +851,7 @@ impl State {
         Update {
             rate_bps: self.rate_bps(),
             branch: Branch::High,
-            rtt_q4,
+            rtt_ns: U28F4::from_bits(rtt_q4),
             app_limited: false,
         }
     }

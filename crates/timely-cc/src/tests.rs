@@ -23,8 +23,8 @@ fn ev(t: u64, rtt_ns: u64) -> Completion {
 fn raw(rate: u32, prev: u32, diff_q4: i64, resid: i16, cnt: u8, started: bool) -> State {
     State::from_raw(RawParts {
         rate_u128bps: rate,
-        prev_rtt_q4: prev,
-        rtt_diff_q68: i128::from(diff_q4) << 64,
+        prev_rtt_ns: U28F4::from_bits(prev),
+        rtt_diff_ns: I60F68::from_bits(i128::from(diff_q4) << 64),
         residual: resid,
         hai_count: cnt,
         started,
@@ -33,7 +33,7 @@ fn raw(rate: u32, prev: u32, diff_q4: i64, resid: i16, cnt: u8, started: bool) -
 
 /// `rtt_diff` in `Q.4` ns (floored).
 fn diff_q4(st: &State) -> i64 {
-    (st.rtt_diff_q68() >> 64) as i64
+    (st.rtt_diff_ns().to_bits() >> 64) as i64
 }
 
 fn started(rtt_ns: u64) -> State {
@@ -100,7 +100,7 @@ fn first_sample_only_initialises() {
     let mut st = State::new(&CFG);
     let u = st.on_completion(&CFG, &ev(0, 30_000));
     assert_eq!((u.branch, u.rate_bps), (Branch::Init, 10_000_000_000));
-    assert_eq!(st.prev_rtt_q4(), 30_000 * 16);
+    assert_eq!(st.prev_rtt_ns().to_bits(), 30_000 * 16);
     assert_eq!(diff_q4(&st), 0);
 }
 
@@ -224,8 +224,8 @@ fn rtt_above_134ms_saturates() {
     let mut st = started(100_000);
     let u = st.on_completion(&CFG, &Completion::new(0, 300_000_000, 0));
     assert_eq!(u.branch, Branch::High);
-    assert_eq!(u.rtt_q4, RTT_SAT_Q4);
-    assert_eq!(st.prev_rtt_q4(), RTT_SAT_Q4);
+    assert_eq!(u.rtt_ns.to_bits(), RTT_SAT_Q4);
+    assert_eq!(st.prev_rtt_ns().to_bits(), RTT_SAT_Q4);
     // 1 − 0.8·(1 − 500 µs/134.2177 ms) = 0.202980…
     let sat_ns = f64::from(RTT_SAT_Q4) / 16.0;
     let want = 10e9 * (1.0 - 0.8 * (1.0 - 500_000.0 / sat_ns));
@@ -289,7 +289,7 @@ fn per_completion_scaling_lost_precision_with_a_long_min_rtt() {
         let mut st = raw((rate / 128.0) as u32, 100_000 * 16, 0, 0, 0, true);
         let u = st.on_completion(&cfg, &Completion::new(0, 150_000_000, bytes));
         assert_eq!(u.branch, Branch::High);
-        let rtt = f64::from(u.rtt_q4) / 16.0;
+        let rtt = f64::from(u.rtt_ns.to_bits()) / 16.0;
         let cut = 0.8 * (1.0 - 500_000.0 / rtt);
         let s = (f64::from(bytes) * 8.0 / (rate * f64::from(min_rtt) * 1e-9)).min(1.0);
         let want = rate * (1.0 - s * cut);
@@ -363,17 +363,20 @@ fn t_complete_wrapped_past_2_pow_64_was_measured_as_a_short_rtt() {
         let mut st = raw(1_000_000, 30_000 * 16, 0, 0, 0, started);
         let before = st;
         let u = st.on_completion(&CFG, &wrapped);
-        assert_eq!((u.branch, u.rtt_q4), (Branch::Skip, 0));
+        assert_eq!((u.branch, u.rtt_ns.to_bits()), (Branch::Skip, 0));
         assert_eq!(st, before);
     }
     // The same span just below 2^64 (no wrap): measured.
     let late = Completion::new(u64::MAX - 200_000, u64::MAX - 200_000 + 115_832, 0);
     let mut st = State::new(&CFG);
-    assert_eq!(st.on_completion(&CFG, &late).rtt_q4, 115_832 * 16);
+    assert_eq!(st.on_completion(&CFG, &late).rtt_ns.to_bits(), 115_832 * 16);
     // Across a 2^32 ns boundary of the high word (no wrap of the u64): measured.
     let across = Completion::new((1 << 32) - 1_000, (1 << 32) + 9_000, 0);
     assert_eq!(
-        State::new(&CFG).on_completion(&CFG, &across).rtt_q4,
+        State::new(&CFG)
+            .on_completion(&CFG, &across)
+            .rtt_ns
+            .to_bits(),
         10_000 * 16
     );
 }
@@ -418,7 +421,7 @@ fn identical_rtts_after_a_rise_do_not_drift_the_rate() {
                     assert_eq!(decs, i, "α {alpha} step {step}: dec after an increase");
                     decs += 1;
                     last_dec_rate = Some(u.rate_bps);
-                    if st.rtt_diff_q68() == 0 {
+                    if st.rtt_diff_ns().to_bits() == 0 {
                         // A residual: the rate no longer moves.
                         let r = *rate_at_residual.get_or_insert(u.rate_bps);
                         assert_eq!(u.rate_bps, r, "α {alpha} step {step} event {i}");
@@ -711,7 +714,7 @@ proptest! {
             match State::rtt_q4(&cfg, &e) {
                 None => prop_assert_eq!(ua.branch, Branch::Skip),
                 Some(r) => {
-                    let ub = b.on_rtt(&cfg, r, bytes, sr);
+                    let ub = b.on_rtt(&cfg, U28F4::from_bits(r), bytes, sr);
                     prop_assert_eq!(ua, ub);
                 }
             }
@@ -753,7 +756,7 @@ proptest! {
 
     #[test]
     fn arbitrary_raw_state_is_safe(rate: u32, prev: u32, diff: i128, resid: i16, cnt: u8, s: bool, t: u64, d in 0u64..300_000_000, bytes: u32) {
-        let mut st = State::from_raw(RawParts { rate_u128bps: rate, prev_rtt_q4: prev, rtt_diff_q68: diff, residual: resid, hai_count: cnt, started: s });
+        let mut st = State::from_raw(RawParts { rate_u128bps: rate, prev_rtt_ns: U28F4::from_bits(prev), rtt_diff_ns: I60F68::from_bits(diff), residual: resid, hai_count: cnt, started: s });
         let u = st.on_completion(&CFG, &Completion::new(t, t.saturating_add(d), bytes));
         prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == Branch::Init);
     }

@@ -4,7 +4,7 @@
 use super::params::Both;
 use super::reference::{RefParams, RefState};
 use crate::replay::Mode;
-use timely_cc::{Completion, Config, RTT_SAT_Q4, RawParts, State};
+use timely_cc::{Completion, Config, I60F68, RTT_SAT_Q4, RawParts, State, U28F4};
 
 /// One event's outcome on both sides.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,8 +66,8 @@ pub fn quantise(r: &RefState, rp: &RefParams) -> State {
     };
     State::from_raw(RawParts {
         rate_u128bps: rate_u,
-        prev_rtt_q4: prev,
-        rtt_diff_q68: d as i128,
+        prev_rtt_ns: U28F4::from_bits(prev),
+        rtt_diff_ns: I60F68::from_bits(d as i128),
         residual,
         hai_count: r.hai_count.min(255) as u8,
         started: r.started,

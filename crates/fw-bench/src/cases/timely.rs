@@ -153,7 +153,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                     (r, u64::from(r.a1) * timely_cc::RATE_UNIT_BPS)
                 }
                 Entry::Rtt => {
-                    let Some(rtt) = State::rtt_q4(&host_cfg, &ev) else {
+                    let Some(rtt) = State::rtt_ns(&host_cfg, &ev).map(|r| r.to_bits()) else {
                         continue;
                     };
                     let r = m.call("cc_timely_on_rtt", &[cfg, flow, rtt, bytes])?;

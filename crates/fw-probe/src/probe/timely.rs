@@ -5,7 +5,7 @@
 //! reference.
 
 use core::hint::black_box;
-use timely_cc::{Completion, Config, Params, Ratio, RawParts, State};
+use timely_cc::{Completion, Config, I60F68, Params, Ratio, RawParts, State, U28F4};
 
 /// `State::on_completion`: the whole per-event path (RTT engine, Algorithm 1, optional rules).
 #[unsafe(no_mangle)]
@@ -30,7 +30,7 @@ pub extern "C" fn probe_timely_on_completion(
         },
     };
     let u = st.on_completion(cfg, &ev);
-    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_q4)
+    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_ns.to_bits())
 }
 
 /// `State::on_rtt`: the rate computation engine alone (a precomputed RTT).
@@ -40,7 +40,7 @@ pub extern "C" fn probe_timely_on_completion(
 pub extern "C" fn probe_timely_on_rtt(
     cfg: &Config,
     st: &mut State,
-    rtt_q4: u32,
+    rtt_ns: U28F4,
     bytes: u32,
     sending_rate_bps: u64,
 ) -> u64 {
@@ -49,11 +49,11 @@ pub extern "C" fn probe_timely_on_rtt(
     } else {
         Some(sending_rate_bps)
     };
-    let u = st.on_rtt(cfg, rtt_q4, bytes, sr);
-    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_q4)
+    let u = st.on_rtt(cfg, rtt_ns, bytes, sr);
+    u.rate_bps ^ (u.branch as u64) ^ u64::from(u.rtt_ns.to_bits())
 }
 
-/// `State::rtt_q4`: the RTT engine alone.
+/// `State::rtt_ns`: the RTT engine alone.
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // called from Rust only
@@ -63,8 +63,8 @@ pub extern "C" fn probe_timely_rtt_q4(
     t_complete_ns: u64,
     bytes: u32,
 ) -> u64 {
-    State::rtt_q4(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes))
-        .map_or(u64::MAX, u64::from)
+    State::rtt_ns(cfg, &Completion::new(t_send_ns, t_complete_ns, bytes))
+        .map_or(u64::MAX, |r| u64::from(r.to_bits()))
 }
 
 /// `State::from_raw` and the raw accessors (the re-seeding path).
@@ -79,16 +79,16 @@ pub extern "C" fn probe_timely_from_raw(
 ) -> u32 {
     let st = State::from_raw(RawParts {
         rate_u128bps: rate,
-        prev_rtt_q4: prev,
-        rtt_diff_q68: i128::from(diff) << 40,
+        prev_rtt_ns: U28F4::from_bits(prev),
+        rtt_diff_ns: I60F68::from_bits(i128::from(diff) << 40),
         residual: resid,
         hai_count: cnt,
         started: true,
     });
     let p = st.raw_parts();
     p.rate_u128bps
-        ^ p.prev_rtt_q4
-        ^ ((p.rtt_diff_q68 >> 64) as u32)
+        ^ p.prev_rtt_ns.to_bits()
+        ^ ((p.rtt_diff_ns.to_bits() >> 64) as u32)
         ^ (p.residual as u32)
         ^ u32::from(p.hai_count)
 }
@@ -126,7 +126,7 @@ pub fn run(seed: u32) -> u32 {
             let r = probe_timely_on_rtt(
                 black_box(&cfg),
                 black_box(&mut st),
-                black_box(((100_000 + i * 250_000) << 4) as u32),
+                black_box(U28F4::from_bits(((100_000 + i * 250_000) << 4) as u32)),
                 black_box(16_384),
                 black_box(5_000_000_000),
             );
