@@ -170,6 +170,9 @@ pub struct Config {
     /// `α = 2^32 − one_minus_alpha_q32` in `Q0.32`; `α = 1` is stored as `2^32 − 1` (the EWMA
     /// is then `new_diff` less `|new_diff|·2^-68` ns).
     pub(crate) alpha_q32: u32,
+    /// `k` when `1 − α = 2^-k` (`1 ≤ k ≤ 31`; the paper's `α = 7/8` is `k = 3`): the EWMA's
+    /// `(1 − α)·rtt_diff` is then a shift. 0 for any other `α` (a product, out of line).
+    pub(crate) oma_shift: u32,
     /// `β` in `Q1.31` (≤ 2^31), for the `T_high` branch.
     pub(crate) beta_q31: u32,
     /// Smallest `rtt_diff` (Q4 ns) with `β·rtt_diff/minRTT ≥ 1` (capped at 2^30: unreachable).
@@ -427,6 +430,11 @@ impl Config {
                 u32::MAX
             } else {
                 ((1u128 << 32) - one_minus_alpha_q32) as u32
+            },
+            oma_shift: if one_minus_alpha_q32.is_power_of_two() && one_minus_alpha_q32 >= 2 {
+                32 - one_minus_alpha_q32.trailing_zeros()
+            } else {
+                0
             },
             beta_q31: beta_q31 as u32,
             dthr_q4: dthr as u32,

@@ -538,7 +538,8 @@ impl State {
         self.step_core::<true>(cfg, rtt, bytes, sending_rate_bps)
     }
 
-    /// Alg. 1's gradient for a started flow, then [`finish`](Self::finish).
+    /// Alg. 1's gradient for a started flow (a run of identical RTTs through
+    /// [`hold`](Self::hold)), then [`finish`](Self::finish).
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // ranges beside each step
     fn step_core<const OPT: bool>(
@@ -552,30 +553,19 @@ impl State {
         // Both in [0, 2^31): the difference fits i32.
         let nd = rtt as i32 - self.prev_rtt_q4 as i32;
         self.prev_rtt_q4 = rtt;
-        if nd == 0 {
-            return self.step_hold::<OPT>(cfg, rtt, bytes, sending_rate_bps);
-        }
-        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
-        let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
-        self.diff_hi = h;
-        self.diff_mid = m;
-        self.diff_lo = l;
-        self.resid = 0;
-        // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
-        let g_pos = h >= 0 && (h as u32 | m | l) != 0;
-        self.finish::<OPT>(cfg, rtt, g_pos, bytes, sending_rate_bps)
-    }
-
-    /// A run of identical RTTs ([`hold`](Self::hold)), then [`finish`](Self::finish).
-    #[inline(never)]
-    fn step_hold<const OPT: bool>(
-        &mut self,
-        cfg: &Config,
-        rtt: u32,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        let g_pos = self.hold(cfg) > 0;
+        let g_pos = if nd == 0 {
+            // A run of identical RTTs (common on NIC clocks): the EWMA decays, see `hold`.
+            self.hold(cfg) > 0
+        } else {
+            // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
+            let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
+            self.diff_hi = h;
+            self.diff_mid = m;
+            self.diff_lo = l;
+            self.resid = 0;
+            // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
+            h >= 0 && (h as u32 | m | l) != 0
+        };
         self.finish::<OPT>(cfg, rtt, g_pos, bytes, sending_rate_bps)
     }
 
@@ -879,10 +869,11 @@ impl State {
 }
 
 /// Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, on the three words
-/// `(h, m, l)` of `d = h·2^64 + m·2^32 + l`, with `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64`)
-/// and `1 − α` in `Q0.32`:
-/// * `⌊(1 − α)·d⌋ = (1−α)_q32·h·2^32 + (1−α)_q32·m + mulhu((1−α)_q32, l)` (floored: ≤ 2^-68 ns
-///   per event; three word products),
+/// `(h, m, l)` of `d = h·2^64 + m·2^32 + l`, with `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64`):
+/// * `⌊(1 − α)·d⌋`: for `1 − α = 2^-k` (the paper's `α = 7/8`: `k = 3`) `d` shifted right by
+///   `k` across the three words; for any other `α` the product with `(1 − α)` in `Q0.32`
+///   ([`ewma_product`], out of line). Both floor (≤ 2^-68 ns per event) and agree bit for bit
+///   where both apply.
 /// * `α·N = α_q32·nd·2^32` (exact; for `α = 1`, stored as `1 − 2^-32`, `|nd|·2^-68` ns low).
 ///
 /// The result is a convex combination of `d` and `N` (`|·| < 2^95`): its top 64 bits fit an
@@ -894,6 +885,31 @@ impl State {
     clippy::cast_sign_loss
 )] // ranges beside each step
 fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
+    let k = cfg.oma_shift;
+    if k == 0 {
+        return ewma_product(cfg, h, m, l, nd);
+    }
+    // 1 ≤ k ≤ 31 (config): both shift counts are in 1..=31.
+    let (s, r) = (k & 31, (32 - k) & 31);
+    let l2 = (l >> s) | (m << r);
+    let m2 = (m >> s) | ((h as u32) << r);
+    let h2 = h >> s; // arithmetic: floors
+    // α·N in the top 64 bits: α_q32·nd (|·| < 2^63; one i32·u32 product).
+    let alpha_n = i64::from(nd) * i64::from(cfg.alpha_q32);
+    let top = ((i64::from(h2) << 32) | i64::from(m2)) + alpha_n; // convex combination: < 2^63
+    ((top >> 32) as i32, top as u32, l2)
+}
+
+/// [`ewma`] for an `α` with `1 − α` not a power of two: `⌊(1 − α)·d⌋ = (1−α)_q32·h·2^32 +
+/// (1−α)_q32·m + mulhu((1−α)_q32, l)` (three word products).
+#[cold]
+#[inline(never)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)] // ranges beside each step
+fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     let oma = cfg.one_minus_alpha_q32;
     let p_l = u64::from(mulhu(l, oma)); // < 2^32
     let p_m = u64::from(m) * u64::from(oma); // < 2^64
@@ -901,7 +917,6 @@ fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     // R = p_h·2^32 + p_m + p_l: low word, then the top 64 bits (|R| ≤ |d| < 2^95).
     let t0 = u64::from(p_m as u32) + p_l; // < 2^33
     let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
-    // α·N in the top 64 bits: α_q32·nd (|·| < 2^63; one i32·u32 product).
     let alpha_n = i64::from(nd) * i64::from(cfg.alpha_q32);
     let top = r_top + alpha_n; // convex combination: < 2^63
     ((top >> 32) as i32, top as u32, t0 as u32)

@@ -778,3 +778,28 @@ fn hai_never_with_n_1_and_saturated_counter() {
     assert_eq!(u.branch, Branch::Inc);
     assert_eq!(st.hai_count(), 255);
 }
+
+proptest! {
+    /// The EWMA's shift form (`1 − α = 2^-k`) is the product form bit for bit, for every
+    /// dyadic `α` and any state and sample in range.
+    #[test]
+    fn ewma_shift_equals_the_product_for_dyadic_alpha(
+        k in 1u32..=4,
+        h in -(1i32 << 30)..(1i32 << 30),
+        m: u32,
+        l: u32,
+        nd in -(1i32 << 30)..(1i32 << 30),
+    ) {
+        let den = 1u32 << k;
+        let cfg = Config::new(Params { alpha: Ratio::new(den - 1, den), ..Params::DEFAULT }).unwrap();
+        prop_assert_eq!(cfg.oma_shift, k);
+        prop_assert_eq!(ewma(&cfg, h, m, l, nd), ewma_product(&cfg, h, m, l, nd));
+    }
+}
+
+#[test]
+fn non_dyadic_alpha_takes_the_product_form() {
+    let cfg = Config::new(Params { alpha: Ratio::new(9, 10), ..Params::DEFAULT }).unwrap();
+    assert_eq!(cfg.oma_shift, 0);
+    assert_eq!(CFG.oma_shift, 3); // the paper's α = 7/8
+}
