@@ -32,15 +32,7 @@
 //! * Then Algorithm 1 with the HAI counter, then clamp to `[min_rate, max_rate]`.
 //!
 //! # Number formats
-//! | quantity | format | range | resolution | at the ends |
-//! |---|---|---|---|---|
-//! | rate | `u32`, units of 128 b/s | 0 ..≈ 549.7 Gb/s | 128 b/s (1.3e-5 of 10 Mb/s) | clamped to `[min, max]`; increases saturate |
-//! | RTT (`prev_rtt`, branch tests, `T_high` ratio, [`Update::rtt_ns`]) | [`U28F4`] (`u32` `Q27.4`) ns | 0 .. 2^31 − 1 (134.2 ms) | 1/16 ns | saturates at 134.2 ms, above any valid `T_high` (≤ 2^27 − 1 ns) |
-//! | `rtt_diff` (EWMA) | 96-bit `Q27.68` ns, three words (the `Q.4` word and 64 fraction bits) | ±134.2 ms (the RTT's range: never saturates) | 2^-68 ns | floored each event (≤ 2^-68 ns); a run of identical RTTs ends in a residual countdown (below) |
-//! | `1 − α` | `Q0.32` | `[0, 15/16]` (`α ∈ [1/16, 1]`) | 2^-32 | exact for dyadic `α` (7/8) and for `α = 1` |
-//! | `β·g` | `Q0.32` via a normalised mantissa, from `rtt_diff`'s `Q.4` word | `[0, 1)`; `≥ 1` → `min_rate` | ≤ 2^-31 (plus ≤ 1/16 ns of `rtt_diff`) | — |
-//! | HAI counter | `u8` | 0..255 | 1 | saturates at 255 (`hai_after ≤ 255`, so `count ≥ hai_after` is unchanged) |
-//! | residual counter | `i16` | ±32 767 | 1 event | — |
+//! The table at the end of this page (`docs/formats/timely.md`, shared with docs/timely.md).
 //!
 //! The EWMA keeps 64 bits below the RTT's resolution. Its sign picks `inc`/`hai` or `dec`, and
 //! with `Q.4` inputs and a dyadic `α` (7/8) the EWMA often cancels exactly but for the tail of
@@ -57,6 +49,8 @@
 //! minRTT in [`Config`]); `rtt_diff` keeps decaying and steering the rate, and once it reaches
 //! 0 (or stalls at −2^-68 ns) only the countdown's sign remains, with no effect on the rate.
 //! docs/timely.md measures the agreement.
+#![doc = "\n"]
+#![doc = include_str!("../../../docs/formats/timely.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
