@@ -66,6 +66,8 @@
 //! # State size (riscv32)
 //! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
 //! be window or hybrid flows (the first `X` flows). The wheel: 8 588 bytes whatever `N`.
+#![doc = "\n"]
+#![doc = include_str!("../../../docs/formats/pacer.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
