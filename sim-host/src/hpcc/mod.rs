@@ -11,6 +11,8 @@ pub mod generate;
 pub mod reference;
 pub mod replay;
 
+pub use replay::Setup;
+
 use crate::fixtures::FixtureFile;
 use crate::replay::ReplayOpts;
 use crate::summary::Summary;
