@@ -55,7 +55,7 @@ fabric_rate_bps = 400_000_000_000
 [[flows]]
 kind = "poisson"
 load = 0.5
-cdf = "cdf/hadoop.csv"
+cdf = "cdf/hadoop.cdf"
 stop_ns = 250_000
 "#;
 

@@ -110,6 +110,8 @@ struct Port {
     /// Transmissions that started before the previous one ended (must stay 0).
     overlaps: u64,
     max_q_bytes: u64,
+    /// Has carried data (queue samples are taken on such ports only).
+    carried_data: bool,
 }
 
 struct Switch {
@@ -242,6 +244,7 @@ pub struct Sim {
     host_rate_bps: u64,
     track: Vec<u32>,
     jain_from_ps: u64,
+    stats_from_ps: u64,
     next_plot_ps: u64,
     plot_ps: u64,
     last_delivered: Vec<u64>,
@@ -319,6 +322,7 @@ impl Sim {
             host_rate_bps: t.host_rate_bps,
             track: Vec::new(),
             jain_from_ps: sc.output.jain_from_ns.unwrap_or(sc.duration_ns / 2) * PS_PER_NS,
+            stats_from_ps: sc.output.stats_from_ns * PS_PER_NS,
             next_plot_ps: 0,
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
             last_delivered: Vec::new(),
@@ -450,6 +454,7 @@ impl Sim {
                 free_at_ps: 0,
                 overlaps: 0,
                 max_q_bytes: 0,
+                carried_data: false,
             });
             if is_switch {
                 self.switches[(x - self.n_hosts) as usize].ports.push(id);
@@ -708,9 +713,12 @@ impl Sim {
 
     fn sample(&mut self) {
         let mut qmax = 0;
+        let keep = self.now >= self.stats_from_ps;
         for p in &self.ports {
-            if p.is_switch && p.tx_bytes > 0 {
-                self.stats.queue.add(p.q_bytes);
+            if p.is_switch && p.carried_data {
+                if keep {
+                    self.stats.queue.add(p.q_bytes);
+                }
                 qmax = qmax.max(p.q_bytes);
             }
         }
@@ -827,6 +835,7 @@ impl Sim {
         } else if let Some(d) = pt.q_data.pop_front() {
             let w = u64::from(self.pkts[d as usize].wire);
             pt.q_bytes -= w;
+            pt.carried_data = true;
             if pt.is_switch {
                 let sw = (pt.node - self.n_hosts) as usize;
                 self.switches[sw].used_bytes -= w;
@@ -1094,7 +1103,9 @@ impl Sim {
     fn ack_rx(&mut self, p: Pkt) {
         let now = self.now;
         let now_ns = now / PS_PER_NS;
-        self.stats.rtt.add((now - p.t_sent_ps) / PS_PER_NS);
+        if now >= self.stats_from_ps {
+            self.stats.rtt.add((now - p.t_sent_ps) / PS_PER_NS);
+        }
         let fid = p.flow;
         let n = self.int_bytes(&p);
         let int = self.int_buf;

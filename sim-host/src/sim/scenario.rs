@@ -206,7 +206,7 @@ fn default_buckets() -> Vec<u64> {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
-    /// Queue-length sampling interval (every switch egress port that has sent), ns.
+    /// Queue-length sampling interval (every switch egress port that has carried data), ns.
     #[serde(default = "default_sample")]
     pub sample_ns: u64,
     /// Flow ids recorded by `--record`.
@@ -218,6 +218,9 @@ pub struct OutputSpec {
     pub jain_from_ns: Option<u64>,
     /// ... to here (ns; default: the end).
     pub jain_to_ns: Option<u64>,
+    /// Queue and RTT samples are taken from here on (ns; default 0): steady state only.
+    #[serde(default)]
+    pub stats_from_ns: u64,
     /// Upper bounds of the flow-size buckets, bytes (a last bucket takes the rest).
     #[serde(default = "default_buckets")]
     pub size_buckets_bytes: Vec<u64>,
@@ -231,6 +234,7 @@ impl Default for OutputSpec {
             track_flows: None,
             jain_from_ns: None,
             jain_to_ns: None,
+            stats_from_ns: 0,
             size_buckets_bytes: default_buckets(),
         }
     }
