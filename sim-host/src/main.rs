@@ -201,7 +201,7 @@ enum Cmd {
 const SIM_HELP: &str = "Scenario: TOML with name, algorithm (timely|hpcc), controller, seed, \
 duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] (the `replay --set` keys), \
 [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
-fixtures/scenarios/README.md. Exit codes: 0 the run finished and every invariant held; 1 an \
+docs/sim.md. Exit codes: 0 the run finished and every invariant held; 1 an \
 invariant failed; 2 a bad scenario (the message names the file and the key) or an output that \
 could not be written.";
 

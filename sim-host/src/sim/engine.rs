@@ -810,6 +810,9 @@ impl Sim {
                 self.release(pi);
                 return;
             }
+            if self.now >= self.stats_from_ps {
+                self.stats.queue_seen.add(pt.q_bytes);
+            }
             s.used_bytes += w;
             s.max_used_bytes = s.max_used_bytes.max(s.used_bytes);
             pt.q_bytes += w;

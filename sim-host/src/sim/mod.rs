@@ -84,6 +84,13 @@ pub struct Report {
     pub slowdown: Vec<Bucket>,
     /// Switch egress queue p50/p95/p99/max, bytes (80-byte resolution, rounded down).
     pub queue_bytes: [u64; 4],
+    /// The queue found by arriving data packets p50/p95/p99/max, bytes (80-byte resolution).
+    pub queue_seen_bytes: [u64; 4],
+    /// The longest switch queue over the time series, bytes, and when it peaked (ns).
+    pub queue_peak: (u64, u64),
+    /// First time after the peak when the longest queue is at most two packets, ns (`None`
+    /// if it never drains).
+    pub queue_drained_ns: Option<u64>,
     /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, rounded down).
     pub rtt_ns: [u64; 4],
     /// Goodput of every flow together over the run, b/s.
@@ -232,6 +239,17 @@ fn report(
         })
         .collect();
     let total: u64 = sim.flows.iter().map(|f| f.delivered).sum();
+    let peak = st
+        .series
+        .iter()
+        .map(|p| (p.queue_max_bytes, p.t_ns))
+        .fold((0, 0), |a, b| if b.0 > a.0 { b } else { a });
+    let two_pkts = 2 * u64::from(l.sc.mtu_bytes + engine::HDR_BYTES + 64);
+    let queue_drained_ns = st
+        .series
+        .iter()
+        .find(|p| p.t_ns > peak.1 && p.queue_max_bytes <= two_pkts)
+        .map(|p| p.t_ns);
     let c = &sim.c;
     let mut violations = Vec::new();
     if c.sent != c.delivered + c.dropped + c.in_flight {
@@ -276,6 +294,14 @@ fn report(
         flows_long: sim.flows.iter().filter(|f| f.long).count(),
         slowdown,
         queue_bytes: [q.quantile(0.5), q.quantile(0.95), q.quantile(0.99), q.max()],
+        queue_seen_bytes: [
+            st.queue_seen.quantile(0.5),
+            st.queue_seen.quantile(0.95),
+            st.queue_seen.quantile(0.99),
+            st.queue_seen.max(),
+        ],
+        queue_peak: peak,
+        queue_drained_ns,
         rtt_ns: [r.quantile(0.5), r.quantile(0.95), r.quantile(0.99), r.max()],
         goodput_bps: total as f64 * 8.0 / (end_ns.max(1) as f64 * 1e-9),
         jain: stats::jain(&shares),
@@ -326,6 +352,19 @@ pub fn text(r: &Report) -> String {
         s,
         "  queue (switch egress, sampled): p50 {} B, p95 {} B, p99 {} B, max {} B",
         r.queue_bytes[0], r.queue_bytes[1], r.queue_bytes[2], r.queue_bytes[3]
+    );
+    let _ = writeln!(
+        s,
+        "  queue found by arriving data packets: p50 {} B, p95 {} B, p99 {} B, max {} B",
+        r.queue_seen_bytes[0], r.queue_seen_bytes[1], r.queue_seen_bytes[2], r.queue_seen_bytes[3]
+    );
+    let _ = writeln!(
+        s,
+        "  longest queue over time: peak {} B at {}, down to two packets at {}",
+        r.queue_peak.0,
+        fmt_ns(r.queue_peak.1 as f64),
+        r.queue_drained_ns
+            .map_or("never".into(), |t| fmt_ns(t as f64))
     );
     let _ = writeln!(
         s,

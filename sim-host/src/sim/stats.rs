@@ -95,6 +95,9 @@ pub struct Point {
 pub struct Stats {
     /// Switch egress queue samples (bytes, 80-byte buckets).
     pub queue: Hist,
+    /// The queue each data packet found on arriving at a switch egress port (bytes, 80-byte
+    /// buckets).
+    pub queue_seen: Hist,
     /// RTT per ACK: data sent → its ACK back, ns (10-ns buckets).
     pub rtt: Hist,
     /// Upper bounds of the size buckets, bytes.
@@ -114,6 +117,7 @@ impl Stats {
     pub fn new(buckets: &[u64]) -> Stats {
         Stats {
             queue: Hist::new(80, 1 << 20),
+            queue_seen: Hist::new(80, 1 << 20),
             rtt: Hist::new(10, 1 << 20),
             buckets: buckets.to_vec(),
             slowdown: vec![Vec::new(); buckets.len() + 1],
