@@ -1050,9 +1050,7 @@ impl Sim {
             f.delivered = f.rcv_next;
             f.rcv_count += 1;
             f.nack_for = None;
-            let last = f.rcv_next >= f.size
-                || (f.long && f.stopped && f.rcv_next >= f.size)
-                || (timely && f.rcv_next.is_multiple_of(seg));
+            let last = f.rcv_next >= f.size || (timely && f.rcv_next.is_multiple_of(seg));
             if f.rcv_count >= ack_every || last {
                 f.rcv_count = 0;
                 Some(KIND_ACK)
