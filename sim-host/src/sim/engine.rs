@@ -229,6 +229,7 @@ pub struct Sim {
     mtu: u32,
     seg_bytes: u32,
     ack_every: u32,
+    jitter_ps: u64,
     rng: Pcg64Mcg,
     end_ps: u64,
     sample_ps: u64,
@@ -307,6 +308,7 @@ impl Sim {
             mtu: sc.mtu_bytes,
             seg_bytes: sc.segment_bytes,
             ack_every: sc.ack_every,
+            jitter_ps: sc.send_jitter_ns * PS_PER_NS,
             rng: Pcg64Mcg::new(0xC0FF_EE00_D00D_u128 ^ (u128::from(seed) << 64 | u128::from(seed))),
             end_ps: sc.duration_ns * PS_PER_NS,
             sample_ps: sc.output.sample_ns * PS_PER_NS,
@@ -989,6 +991,9 @@ impl Sim {
         } else {
             let gap = (f64::from(pk.wire) * 8e12 / rate) as u64;
             f.next_send_ps = now + gap;
+        }
+        if self.jitter_ps > 0 && f.next_send_ps > now {
+            f.next_send_ps += self.rng.next_u64() % (self.jitter_ps + 1);
         }
         let arm = !f.rto_armed;
         if arm {

@@ -278,6 +278,10 @@ pub struct Scenario {
     /// Receivers ACK every k-th packet (and the last of a flow or TIMELY segment).
     #[serde(default = "default_ack_every")]
     pub ack_every: u32,
+    /// NIC send jitter: each TIMELY segment (HPCC packet) leaves up to this much later than
+    /// its pacing time, uniform (scheduling noise that real NICs have), ns.
+    #[serde(default)]
+    pub send_jitter_ns: u64,
     /// HPCC: hpcc, per_ack or per_rtt.
     #[serde(default)]
     pub reaction: Reaction,
@@ -568,6 +572,9 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     if sc.segment_bytes < sc.mtu_bytes || sc.segment_bytes > 1 << 20 {
         return Err(l.err("segment_bytes", "must be in mtu_bytes ..= 1 MiB"));
+    }
+    if sc.send_jitter_ns > 1_000_000 {
+        return Err(l.err("send_jitter_ns", "at most 1 ms"));
     }
     if sc.ack_every == 0 || sc.ack_every > 1024 {
         return Err(l.err("ack_every", "must be in 1 ..= 1024"));
