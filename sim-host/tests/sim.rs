@@ -303,3 +303,65 @@ fn bad_scenarios_exit_2_naming_file_and_key() {
         assert!(err.contains(key), "{key}: names the key: {err}");
     }
 }
+
+#[test]
+fn memory_follows_packets_in_flight_not_duration() {
+    let short = load("t_timely.toml", TIMELY_DUMBBELL);
+    let long = load(
+        "t_timely.toml",
+        &TIMELY_DUMBBELL.replace("duration_ns = 3_000_000", "duration_ns = 9_000_000"),
+    );
+    let (a, _) = run_loaded(&short, &SimOpts::default()).unwrap();
+    let (b, _) = run_loaded(&long, &SimOpts::default()).unwrap();
+    assert!(b.counters.sent > 2 * a.counters.sent);
+    // The packet slab grows with what is in flight (bounded by the 32 MiB buffer), not with time.
+    assert!(
+        b.counters.max_packets_alive <= a.counters.max_packets_alive * 3 / 2 + 64,
+        "{} vs {}",
+        b.counters.max_packets_alive,
+        a.counters.max_packets_alive
+    );
+}
+
+#[test]
+fn cli_writes_outputs_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("t.toml");
+    std::fs::write(&sc, INCAST_DROPS).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .args([
+            "--controller",
+            "reference",
+            "--seed",
+            "3",
+            "--json",
+            "--out",
+        ])
+        .arg(tmp.path().join("out"))
+        .arg("--plot")
+        .arg(tmp.path().join("plot"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["controller"], "reference");
+    assert_eq!(j["seed"], 3);
+    let flows = std::fs::read_to_string(tmp.path().join("out/t_incast_drops_flows.csv")).unwrap();
+    assert!(flows.starts_with("flow,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n"));
+    assert_eq!(flows.lines().count(), 5);
+    for f in ["queue", "rates", "slowdown", "slowdown_cdf", "queue_cdf"] {
+        let p = tmp.path().join(format!("plot/t_incast_drops_{f}.svg"));
+        assert!(
+            std::fs::metadata(&p).unwrap().len() > 1000,
+            "{}",
+            p.display()
+        );
+    }
+}
