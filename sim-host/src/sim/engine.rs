@@ -1,7 +1,8 @@
 //! The packet-level discrete-event engine.
 //!
 //! * Time is integer picoseconds; events are ordered by `(time, sequence number)` in a binary
-//!   heap, so a run is a pure function of the scenario and the seed (`rand_pcg::Pcg64Mcg`).
+//!   heap (one `u128` per event), so a run is a pure function of the scenario and the seed
+//!   (`rand_pcg::Pcg64Mcg`).
 //! * Packets live in a slab recycled through a free list: memory follows the packets in
 //!   flight, not the duration.
 //! * Links have a rate and a propagation delay; a port serialises one packet at a time (ACKs
@@ -22,7 +23,7 @@ use super::scenario::{
 use super::stats::{Hist, Stats};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Header bytes of a data packet (Ethernet, IP, UDP, BTH, ICRC, FCS), without INT.
@@ -70,28 +71,44 @@ enum Ev {
     JainMark,
 }
 
-struct Item {
-    t: u64,
-    seq: u64,
-    ev: Ev,
+/// An event packed into 48 bits: the kind (4 bits), a node or group id (14 bits), a packet,
+/// port, host or flow id (30 bits). The heap key is `time (44 bits, ps) | sequence number (36
+/// bits) | event (48 bits)` in one `u128`: events pop in (time, order of scheduling), 16 bytes
+/// per heap entry.
+fn pack(ev: Ev) -> u128 {
+    let (k, a, b): (u128, u32, u32) = match ev {
+        Ev::Arrive { node, pkt } => (0, node, pkt),
+        Ev::TxDone { port } => (1, 0, port),
+        Ev::Wake { host } => (2, 0, host),
+        Ev::Start { flow } => (3, 0, flow),
+        Ev::Stop { flow } => (4, 0, flow),
+        Ev::Poisson { group, host } => (5, group, host),
+        Ev::Rto { flow } => (6, 0, flow),
+        Ev::Sample => (7, 0, 0),
+        Ev::JainMark => (8, 0, 0),
+    };
+    debug_assert!(a < 1 << 14 && b < 1 << 30);
+    (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
 }
-impl PartialEq for Item {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.seq == o.seq
+
+fn unpack(x: u128) -> Ev {
+    let a = ((x >> 30) & 0x3FFF) as u32;
+    let b = (x & 0x3FFF_FFFF) as u32;
+    match (x >> 44) & 0xF {
+        0 => Ev::Arrive { node: a, pkt: b },
+        1 => Ev::TxDone { port: b },
+        2 => Ev::Wake { host: b },
+        3 => Ev::Start { flow: b },
+        4 => Ev::Stop { flow: b },
+        5 => Ev::Poisson { group: a, host: b },
+        6 => Ev::Rto { flow: b },
+        7 => Ev::Sample,
+        _ => Ev::JainMark,
     }
 }
-impl Eq for Item {}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Item {
-    // Reversed: the heap pops the earliest (time, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
-}
+
+const T_MAX_PS: u64 = (1 << 44) - 1;
+const SEQ_MASK: u64 = (1 << 36) - 1;
 
 struct Port {
     node: u32,
@@ -205,7 +222,7 @@ pub struct Counters {
 pub struct Sim {
     now: u64,
     seq: u64,
-    heap: BinaryHeap<Item>,
+    heap: BinaryHeap<Reverse<u128>>,
     pkts: Vec<Pkt>,
     free: Vec<u32>,
     ports: Vec<Port>,
@@ -568,12 +585,10 @@ impl Sim {
     }
 
     fn push(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Item {
-            t,
-            seq: self.seq,
-            ev,
-        });
+        // Times past 2^44 ps (17.6 s) are after every scenario's end: they never run.
+        self.seq = (self.seq + 1) & SEQ_MASK;
+        let key = (u128::from(t.min(T_MAX_PS)) << 84) | (u128::from(self.seq) << 48) | pack(ev);
+        self.heap.push(Reverse(key));
     }
 
     fn alloc(&mut self, p: Pkt) -> u32 {
@@ -594,17 +609,18 @@ impl Sim {
     /// Runs to the end of the scenario; `progress` is called about every 2^16 events with
     /// the simulated time (ns).
     pub fn run(&mut self, mut progress: impl FnMut(u64)) {
-        while let Some(it) = self.heap.pop() {
-            if it.t > self.end_ps {
-                self.heap.push(it);
+        while let Some(Reverse(it)) = self.heap.pop() {
+            let t = (it >> 84) as u64;
+            if t > self.end_ps {
+                self.heap.push(Reverse(it));
                 break;
             }
-            self.now = it.t;
+            self.now = t;
             self.c.events += 1;
             if self.c.events & 0xFFFF == 0 {
                 progress(self.now / PS_PER_NS);
             }
-            match it.ev {
+            match unpack(it) {
                 Ev::Arrive { node, pkt } => {
                     self.c.packet_events += 1;
                     if node < self.n_hosts {

@@ -527,6 +527,9 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         TopoKind::LeafSpine => {
             need("leaves", t.leaves, 2)?;
             need("spines", t.spines, 1)?;
+            if t.spines.is_some_and(|s| s > 1024) {
+                return Err(l.err("topology.spines", "at most 1024"));
+            }
             need("hosts_per_leaf", t.hosts_per_leaf, 1)?;
             forbid("hosts", t.hosts.is_some())?;
             forbid("left_hosts", t.left_hosts.is_some())?;
@@ -590,6 +593,9 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             "output.sample_ns",
             "too small for the duration (over 5·10^7 samples)",
         ));
+    }
+    if sc.flows.len() > 255 {
+        return Err(l.err("flows", "at most 255 flow groups"));
     }
     let hosts = l.hosts;
     let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
