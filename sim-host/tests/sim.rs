@@ -365,3 +365,70 @@ fn cli_writes_outputs_and_json() {
         );
     }
 }
+
+#[test]
+fn sharded_sweep_merges_to_the_unsharded_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.toml");
+    let b = tmp.path().join("b.toml");
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "400_000")).unwrap();
+    std::fs::write(&b, TIMELY_DUMBBELL.replace("3_000_000", "1_000_000")).unwrap();
+    let sweep = |dir: &str, shard: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sim-host"));
+        c.arg("sim")
+            .arg(&a)
+            .arg(&b)
+            .args(["--seeds", "1..3", "--results"]);
+        c.arg(tmp.path().join(dir));
+        if let Some(s) = shard {
+            c.args(["--shard", s]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    sweep("all", None);
+    sweep("sharded", Some("0/3"));
+    sweep("sharded", Some("1/3"));
+    sweep("sharded", Some("2/3"));
+    let merge = |dirs: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .arg("merge")
+            .args(dirs.iter().map(|d| tmp.path().join(d)))
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let all = merge(&["all"]);
+    assert_eq!(all.lines().count(), 1 + 2 * 2 * 2, "{all}");
+    assert_eq!(
+        merge(&["sharded"]),
+        all,
+        "sharding + merge = the unsharded run"
+    );
+    assert_eq!(
+        merge(&["sharded", "all", "sharded"]),
+        all,
+        "merge is idempotent"
+    );
+    // Result files are named by a hash of what they ran, identical across the two sweeps.
+    let names = |d: &str| {
+        let mut v: Vec<_> = std::fs::read_dir(tmp.path().join(d))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names("all"), names("sharded"));
+}

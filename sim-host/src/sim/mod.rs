@@ -14,6 +14,7 @@ pub mod engine;
 pub mod record;
 pub mod scenario;
 pub mod stats;
+pub mod sweep;
 
 use crate::plot::{self, Panel, Series};
 use crate::trace::Param;
