@@ -443,6 +443,7 @@ impl Sim {
             .clone()
             .unwrap_or_else(|| (0..16).collect());
         sim.last_delivered = vec![0; sim.track.len()];
+        sim.stats.tracked = sim.track.clone();
         sim.push(0, Ev::Sample);
         if sim.jain_from_ps < sim.end_ps {
             sim.push(sim.jain_from_ps, Ev::JainMark);

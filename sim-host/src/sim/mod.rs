@@ -470,7 +470,8 @@ fn write_out(
     let k = st.series.first().map_or(0, |p| p.rates_bps.len());
     let mut s = String::from("t_ns,queue_max_bytes,delivered_bytes");
     for i in 0..k {
-        let _ = write!(s, ",rate_{i}_bps,goodput_{i}_bps");
+        let f = st.tracked.get(i).copied().unwrap_or(i as u32);
+        let _ = write!(s, ",rate_flow{f}_bps,goodput_flow{f}_bps");
     }
     s.push('\n');
     for pt in &st.series {
@@ -561,7 +562,7 @@ fn write_plots(
     let series_of = |goodput: bool| -> Vec<Series> {
         (0..k)
             .map(|i| Series {
-                name: format!("flow {i}"),
+                name: format!("flow {}", st.tracked.get(i).copied().unwrap_or(i as u32)),
                 points: st
                     .series
                     .iter()

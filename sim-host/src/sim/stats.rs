@@ -110,6 +110,8 @@ pub struct Stats {
     pub below_ideal: u64,
     /// The time series.
     pub series: Vec<Point>,
+    /// The flow ids of the time series' rate and goodput columns.
+    pub tracked: Vec<u32>,
 }
 
 impl Stats {
@@ -124,6 +126,7 @@ impl Stats {
             all_slowdown: Vec::new(),
             below_ideal: 0,
             series: Vec::new(),
+            tracked: Vec::new(),
         }
     }
 
