@@ -194,7 +194,7 @@ fn recorded_traces_replay_within_the_fidelity_targets() {
         assert!(!r.files.is_empty());
     }
     let n = std::fs::read_dir(tmp.path()).unwrap().count();
-    assert_eq!(n, 3, "two TIMELY flows and one HPCC flow recorded");
+    assert_eq!(n, 4, "two TIMELY flows, one HPCC flow as CSV and as pcapng");
     replay_dir(tmp.path());
 }
 

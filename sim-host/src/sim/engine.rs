@@ -1166,6 +1166,8 @@ impl Sim {
                     f.ctrl.on_ack(&self.setup, a, s, &int[..n]);
                     if f.record {
                         self.rec.hpcc_row(fid, now_ns, a, s, &int[..n]);
+                        self.rec
+                            .hpcc_capture_row(fid, now_ns, p.seq, f.snd_nxt, &int[..n]);
                     }
                 }
             }

@@ -156,6 +156,7 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
                     ),
                     format!("{}: {}", sc.name, sc.description.replace('\n', " ")),
                 ],
+                sc.mtu_bytes,
             )
         }
         None => record::Recorder::none(),

@@ -1,6 +1,7 @@
 //! `--record DIR`: the TIMELY completions and HPCC ACKs of chosen flows, streamed as they
 //! happen, in exactly the CSV formats `sim-host replay timely|hpcc` reads (with every
-//! parameter as a `# set` line).
+//! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
+//! and the ACKs with their INT, PSNs counting packets), written at the end.
 
 use super::ctrl::Setup;
 use std::collections::BTreeMap;
@@ -16,6 +17,9 @@ pub struct Recorder {
     prefix: String,
     about: Vec<String>,
     files: BTreeMap<u32, (PathBuf, BufWriter<File>)>,
+    /// HPCC flows: endpoints and ACK rows (true byte counts) for the pcapng.
+    acks: BTreeMap<u32, (u32, u32, Vec<crate::hpcc::generate::AckRow>)>,
+    mtu_bytes: u64,
     /// The first write error, if any.
     pub error: Option<String>,
 }
@@ -27,12 +31,20 @@ impl Recorder {
     }
 
     /// Records `flows` into `dir` as `PREFIX_flowN.csv`, with `about` as comment lines.
-    pub fn new(dir: &Path, flows: &[u32], prefix: &str, about: Vec<String>) -> Recorder {
+    /// `mtu_bytes` is the payload per data packet (one PSN each in the capture).
+    pub fn new(
+        dir: &Path,
+        flows: &[u32],
+        prefix: &str,
+        about: Vec<String>,
+        mtu_bytes: u32,
+    ) -> Recorder {
         Recorder {
             dir: Some(dir.to_path_buf()),
             flows: flows.to_vec(),
             prefix: prefix.to_string(),
             about,
+            mtu_bytes: u64::from(mtu_bytes),
             ..Recorder::default()
         }
     }
@@ -65,7 +77,10 @@ impl Recorder {
         }
         head.push_str(match setup {
             Setup::Timely { .. } => crate::timely::HEADER,
-            Setup::Hpcc { .. } => crate::hpcc::HEADER,
+            Setup::Hpcc { .. } => {
+                self.acks.insert(id, (src, dst, Vec::new()));
+                crate::hpcc::HEADER
+            }
         });
         head.push('\n');
         if let Err(e) = w.write_all(head.as_bytes()) {
@@ -87,6 +102,18 @@ impl Recorder {
         self.line(id, format_args!("{t_send_ns},{t_complete_ns},{bytes}\n"));
     }
 
+    /// One HPCC ACK for the capture: the true byte counts (`ack_seq`, the sender's `snd_nxt`).
+    pub fn hpcc_capture_row(&mut self, id: u32, t_ns: u64, ack_seq: u64, snd_nxt: u64, int: &[u8]) {
+        if let Some((_, _, rows)) = self.acks.get_mut(&id) {
+            rows.push(crate::hpcc::generate::AckRow {
+                t_ns,
+                ack_seq,
+                snd_nxt,
+                int: int.to_vec(),
+            });
+        }
+    }
+
     /// One HPCC ACK as given to the controller.
     pub fn hpcc_row(&mut self, id: u32, t_ns: u64, ack_seq: u32, snd_nxt: u32, int: &[u8]) {
         let mut hex = String::with_capacity(2 * int.len());
@@ -99,6 +126,29 @@ impl Recorder {
     /// Flushes every file; returns the paths written, or the first error.
     pub fn finish(mut self) -> Result<Vec<PathBuf>, String> {
         let mut paths = Vec::new();
+        if let Some(dir) = &self.dir {
+            for (id, (src, dst, rows)) in std::mem::take(&mut self.acks) {
+                // Host h is 10.0.x.y with x.y = h + 1 (no .0 address).
+                let ip = |h: u32| [10, 0, ((h + 1) >> 8) as u8, (h + 1) as u8];
+                let flow = crate::hpcc::capture::CaptureFlow {
+                    src: ip(src),
+                    dst: ip(dst),
+                    qp: id + 1,
+                    psn0: 0,
+                    pkt_bytes: self.mtu_bytes.max(1),
+                    seq0: 0,
+                    rows,
+                };
+                let frames = crate::hpcc::capture::frames_of(&[flow]);
+                let p = dir.join(format!("{}_flow{id}.pcapng", self.prefix));
+                match std::fs::write(&p, crate::hpcc::capture::write_pcapng(&frames, 128)) {
+                    Ok(()) => paths.push(p),
+                    Err(e) => {
+                        self.error.get_or_insert(format!("{}: {e}", p.display()));
+                    }
+                }
+            }
+        }
         for (_, (p, mut w)) in std::mem::take(&mut self.files) {
             if let Err(e) = w.flush() {
                 self.error.get_or_insert(format!("{}: {e}", p.display()));
