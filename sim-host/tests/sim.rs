@@ -432,3 +432,18 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
     };
     assert_eq!(names("all"), names("sharded"));
 }
+
+#[test]
+fn every_shipped_scenario_runs_its_first_100_us_within_the_invariants() {
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let mut l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            l.sc.duration_ns = l.sc.duration_ns.min(100_000);
+            for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+                let r = check_invariants(&l, c);
+                assert!(r.counters.sent > 0, "{}: nothing sent", p.display());
+            }
+        }
+    }
+}
