@@ -179,7 +179,8 @@ enum Cmd {
         /// Write the per-flow CSV, the time series and the summary JSON into this directory.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Record the chosen flows' TIMELY completions / HPCC ACKs as replayable CSV traces.
+        /// Record the chosen flows' TIMELY completions / HPCC ACKs as replayable CSV traces (HPCC
+        /// also as a pcapng capture).
         #[arg(long, value_name = "DIR")]
         record: Option<PathBuf>,
         /// fixed: the firmware crates; reference: the f64 references [default: the scenario's].
