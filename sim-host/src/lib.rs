@@ -41,6 +41,7 @@ pub mod output;
 pub mod pacer;
 pub mod plot;
 pub mod replay;
+pub mod sim;
 pub mod summary;
 pub mod timely;
 pub mod trace;

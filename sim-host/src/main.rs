@@ -156,6 +156,56 @@ enum Cmd {
         #[command(subcommand)]
         cmd: IntCmd,
     },
+    /// Run a closed-loop packet-level simulation of a scenario (TOML) with the fixed-point
+    /// controllers or the f64 references in the loop.
+    #[command(after_long_help = SIM_HELP)]
+    Sim {
+        /// The scenario file (fixtures/scenarios/*.toml); several with --results (a sweep).
+        #[arg(required = true, num_args = 1..)]
+        scenario: Vec<PathBuf>,
+        /// Sweep: write one self-describing result file per (scenario, controller, seed) into
+        /// DIR, named by a hash of all three; without --controller both controllers run.
+        #[arg(long, value_name = "DIR")]
+        results: Option<PathBuf>,
+        /// Sweep: run the I-th of N shares of the jobs (0-based), e.g. a job array index.
+        #[arg(long, value_name = "I/N", requires = "results")]
+        shard: Option<String>,
+        /// Sweep: seeds, e.g. 1..9 (9 excluded) or 1,4,7 [default: each scenario's].
+        #[arg(long, value_name = "LIST", requires = "results")]
+        seeds: Option<String>,
+        /// Write SVG figures into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+        /// Write the per-flow CSV, the time series and the summary JSON into this directory.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Record the chosen flows' TIMELY completions / HPCC ACKs as replayable CSV traces (HPCC
+        /// also as a pcapng capture).
+        #[arg(long, value_name = "DIR")]
+        record: Option<PathBuf>,
+        /// fixed: the firmware crates; reference: the f64 references [default: the scenario's].
+        #[arg(long, value_enum)]
+        controller: Option<sim_host::sim::scenario::ControllerKind>,
+        /// RNG seed [default: the scenario's].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override an algorithm parameter (the `replay --set` keys), repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
+        set: Vec<Param>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Combine sweep result files (`sim --results DIR`) into one CSV table, one row per
+    /// distinct result (idempotent).
+    Merge {
+        /// Directories of result files.
+        #[arg(required = true, num_args = 1..)]
+        dirs: Vec<PathBuf>,
+        /// Write the table here instead of standard output.
+        #[arg(long, value_name = "FILE.csv")]
+        out: Option<PathBuf>,
+    },
     /// Regenerate the shipped fixtures (deterministic), or check that they are unchanged.
     Fixtures {
         /// Where the fixtures live.
@@ -169,6 +219,15 @@ enum Cmd {
         only: Option<KindArg>,
     },
 }
+
+const SIM_HELP: &str = "Scenario: TOML with name, algorithm (timely|hpcc), controller, seed, \
+duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] (the `replay --set` keys), \
+[topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
+docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
+--seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
+finished and every invariant held; 1 an \
+invariant failed; 2 a bad scenario (the message names the file and the key) or an output that \
+could not be written.";
 
 #[derive(Subcommand)]
 enum IntCmd {
@@ -240,6 +299,111 @@ fn main() -> ExitCode {
                 sim_host::out!("{text}");
                 0
             }
+            Err(e) => {
+                eprintln!("error: {e}");
+                replay::EXIT_INPUT
+            }
+        },
+        Cmd::Sim {
+            scenario,
+            results,
+            shard,
+            seeds,
+            plot,
+            out,
+            record,
+            controller,
+            seed,
+            set,
+            json,
+        } => match results {
+            Some(dir) => {
+                use sim_host::sim::{scenario::ControllerKind, sweep};
+                if plot.is_some() || out.is_some() || record.is_some() || seed.is_some() || json {
+                    eprintln!(
+                        "error: a sweep (--results) takes --seeds, --shard, --controller and --set only"
+                    );
+                    return ExitCode::from(replay::EXIT_INPUT as u8);
+                }
+                let parsed = shard
+                    .as_deref()
+                    .map_or(Ok((0, 1)), sweep::parse_shard)
+                    .and_then(|sh| {
+                        seeds
+                            .as_deref()
+                            .map_or(Ok(Vec::new()), sweep::parse_seeds)
+                            .map(|sd| (sh, sd))
+                    });
+                match parsed {
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        replay::EXIT_INPUT
+                    }
+                    Ok((sh, sd)) => {
+                        let cs = match controller {
+                            Some(c) => vec![c],
+                            None => vec![ControllerKind::Fixed, ControllerKind::Reference],
+                        };
+                        let jobs = sweep::jobs(&scenario, &cs, &sd);
+                        match sweep::run(&jobs, sh, &dir, &set) {
+                            Ok(files) => {
+                                sim_host::outln!(
+                                    "shard {}/{}: {} of {} jobs, results in {}",
+                                    sh.0,
+                                    sh.1,
+                                    files.len(),
+                                    jobs.len(),
+                                    dir.display()
+                                );
+                                if sim_host::output::stdout_failed() {
+                                    2
+                                } else {
+                                    0
+                                }
+                            }
+                            Err(e) => {
+                                eprintln!("error: {e}");
+                                replay::EXIT_INPUT
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                if scenario.len() != 1 {
+                    eprintln!("error: several scenarios are a sweep: give --results DIR");
+                    return ExitCode::from(replay::EXIT_INPUT as u8);
+                }
+                let o = sim_host::sim::SimOpts {
+                    plot,
+                    out,
+                    record,
+                    controller,
+                    seed,
+                    set,
+                    progress: true,
+                };
+                sim_host::sim::cli(&scenario[0], &o, json)
+            }
+        },
+        Cmd::Merge { dirs, out } => match sim_host::sim::sweep::merge(&dirs) {
+            Ok(csv) => match out {
+                Some(p) => match std::fs::write(&p, csv) {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", p.display());
+                        replay::EXIT_INPUT
+                    }
+                },
+                None => {
+                    sim_host::out!("{csv}");
+                    if sim_host::output::stdout_failed() {
+                        2
+                    } else {
+                        0
+                    }
+                }
+            },
             Err(e) => {
                 eprintln!("error: {e}");
                 replay::EXIT_INPUT

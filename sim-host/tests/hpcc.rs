@@ -44,7 +44,7 @@ fn every_fixture_is_within_tolerance_free_and_forced() {
         }
         traces += 1;
     }
-    assert_eq!(traces, 9);
+    assert_eq!(traces, 10);
 }
 
 #[test]

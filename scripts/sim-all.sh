@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every scenario under fixtures/scenarios with the fixed-point controllers and with the f64
+# references (release build), writing reports, per-flow CSVs and figures under OUT (default
+# out/sim). One line per run is printed; the full reports are OUT/<scenario>.<controller>.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-out/sim}
+mkdir -p "$OUT"
+cargo build --release -q -p sim-host
+BIN=${CARGO_TARGET_DIR:-target}/release/sim-host
+for f in fixtures/scenarios/*.toml; do
+  n=$(basename "$f" .toml)
+  for c in fixed reference; do
+    "$BIN" sim "$f" --controller "$c" --out "$OUT/$c" --plot "$OUT/$c" > "$OUT/$n.$c.txt"
+    head -1 "$OUT/$n.$c.txt"
+  done
+done

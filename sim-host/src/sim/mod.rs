@@ -1,0 +1,716 @@
+//! `sim-host sim`: a packet-level, deterministic discrete-event datacenter simulator with the
+//! congestion controllers in the loop — each flow runs the fixed-point crate (through its
+//! public API, exactly as firmware would) or the f64 reference, chosen per run.
+//!
+//! * [`scenario`]: the TOML scenario files (unknown keys and impossible values are errors
+//!   naming the file and the key).
+//! * [`engine`]: events, links, switches (queues, buffer, ECN, INT at dequeue), NICs (pacing,
+//!   windows, TSO-segment completions), receivers (ACK every k, NACK, go-back-N).
+//! * [`ctrl`]: the per-flow controller dispatcher (`fixed` | `reference`).
+//! * [`stats`], [`record`]: what is measured, and `--record` traces in the replay formats.
+
+pub mod ctrl;
+pub mod engine;
+pub mod record;
+pub mod scenario;
+pub mod stats;
+pub mod sweep;
+
+use crate::plot::{self, Panel, Series};
+use crate::trace::Param;
+use scenario::{ControllerKind, ScenarioError};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What a run is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct SimOpts {
+    /// `--plot DIR`.
+    pub plot: Option<PathBuf>,
+    /// `--out DIR`.
+    pub out: Option<PathBuf>,
+    /// `--record DIR`.
+    pub record: Option<PathBuf>,
+    /// `--controller` (wins over the scenario's).
+    pub controller: Option<ControllerKind>,
+    /// `--seed` (wins over the scenario's).
+    pub seed: Option<u64>,
+    /// `--set KEY=VALUE` (wins over `[params]`).
+    pub set: Vec<Param>,
+    /// Show a progress bar (only drawn on a terminal).
+    pub progress: bool,
+}
+
+/// Slowdown percentiles of one flow-size bucket.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bucket {
+    /// Its label (`<= 3 kB`).
+    pub bucket: String,
+    /// Finished flows in it.
+    pub flows: usize,
+    /// p50 FCT slowdown.
+    pub p50: f64,
+    /// p95.
+    pub p95: f64,
+    /// p99.
+    pub p99: f64,
+}
+
+/// A run's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Scenario name.
+    pub scenario: String,
+    /// Algorithm.
+    pub algorithm: String,
+    /// fixed or reference.
+    pub controller: String,
+    /// Seed used.
+    pub seed: u64,
+    /// Simulated time, ns.
+    pub sim_ns: u64,
+    /// Wall time of the event loop, s.
+    pub wall_s: f64,
+    /// Packet events per second of wall time.
+    pub packet_events_per_s: f64,
+    /// Flows started (sized ones).
+    pub flows_sized: usize,
+    /// Sized flows finished.
+    pub flows_finished: usize,
+    /// Long-lived flows.
+    pub flows_long: usize,
+    /// FCT slowdown per size bucket.
+    pub slowdown: Vec<Bucket>,
+    /// Switch egress queue p50/p95/p99/max, bytes (80-byte resolution, rounded down).
+    pub queue_bytes: [u64; 4],
+    /// The queue found by arriving data packets p50/p95/p99/max, bytes (80-byte resolution).
+    pub queue_seen_bytes: [u64; 4],
+    /// The longest switch queue over the time series, bytes, and when it peaked (ns).
+    pub queue_peak: (u64, u64),
+    /// First time after the peak when the longest queue is at most two packets, ns (`None`
+    /// if it never drains).
+    pub queue_drained_ns: Option<u64>,
+    /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, rounded down).
+    pub rtt_ns: [u64; 4],
+    /// Goodput of every flow together over the run, b/s.
+    pub goodput_bps: f64,
+    /// Jain's index of the long flows' goodput over the fairness window.
+    pub jain: f64,
+    /// Long flows in Jain's index.
+    pub jain_flows: usize,
+    /// Their mean goodput, b/s.
+    pub jain_mean_bps: f64,
+    /// Counters (and the invariants' inputs).
+    pub counters: engine::Counters,
+    /// Invariant violations (empty when all hold).
+    pub violations: Vec<String>,
+    /// Files written.
+    pub files: Vec<String>,
+}
+
+/// A failed run: bad scenario (exit 2) or an output that could not be written (exit 2).
+#[derive(Debug)]
+pub enum SimError {
+    /// Scenario or parameter error.
+    Scenario(ScenarioError),
+    /// Anything else, as text.
+    Other(String),
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Scenario(e) => write!(f, "{e}"),
+            SimError::Other(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Loads `file`, runs it and writes the outputs asked for.
+pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    let l = scenario::load(file).map_err(SimError::Scenario)?;
+    run_loaded(&l, o)
+}
+
+/// Runs a loaded scenario.
+pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
+    let controller = o.controller.unwrap_or(l.sc.controller);
+    let seed = o.seed.unwrap_or(l.sc.seed);
+    let sc = &l.sc;
+    let rec = match &o.record {
+        Some(d) => {
+            std::fs::create_dir_all(d)
+                .map_err(|e| SimError::Other(format!("{}: cannot create: {e}", d.display())))?;
+            record::Recorder::new(
+                d,
+                &sc.output.record_flows,
+                &sc.name,
+                vec![
+                    format!(
+                        "recorded by `sim-host sim {}` (controller {}, seed {seed})",
+                        l.file.display(),
+                        controller.name()
+                    ),
+                    format!("{}: {}", sc.name, sc.description.replace('\n', " ")),
+                ],
+                sc.mtu_bytes,
+            )
+        }
+        None => record::Recorder::none(),
+    };
+    let mut sim = engine::Sim::new(l, setup, controller, seed, rec);
+    let bar = if o.progress && std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(sim.end_ns());
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} simulating [{bar:30}] {pos}/{len} ns, {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let t0 = Instant::now();
+    sim.run(|t| {
+        if let Some(b) = &bar {
+            b.set_position(t);
+        }
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let rec = std::mem::take(&mut sim.rec);
+    let mut files: Vec<String> = rec
+        .finish()
+        .map_err(SimError::Other)?
+        .into_iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut rep = report(l, &sim, controller, seed, wall);
+    if let Some(d) = &o.out {
+        files.extend(write_out(d, &sc.name, &sim, &rep)?);
+    }
+    if let Some(d) = &o.plot {
+        files.extend(write_plots(d, &sc.name, &sim, &rep)?);
+    }
+    rep.files = files;
+    Ok((rep, sim))
+}
+
+fn report(
+    l: &scenario::Loaded,
+    sim: &engine::Sim,
+    controller: ControllerKind,
+    seed: u64,
+    wall: f64,
+) -> Report {
+    let st = &sim.stats;
+    let slowdown = st
+        .slowdown
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Bucket {
+            bucket: st.bucket_label(i),
+            flows: v.len(),
+            p50: stats::quantile(v, 0.5),
+            p95: stats::quantile(v, 0.95),
+            p99: stats::quantile(v, 0.99),
+        })
+        .collect();
+    let q = &st.queue;
+    let r = &st.rtt;
+    let end_ns = sim.end_ns();
+    let from_ns = l.sc.output.jain_from_ns.unwrap_or(end_ns / 2);
+    let to_ns = l.sc.output.jain_to_ns.unwrap_or(end_ns).min(end_ns);
+    let span_s = (to_ns.saturating_sub(from_ns)) as f64 * 1e-9;
+    // Goodput of the long flows over [from, end] (the mark is taken at `from`; `to` other
+    // than the end is approximated by the run's end).
+    let shares: Vec<f64> = sim
+        .flows
+        .iter()
+        .filter(|f| f.long && !f.stopped)
+        .filter_map(|f| {
+            f.delivered_mark
+                .map(|m| (f.delivered - m) as f64 * 8.0 / span_s)
+        })
+        .collect();
+    let total: u64 = sim.flows.iter().map(|f| f.delivered).sum();
+    let peak = st
+        .series
+        .iter()
+        .map(|p| (p.queue_max_bytes, p.t_ns))
+        .fold((0, 0), |a, b| if b.0 > a.0 { b } else { a });
+    let two_pkts = 2 * u64::from(l.sc.mtu_bytes + engine::HDR_BYTES + 64);
+    let queue_drained_ns = st
+        .series
+        .iter()
+        .find(|p| p.t_ns > peak.1 && p.queue_max_bytes <= two_pkts)
+        .map(|p| p.t_ns);
+    let c = &sim.c;
+    let mut violations = Vec::new();
+    if c.sent != c.delivered + c.dropped + c.in_flight {
+        violations.push("packets not conserved".to_string());
+    }
+    if c.in_flight != sim.data_packets_alive() {
+        violations.push(format!(
+            "in flight {} but {} data packets alive",
+            c.in_flight,
+            sim.data_packets_alive()
+        ));
+    }
+    if c.link_overlaps > 0 {
+        violations.push(format!(
+            "{} ports overlapped transmissions",
+            c.link_overlaps
+        ));
+    }
+    if c.max_buffer_used_bytes > c.buffer_bytes {
+        violations.push("a buffer above its size".into());
+    }
+    if st.below_ideal > 0 {
+        violations.push(format!(
+            "{} flows finished below their ideal FCT",
+            st.below_ideal
+        ));
+    }
+    Report {
+        scenario: l.sc.name.clone(),
+        algorithm: format!("{:?}", l.sc.algorithm).to_lowercase(),
+        controller: controller.name().into(),
+        seed,
+        sim_ns: end_ns,
+        wall_s: wall,
+        packet_events_per_s: c.packet_events as f64 / wall.max(1e-9),
+        flows_sized: sim.flows.iter().filter(|f| !f.long).count(),
+        flows_finished: sim
+            .flows
+            .iter()
+            .filter(|f| !f.long && f.done_ps.is_some())
+            .count(),
+        flows_long: sim.flows.iter().filter(|f| f.long).count(),
+        slowdown,
+        queue_bytes: [q.quantile(0.5), q.quantile(0.95), q.quantile(0.99), q.max()],
+        queue_seen_bytes: [
+            st.queue_seen.quantile(0.5),
+            st.queue_seen.quantile(0.95),
+            st.queue_seen.quantile(0.99),
+            st.queue_seen.max(),
+        ],
+        queue_peak: peak,
+        queue_drained_ns,
+        rtt_ns: [r.quantile(0.5), r.quantile(0.95), r.quantile(0.99), r.max()],
+        goodput_bps: total as f64 * 8.0 / (end_ns.max(1) as f64 * 1e-9),
+        jain: stats::jain(&shares),
+        jain_flows: shares.len(),
+        jain_mean_bps: if shares.is_empty() {
+            f64::NAN
+        } else {
+            shares.iter().sum::<f64>() / shares.len() as f64
+        },
+        counters: c.clone(),
+        violations,
+        files: Vec::new(),
+    }
+}
+
+/// The report as text.
+pub fn text(r: &Report) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let si = plot::format_si;
+    let _ = writeln!(
+        s,
+        "{} ({}, {} controller, seed {}): {} simulated in {:.2} s, {} packet events ({}/s)",
+        r.scenario,
+        r.algorithm,
+        r.controller,
+        r.seed,
+        fmt_ns(r.sim_ns as f64),
+        r.wall_s,
+        r.counters.packet_events,
+        si(r.packet_events_per_s)
+    );
+    let c = &r.counters;
+    let _ = writeln!(
+        s,
+        "  packets: sent {} = delivered {} + dropped {} + in flight {}; ACKs {} (NACKs {}), timeouts {}, ECN marked {}",
+        c.sent, c.delivered, c.dropped, c.in_flight, c.acks, c.nacks, c.timeouts, c.ecn_marked
+    );
+    let _ = writeln!(
+        s,
+        "  flows: {} sized ({} finished), {} long; goodput {}b/s",
+        r.flows_sized,
+        r.flows_finished,
+        r.flows_long,
+        si(r.goodput_bps)
+    );
+    let _ = writeln!(
+        s,
+        "  queue (switch egress, sampled): p50 {} B, p95 {} B, p99 {} B, max {} B",
+        r.queue_bytes[0], r.queue_bytes[1], r.queue_bytes[2], r.queue_bytes[3]
+    );
+    let _ = writeln!(
+        s,
+        "  queue found by arriving data packets: p50 {} B, p95 {} B, p99 {} B, max {} B",
+        r.queue_seen_bytes[0], r.queue_seen_bytes[1], r.queue_seen_bytes[2], r.queue_seen_bytes[3]
+    );
+    let _ = writeln!(
+        s,
+        "  longest queue over time: peak {} B at {}, down to two packets at {}",
+        r.queue_peak.0,
+        fmt_ns(r.queue_peak.1 as f64),
+        r.queue_drained_ns
+            .map_or("never".into(), |t| fmt_ns(t as f64))
+    );
+    let _ = writeln!(
+        s,
+        "  RTT (per ACK): p50 {}, p95 {}, p99 {}, max {}",
+        fmt_ns(r.rtt_ns[0] as f64),
+        fmt_ns(r.rtt_ns[1] as f64),
+        fmt_ns(r.rtt_ns[2] as f64),
+        fmt_ns(r.rtt_ns[3] as f64)
+    );
+    if r.jain_flows > 0 {
+        let _ = writeln!(
+            s,
+            "  fairness: Jain {:.4} over {} long flows (mean {}b/s)",
+            r.jain,
+            r.jain_flows,
+            si(r.jain_mean_bps)
+        );
+    }
+    if r.slowdown.iter().any(|b| b.flows > 0) {
+        let _ = writeln!(s, "  FCT slowdown   flows      p50      p95      p99");
+        for b in r.slowdown.iter().filter(|b| b.flows > 0) {
+            let _ = writeln!(
+                s,
+                "    {:<12} {:>5} {:>8.2} {:>8.2} {:>8.2}",
+                b.bucket, b.flows, b.p50, b.p95, b.p99
+            );
+        }
+    }
+    if r.violations.is_empty() {
+        let _ = writeln!(s, "  invariants: all hold");
+    } else {
+        let _ = writeln!(s, "  INVARIANTS VIOLATED: {}", r.violations.join("; "));
+    }
+    for f in &r.files {
+        let _ = writeln!(s, "  wrote {f}");
+    }
+    s
+}
+
+fn fmt_ns(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.3} ms", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.2} µs", v / 1e3)
+    } else {
+        format!("{v:.0} ns")
+    }
+}
+
+fn other(p: &Path, e: impl std::fmt::Display) -> SimError {
+    SimError::Other(format!("{}: {e}", p.display()))
+}
+
+fn write_out(
+    d: &Path,
+    name: &str,
+    sim: &engine::Sim,
+    rep: &Report,
+) -> Result<Vec<String>, SimError> {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(d).map_err(|e| other(d, format!("cannot create: {e}")))?;
+    let mut files = Vec::new();
+    let mut s = String::from("flow,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n");
+    for (i, f) in sim.flows.iter().enumerate() {
+        if f.long {
+            let _ = writeln!(s, "{i},{},{},,{},,,", f.src, f.dst, f.start_ps / 1000);
+            continue;
+        }
+        match f.done_ps {
+            Some(t) => {
+                let fct = (t - f.start_ps) as f64 / 1e3;
+                let ideal = f.ideal_ps as f64 / 1e3;
+                let _ = writeln!(
+                    s,
+                    "{i},{},{},{},{},{:.3},{:.3},{:.4}",
+                    f.src,
+                    f.dst,
+                    f.size,
+                    f.start_ps / 1000,
+                    fct,
+                    ideal,
+                    fct / ideal
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "{i},{},{},{},{},,{:.3},",
+                    f.src,
+                    f.dst,
+                    f.size,
+                    f.start_ps / 1000,
+                    f.ideal_ps as f64 / 1e3
+                );
+            }
+        }
+    }
+    let p = d.join(format!("{name}_flows.csv"));
+    std::fs::write(&p, s).map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    let st = &sim.stats;
+    let k = st.series.first().map_or(0, |p| p.rates_bps.len());
+    let mut s = String::from("t_ns,queue_max_bytes,delivered_bytes");
+    for i in 0..k {
+        let f = st.tracked.get(i).copied().unwrap_or(i as u32);
+        let _ = write!(s, ",rate_flow{f}_bps,goodput_flow{f}_bps");
+    }
+    s.push('\n');
+    for pt in &st.series {
+        let _ = write!(
+            s,
+            "{},{},{}",
+            pt.t_ns, pt.queue_max_bytes, pt.delivered_bytes
+        );
+        for (r, g) in pt.rates_bps.iter().zip(&pt.goodput_bps) {
+            let f = |v: &f64| {
+                if v.is_finite() {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            };
+            let _ = write!(s, ",{},{}", f(r), f(g));
+        }
+        s.push('\n');
+    }
+    let p = d.join(format!("{name}_timeseries.csv"));
+    std::fs::write(&p, s).map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    let p = d.join(format!("{name}_summary.json"));
+    let j = serde_json::to_string_pretty(rep).map_err(|e| other(&p, e))?;
+    std::fs::write(&p, j + "\n").map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    Ok(files)
+}
+
+fn write_plots(
+    d: &Path,
+    name: &str,
+    sim: &engine::Sim,
+    rep: &Report,
+) -> Result<Vec<String>, SimError> {
+    std::fs::create_dir_all(d).map_err(|e| other(d, format!("cannot create: {e}")))?;
+    let st = &sim.stats;
+    let mut files = Vec::new();
+    let title = format!("{name} ({} controller)", rep.controller);
+    let (div, label) = plot::time_axis(rep.sim_ns as f64);
+    let x = |t: u64| t as f64 / div;
+    // Queue and aggregate throughput over time.
+    let queue: Vec<(f64, f64)> = st
+        .series
+        .iter()
+        .map(|p| (x(p.t_ns), p.queue_max_bytes as f64))
+        .collect();
+    let thr: Vec<(f64, f64)> = st
+        .series
+        .windows(2)
+        .map(|w| {
+            let dt = (w[1].t_ns - w[0].t_ns).max(1) as f64 * 1e-9;
+            (
+                x(w[1].t_ns),
+                (w[1].delivered_bytes - w[0].delivered_bytes) as f64 * 8.0 / dt,
+            )
+        })
+        .collect();
+    let p = d.join(format!("{name}_queue.svg"));
+    plot::draw(
+        &p,
+        &title,
+        label,
+        &[
+            Panel::new(
+                "longest switch queue (bytes)",
+                vec![Series {
+                    name: "max over switch egress ports".into(),
+                    points: queue,
+                    color: plot::FIXED,
+                }],
+            ),
+            Panel::new(
+                "goodput, all flows (b/s)",
+                vec![Series {
+                    name: "delivered in order".into(),
+                    points: thr,
+                    color: plot::REF,
+                }],
+            ),
+        ],
+    )
+    .map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    // Rates of the tracked flows.
+    let k = st.series.first().map_or(0, |p| p.rates_bps.len());
+    let series_of = |goodput: bool| -> Vec<Series> {
+        (0..k)
+            .map(|i| Series {
+                name: format!("flow {}", st.tracked.get(i).copied().unwrap_or(i as u32)),
+                points: st
+                    .series
+                    .iter()
+                    .filter_map(|p| {
+                        let v = if goodput {
+                            p.goodput_bps[i]
+                        } else {
+                            p.rates_bps[i]
+                        };
+                        v.is_finite().then_some((x(p.t_ns), v))
+                    })
+                    .collect(),
+                color: plot::PALETTE[i % plot::PALETTE.len()],
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    let p = d.join(format!("{name}_rates.svg"));
+    plot::draw(
+        &p,
+        &title,
+        label,
+        &[
+            Panel::new("controller rate (b/s)", series_of(false)),
+            Panel::new("goodput (b/s)", series_of(true)),
+        ],
+    )
+    .map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    // Slowdown percentiles per bucket (x: bucket number, labels in the summary).
+    if rep.slowdown.iter().any(|b| b.flows > 0) {
+        let pts = |f: fn(&Bucket) -> f64| -> Vec<(f64, f64)> {
+            rep.slowdown
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.flows > 0)
+                .map(|(i, b)| (i as f64, f(b)))
+                .collect()
+        };
+        let labels: Vec<String> = rep
+            .slowdown
+            .iter()
+            .enumerate()
+            .map(|(i, b)| format!("{i}: {}", b.bucket))
+            .collect();
+        let p = d.join(format!("{name}_slowdown.svg"));
+        plot::draw(
+            &p,
+            &title,
+            &format!("flow-size bucket ({})", labels.join(", ")),
+            &[Panel {
+                log_y: true,
+                ..Panel::new(
+                    "FCT slowdown",
+                    vec![
+                        Series {
+                            name: "p50".into(),
+                            points: pts(|b| b.p50),
+                            color: plot::REF,
+                        },
+                        Series {
+                            name: "p95".into(),
+                            points: pts(|b| b.p95),
+                            color: plot::OTHER,
+                        },
+                        Series {
+                            name: "p99".into(),
+                            points: pts(|b| b.p99),
+                            color: plot::FIXED,
+                        },
+                    ],
+                )
+            }],
+        )
+        .map_err(|e| other(&p, e))?;
+        files.push(p.display().to_string());
+        let mut sd = st.all_slowdown.clone();
+        sd.sort_by(f64::total_cmp);
+        let n = sd.len() as f64;
+        let cdf: Vec<(f64, f64)> = sd
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (*v, (i + 1) as f64 / n))
+            .collect();
+        let p = d.join(format!("{name}_slowdown_cdf.svg"));
+        plot::draw(
+            &p,
+            &title,
+            "FCT slowdown",
+            &[Panel::new(
+                "fraction of finished flows",
+                vec![Series {
+                    name: "CDF".into(),
+                    points: cdf,
+                    color: plot::FIXED,
+                }],
+            )],
+        )
+        .map_err(|e| other(&p, e))?;
+        files.push(p.display().to_string());
+    }
+    let p = d.join(format!("{name}_queue_cdf.svg"));
+    plot::draw(
+        &p,
+        &title,
+        "switch egress queue (bytes, 80-byte buckets)",
+        &[Panel::new(
+            "fraction of samples",
+            vec![Series {
+                name: "queue CDF".into(),
+                points: st.queue.cdf(),
+                color: plot::FIXED,
+            }],
+        )],
+    )
+    .map_err(|e| other(&p, e))?;
+    files.push(p.display().to_string());
+    Ok(files)
+}
+
+/// `sim-host sim`: exit 0 when the run finished and every invariant held, 1 when an
+/// invariant failed, 2 for a bad scenario or an output that could not be written.
+pub fn cli(file: &Path, o: &SimOpts, json: bool) -> i32 {
+    match run_file(file, o) {
+        Ok((r, _)) => {
+            if json {
+                match serde_json::to_string_pretty(&r) {
+                    Ok(j) => crate::outln!("{j}"),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                }
+            } else {
+                crate::out!("{}", text(&r));
+            }
+            if crate::output::stdout_failed() {
+                2
+            } else if r.violations.is_empty() {
+                0
+            } else {
+                1
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}

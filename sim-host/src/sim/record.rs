@@ -1,0 +1,163 @@
+//! `--record DIR`: the TIMELY completions and HPCC ACKs of chosen flows, streamed as they
+//! happen, in exactly the CSV formats `sim-host replay timely|hpcc` reads (with every
+//! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
+//! and the ACKs with their INT, PSNs counting packets), written at the end.
+
+use super::ctrl::Setup;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The writers of one run.
+#[derive(Default)]
+pub struct Recorder {
+    dir: Option<PathBuf>,
+    flows: Vec<u32>,
+    prefix: String,
+    about: Vec<String>,
+    files: BTreeMap<u32, (PathBuf, BufWriter<File>)>,
+    /// HPCC flows: endpoints and ACK rows (true byte counts) for the pcapng.
+    acks: BTreeMap<u32, (u32, u32, Vec<crate::hpcc::generate::AckRow>)>,
+    mtu_bytes: u64,
+    /// The first write error, if any.
+    pub error: Option<String>,
+}
+
+impl Recorder {
+    /// Nothing recorded.
+    pub fn none() -> Recorder {
+        Recorder::default()
+    }
+
+    /// Records `flows` into `dir` as `PREFIX_flowN.csv`, with `about` as comment lines.
+    /// `mtu_bytes` is the payload per data packet (one PSN each in the capture).
+    pub fn new(
+        dir: &Path,
+        flows: &[u32],
+        prefix: &str,
+        about: Vec<String>,
+        mtu_bytes: u32,
+    ) -> Recorder {
+        Recorder {
+            dir: Some(dir.to_path_buf()),
+            flows: flows.to_vec(),
+            prefix: prefix.to_string(),
+            about,
+            mtu_bytes: u64::from(mtu_bytes),
+            ..Recorder::default()
+        }
+    }
+
+    /// Whether flow `id` is recorded.
+    pub fn wants(&self, id: u32) -> bool {
+        self.dir.is_some() && self.flows.contains(&id)
+    }
+
+    /// Opens flow `id`'s file.
+    pub fn open(&mut self, id: u32, setup: &Setup, src: u32, dst: u32) {
+        let Some(dir) = &self.dir else { return };
+        let p = dir.join(format!("{}_flow{id}.csv", self.prefix));
+        let f = match File::create(&p) {
+            Ok(f) => f,
+            Err(e) => {
+                self.error
+                    .get_or_insert(format!("{}: cannot create: {e}", p.display()));
+                return;
+            }
+        };
+        let mut w = BufWriter::new(f);
+        let mut head = String::new();
+        for a in &self.about {
+            head.push_str(&format!("# {a}\n"));
+        }
+        head.push_str(&format!("# flow {id}: host {src} -> host {dst}\n"));
+        for s in setup.set_lines() {
+            head.push_str(&format!("# set {s}\n"));
+        }
+        head.push_str(match setup {
+            Setup::Timely { .. } => crate::timely::HEADER,
+            Setup::Hpcc { .. } => {
+                self.acks.insert(id, (src, dst, Vec::new()));
+                crate::hpcc::HEADER
+            }
+        });
+        head.push('\n');
+        if let Err(e) = w.write_all(head.as_bytes()) {
+            self.error.get_or_insert(format!("{}: {e}", p.display()));
+        }
+        self.files.insert(id, (p, w));
+    }
+
+    fn line(&mut self, id: u32, args: std::fmt::Arguments<'_>) {
+        if let Some((p, w)) = self.files.get_mut(&id)
+            && let Err(e) = w.write_fmt(args)
+        {
+            self.error.get_or_insert(format!("{}: {e}", p.display()));
+        }
+    }
+
+    /// One TIMELY completion.
+    pub fn timely_row(&mut self, id: u32, t_send_ns: u64, t_complete_ns: u64, bytes: u32) {
+        self.line(id, format_args!("{t_send_ns},{t_complete_ns},{bytes}\n"));
+    }
+
+    /// One HPCC ACK for the capture: the true byte counts (`ack_seq`, the sender's `snd_nxt`).
+    pub fn hpcc_capture_row(&mut self, id: u32, t_ns: u64, ack_seq: u64, snd_nxt: u64, int: &[u8]) {
+        if let Some((_, _, rows)) = self.acks.get_mut(&id) {
+            rows.push(crate::hpcc::generate::AckRow {
+                t_ns,
+                ack_seq,
+                snd_nxt,
+                int: int.to_vec(),
+            });
+        }
+    }
+
+    /// One HPCC ACK as given to the controller.
+    pub fn hpcc_row(&mut self, id: u32, t_ns: u64, ack_seq: u32, snd_nxt: u32, int: &[u8]) {
+        let mut hex = String::with_capacity(2 * int.len());
+        for b in int {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        self.line(id, format_args!("{t_ns},{ack_seq},{snd_nxt},{hex}\n"));
+    }
+
+    /// Flushes every file; returns the paths written, or the first error.
+    pub fn finish(mut self) -> Result<Vec<PathBuf>, String> {
+        let mut paths = Vec::new();
+        if let Some(dir) = &self.dir {
+            for (id, (src, dst, rows)) in std::mem::take(&mut self.acks) {
+                // Host h is 10.0.x.y with x.y = h + 1 (no .0 address).
+                let ip = |h: u32| [10, 0, ((h + 1) >> 8) as u8, (h + 1) as u8];
+                let flow = crate::hpcc::capture::CaptureFlow {
+                    src: ip(src),
+                    dst: ip(dst),
+                    qp: id + 1,
+                    psn0: 0,
+                    pkt_bytes: self.mtu_bytes.max(1),
+                    seq0: 0,
+                    rows,
+                };
+                let frames = crate::hpcc::capture::frames_of(&[flow]);
+                let p = dir.join(format!("{}_flow{id}.pcapng", self.prefix));
+                match std::fs::write(&p, crate::hpcc::capture::write_pcapng(&frames, 128)) {
+                    Ok(()) => paths.push(p),
+                    Err(e) => {
+                        self.error.get_or_insert(format!("{}: {e}", p.display()));
+                    }
+                }
+            }
+        }
+        for (_, (p, mut w)) in std::mem::take(&mut self.files) {
+            if let Err(e) = w.flush() {
+                self.error.get_or_insert(format!("{}: {e}", p.display()));
+            }
+            paths.push(p);
+        }
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(paths),
+        }
+    }
+}

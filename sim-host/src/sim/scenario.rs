@@ -1,0 +1,678 @@
+//! Scenario files (TOML): topology, workload, algorithm and its parameters, duration, seed.
+//! Every table refuses unknown keys; every impossible value is an error naming the file and
+//! the key ([`ScenarioError`], exit 2).
+
+use crate::trace::Param;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A bad scenario: the file, the key and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// The key (dotted path), empty when the whole file is at fault.
+    pub key: String,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file.display(), self.msg)
+        } else {
+            write!(
+                f,
+                "{}: key `{}`: {}",
+                self.file.display(),
+                self.key,
+                self.msg
+            )
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Which algorithm every flow runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// TIMELY (rate from RTT gradients, per-segment completions).
+    Timely,
+    /// HPCC (window from INT, per-ACK).
+    Hpcc,
+}
+
+/// Which implementation runs each flow's controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ControllerKind {
+    /// The fixed-point firmware crate, through its public API.
+    #[default]
+    Fixed,
+    /// The f64 reference written from the paper.
+    Reference,
+}
+
+impl ControllerKind {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ControllerKind::Fixed => "fixed",
+            ControllerKind::Reference => "reference",
+        }
+    }
+}
+
+/// How HPCC senders react to ACKs (paper §3.2, Fig. 13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reaction {
+    /// The paper's algorithm: per-ACK updates against the per-RTT reference window.
+    #[default]
+    Hpcc,
+    /// Per-ACK only: the reference window moves on every ACK.
+    PerAck,
+    /// Per-RTT only: one update per round trip, other ACKs ignored.
+    PerRtt,
+}
+
+/// Topology kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopoKind {
+    /// Every host on one switch (N-to-1 incast).
+    Star,
+    /// Two switches joined by one fabric link; `left_hosts` on the first, `right_hosts` on the
+    /// second.
+    Dumbbell,
+    /// Two-tier leaf-spine (a small fat tree), ECMP by a hash of the flow id.
+    LeafSpine,
+}
+
+/// Switch buffer sharing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferKind {
+    /// One pool per switch shared by its egress queues.
+    #[default]
+    Shared,
+    /// `buffer_bytes` per egress port.
+    PerPort,
+}
+
+fn default_host_delay() -> u64 {
+    1_000
+}
+fn default_buffer() -> u64 {
+    32 << 20
+}
+
+/// `[topology]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// star, dumbbell or leaf_spine.
+    pub kind: TopoKind,
+    /// star: number of hosts.
+    pub hosts: Option<u32>,
+    /// dumbbell: hosts on the first switch.
+    pub left_hosts: Option<u32>,
+    /// dumbbell: hosts on the second switch.
+    pub right_hosts: Option<u32>,
+    /// leaf_spine: leaves.
+    pub leaves: Option<u32>,
+    /// leaf_spine: spines.
+    pub spines: Option<u32>,
+    /// leaf_spine: hosts per leaf.
+    pub hosts_per_leaf: Option<u32>,
+    /// Host link rate, b/s (a HPCC INT speed when INT is on).
+    pub host_rate_bps: u64,
+    /// Host link propagation delay, ns.
+    #[serde(default = "default_host_delay")]
+    pub host_delay_ns: u64,
+    /// Switch-to-switch link rate, b/s (dumbbell, leaf_spine).
+    pub fabric_rate_bps: Option<u64>,
+    /// Switch-to-switch propagation delay, ns (default: the host delay).
+    pub fabric_delay_ns: Option<u64>,
+    /// Buffer per switch (shared) or per egress port, bytes.
+    #[serde(default = "default_buffer")]
+    pub buffer_bytes: u64,
+    /// shared or per_port.
+    #[serde(default)]
+    pub buffer: BufferKind,
+    /// Mark ECN CE on data packets enqueued above this queue length, bytes (off by default).
+    pub ecn_threshold_bytes: Option<u64>,
+    /// Stamp INT at switch dequeue (default: on for hpcc, off for timely).
+    pub int: Option<bool>,
+}
+
+/// Flow group kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupKind {
+    /// One flow from each `src` to `dst`; without `size_bytes` it lasts until `stop_ns` or the
+    /// end (long-lived: excluded from the FCT statistics, included in Jain's index).
+    Long,
+    /// One flow of `size_bytes` from each `src` to `dst`, all at `start_ns` (+ stagger).
+    Incast,
+    /// Poisson arrivals on every host at `load` of its link, sizes from `cdf`, uniform
+    /// destinations.
+    Poisson,
+}
+
+/// `[[flows]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    /// long, incast or poisson.
+    pub kind: GroupKind,
+    /// Source hosts (long, incast).
+    #[serde(default)]
+    pub src: Vec<u32>,
+    /// Destination host (long, incast).
+    pub dst: Option<u32>,
+    /// Start, ns.
+    #[serde(default)]
+    pub start_ns: u64,
+    /// Start of the k-th source = `start_ns + k·stagger_ns`.
+    #[serde(default)]
+    pub stagger_ns: u64,
+    /// Flow size, bytes (incast: required; long: optional).
+    pub size_bytes: Option<u64>,
+    /// Long flows stop sending new data here; Poisson arrivals stop here. ns.
+    pub stop_ns: Option<u64>,
+    /// Poisson: average load of each host link, 0 < load < 1.
+    pub load: Option<f64>,
+    /// Poisson: the flow-size CDF file (`size_bytes,cdf_percent`), relative to the scenario.
+    pub cdf: Option<String>,
+}
+
+fn default_sample() -> u64 {
+    1_000
+}
+fn default_record() -> Vec<u32> {
+    vec![0]
+}
+fn default_buckets() -> Vec<u64> {
+    vec![3_000, 12_000, 50_000, 200_000, 1_000_000, 5_000_000]
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Queue-length sampling interval (every switch egress port that has carried data), ns.
+    #[serde(default = "default_sample")]
+    pub sample_ns: u64,
+    /// Flow ids recorded by `--record`.
+    #[serde(default = "default_record")]
+    pub record_flows: Vec<u32>,
+    /// Flow ids whose rates are plotted (default: the first 16).
+    pub track_flows: Option<Vec<u32>>,
+    /// Jain's index over long flows' goodput from here (ns; default: half the duration).
+    pub jain_from_ns: Option<u64>,
+    /// ... to here (ns; default: the end).
+    pub jain_to_ns: Option<u64>,
+    /// Queue and RTT samples are taken from here on (ns; default 0): steady state only.
+    #[serde(default)]
+    pub stats_from_ns: u64,
+    /// Upper bounds of the flow-size buckets, bytes (a last bucket takes the rest).
+    #[serde(default = "default_buckets")]
+    pub size_buckets_bytes: Vec<u64>,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        Self {
+            sample_ns: default_sample(),
+            record_flows: default_record(),
+            track_flows: None,
+            jain_from_ns: None,
+            jain_to_ns: None,
+            stats_from_ns: 0,
+            size_buckets_bytes: default_buckets(),
+        }
+    }
+}
+
+fn default_mtu() -> u32 {
+    1_000
+}
+fn default_seg() -> u32 {
+    16_384
+}
+fn default_ack_every() -> u32 {
+    1
+}
+
+/// A scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name (output file names).
+    pub name: String,
+    /// What it reproduces.
+    #[serde(default)]
+    pub description: String,
+    /// timely or hpcc.
+    pub algorithm: Algorithm,
+    /// fixed or reference (`--controller` wins).
+    #[serde(default)]
+    pub controller: ControllerKind,
+    /// RNG seed (`--seed` wins).
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated time, ns.
+    pub duration_ns: u64,
+    /// Payload bytes per packet.
+    #[serde(default = "default_mtu")]
+    pub mtu_bytes: u32,
+    /// TIMELY: TSO segment bytes (one completion per segment).
+    #[serde(default = "default_seg")]
+    pub segment_bytes: u32,
+    /// Receivers ACK every k-th packet (and the last of a flow or TIMELY segment).
+    #[serde(default = "default_ack_every")]
+    pub ack_every: u32,
+    /// NIC send jitter: each TIMELY segment (HPCC packet) leaves up to this much later than
+    /// its pacing time, uniform (scheduling noise that real NICs have), ns.
+    #[serde(default)]
+    pub send_jitter_ns: u64,
+    /// HPCC: hpcc, per_ack or per_rtt.
+    #[serde(default)]
+    pub reaction: Reaction,
+    /// The algorithm's parameters, exactly the keys of `replay timely|hpcc --set`.
+    #[serde(default)]
+    pub params: BTreeMap<String, toml::Value>,
+    /// The network.
+    pub topology: Topology,
+    /// The workload.
+    #[serde(default)]
+    pub flows: Vec<FlowGroup>,
+    /// What to measure.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// A flow-size CDF: `(size_bytes, cumulative fraction)`, increasing, ending at 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cdf {
+    /// The points.
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Cdf {
+    /// Reads `size_bytes,cdf_percent` rows (`#` comments, one header row).
+    pub fn load(path: &Path) -> Result<Cdf, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+        let mut points = Vec::new();
+        let mut header = false;
+        for (i, line) in text.lines().enumerate() {
+            let l = line.trim();
+            if l.is_empty() || l.starts_with('#') {
+                continue;
+            }
+            if !header {
+                if l != "size_bytes,cdf_percent" {
+                    return Err(format!(
+                        "line {}: header must be `size_bytes,cdf_percent`",
+                        i + 1
+                    ));
+                }
+                header = true;
+                continue;
+            }
+            let (a, b) = l
+                .split_once(',')
+                .ok_or_else(|| format!("line {}: expected `size,percent`", i + 1))?;
+            let s: f64 = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("line {}: bad size {a:?}", i + 1))?;
+            let c: f64 = b
+                .trim()
+                .parse()
+                .map_err(|_| format!("line {}: bad percent {b:?}", i + 1))?;
+            if let Some(&(ps, pc)) = points.last()
+                && (s < ps || c < pc * 100.0)
+            {
+                return Err(format!("line {}: not increasing", i + 1));
+            }
+            points.push((s, c / 100.0));
+        }
+        match points.last() {
+            Some(&(_, c)) if (c - 1.0).abs() < 1e-9 => Ok(Cdf { points }),
+            _ => Err("the CDF must end at 100".into()),
+        }
+    }
+
+    /// The size at cumulative fraction `u` (linear between points), at least 1 byte.
+    pub fn sample(&self, u: f64) -> u64 {
+        let mut prev = (0.0, 0.0);
+        for &(s, c) in &self.points {
+            if u <= c {
+                let f = if c > prev.1 {
+                    (u - prev.1) / (c - prev.1)
+                } else {
+                    1.0
+                };
+                return (prev.0 + f * (s - prev.0)).round().max(1.0) as u64;
+            }
+            prev = (s, c);
+        }
+        prev.0.max(1.0) as u64
+    }
+
+    /// The mean size, bytes (piecewise linear).
+    pub fn mean(&self) -> f64 {
+        let mut m = 0.0;
+        let mut prev = (0.0, 0.0);
+        for &(s, c) in &self.points {
+            m += (c - prev.1) * (s + prev.0) / 2.0;
+            prev = (s, c);
+        }
+        m.max(1.0)
+    }
+}
+
+/// A loaded, checked scenario.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The file.
+    pub file: PathBuf,
+    /// Its contents.
+    pub sc: Scenario,
+    /// The algorithm parameters as `Param`s (source: the file).
+    pub params: Vec<Param>,
+    /// CDFs per flow group (Poisson groups only).
+    pub cdfs: Vec<Option<Cdf>>,
+    /// Total hosts.
+    pub hosts: u32,
+}
+
+impl Loaded {
+    /// An error about `key`.
+    pub fn err(&self, key: &str, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: self.file.clone(),
+            key: key.to_string(),
+            msg: msg.into(),
+        }
+    }
+}
+
+fn value_text(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Reads and checks a scenario file.
+pub fn load(file: &Path) -> Result<Loaded, ScenarioError> {
+    let e0 = |key: &str, msg: String| ScenarioError {
+        file: file.to_path_buf(),
+        key: key.to_string(),
+        msg,
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| e0("", format!("cannot read: {e}")))?;
+    parse(file, &text)
+}
+
+/// Parses and checks scenario text (`file` names it in errors and anchors relative paths).
+pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
+    let sc: Scenario = toml::from_str(text).map_err(|e| {
+        let msg = e.message().to_string();
+        // serde's unknown-field message names the key; a span gives the line.
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let key = msg
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next())
+            .unwrap_or("")
+            .to_string();
+        ScenarioError {
+            file: file.to_path_buf(),
+            key,
+            msg: match line {
+                Some(l) => format!("line {l}: {msg}"),
+                None => msg,
+            },
+        }
+    })?;
+    let mut params = Vec::new();
+    for (k, v) in &sc.params {
+        let value = value_text(v).ok_or_else(|| ScenarioError {
+            file: file.to_path_buf(),
+            key: format!("params.{k}"),
+            msg: "must be a number, a string or a boolean".into(),
+        })?;
+        params.push(Param {
+            key: k.clone(),
+            value,
+            source: file.to_path_buf(),
+            line: None,
+        });
+    }
+    let t = &sc.topology;
+    let hosts = match t.kind {
+        TopoKind::Star => t.hosts.unwrap_or(0),
+        TopoKind::Dumbbell => t.left_hosts.unwrap_or(0) + t.right_hosts.unwrap_or(0),
+        TopoKind::LeafSpine => t.leaves.unwrap_or(0) * t.hosts_per_leaf.unwrap_or(0),
+    };
+    let mut l = Loaded {
+        file: file.to_path_buf(),
+        sc,
+        params,
+        cdfs: Vec::new(),
+        hosts,
+    };
+    check(&mut l)?;
+    Ok(l)
+}
+
+fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
+    let sc = &l.sc;
+    let t = &sc.topology;
+    let need = |key: &str, v: Option<u32>, min: u32| -> Result<u32, ScenarioError> {
+        match v {
+            Some(x) if x >= min => Ok(x),
+            Some(x) => Err(l.err(
+                &format!("topology.{key}"),
+                format!("{x} is too small (at least {min})"),
+            )),
+            None => Err(l.err(
+                &format!("topology.{key}"),
+                format!("required for kind {:?}", t.kind),
+            )),
+        }
+    };
+    let forbid = |key: &str, set: bool| -> Result<(), ScenarioError> {
+        if set {
+            Err(l.err(
+                &format!("topology.{key}"),
+                format!("does not apply to kind {:?}", t.kind),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match t.kind {
+        TopoKind::Star => {
+            need("hosts", t.hosts, 2)?;
+            forbid("left_hosts", t.left_hosts.is_some())?;
+            forbid("right_hosts", t.right_hosts.is_some())?;
+            forbid("leaves", t.leaves.is_some())?;
+            forbid("spines", t.spines.is_some())?;
+            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
+            forbid("fabric_rate_bps", t.fabric_rate_bps.is_some())?;
+            forbid("fabric_delay_ns", t.fabric_delay_ns.is_some())?;
+        }
+        TopoKind::Dumbbell => {
+            need("left_hosts", t.left_hosts, 1)?;
+            need("right_hosts", t.right_hosts, 1)?;
+            forbid("hosts", t.hosts.is_some())?;
+            forbid("leaves", t.leaves.is_some())?;
+            forbid("spines", t.spines.is_some())?;
+            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
+        }
+        TopoKind::LeafSpine => {
+            need("leaves", t.leaves, 2)?;
+            need("spines", t.spines, 1)?;
+            if t.spines.is_some_and(|s| s > 1024) {
+                return Err(l.err("topology.spines", "at most 1024"));
+            }
+            need("hosts_per_leaf", t.hosts_per_leaf, 1)?;
+            forbid("hosts", t.hosts.is_some())?;
+            forbid("left_hosts", t.left_hosts.is_some())?;
+            forbid("right_hosts", t.right_hosts.is_some())?;
+        }
+    }
+    if l.hosts > 4096 {
+        return Err(l.err("topology", format!("{} hosts: at most 4096", l.hosts)));
+    }
+    let int_on = t.int.unwrap_or(sc.algorithm == Algorithm::Hpcc);
+    let mut rates = vec![("topology.host_rate_bps", t.host_rate_bps)];
+    if t.kind != TopoKind::Star {
+        rates.push((
+            "topology.fabric_rate_bps",
+            t.fabric_rate_bps.unwrap_or(t.host_rate_bps),
+        ));
+    }
+    for (k, r) in rates {
+        if !(1_000_000..=1_600_000_000_000).contains(&r) {
+            return Err(l.err(k, format!("{r} b/s is outside 1 Mb/s ..= 1.6 Tb/s")));
+        }
+        if int_on && !hpcc_cc::int::SPEED_BPS.contains(&r) {
+            return Err(l.err(
+                k,
+                format!("{r} b/s has no INT speed code (10/25/40/50/100/200/400/800/1600 Gb/s)"),
+            ));
+        }
+    }
+    if t.host_delay_ns > 1_000_000_000 {
+        return Err(l.err("topology.host_delay_ns", "at most 1 s"));
+    }
+    if t.fabric_delay_ns.is_some_and(|d| d > 1_000_000_000) {
+        return Err(l.err("topology.fabric_delay_ns", "at most 1 s"));
+    }
+    if t.buffer_bytes < 2 * u64::from(sc.mtu_bytes) + 1_000 {
+        return Err(l.err("topology.buffer_bytes", "must hold at least two packets"));
+    }
+    if sc.duration_ns == 0 || sc.duration_ns > 10_000_000_000 {
+        return Err(l.err("duration_ns", "must be in 1 ..= 10^10 ns (10 s)"));
+    }
+    if !(64..=9_000).contains(&sc.mtu_bytes) {
+        return Err(l.err("mtu_bytes", "must be in 64 ..= 9000"));
+    }
+    if sc.segment_bytes < sc.mtu_bytes || sc.segment_bytes > 1 << 20 {
+        return Err(l.err("segment_bytes", "must be in mtu_bytes ..= 1 MiB"));
+    }
+    if sc.send_jitter_ns > 1_000_000 {
+        return Err(l.err("send_jitter_ns", "at most 1 ms"));
+    }
+    if sc.ack_every == 0 || sc.ack_every > 1024 {
+        return Err(l.err("ack_every", "must be in 1 ..= 1024"));
+    }
+    if sc.reaction != Reaction::Hpcc && sc.algorithm != Algorithm::Hpcc {
+        return Err(l.err("reaction", "applies to algorithm hpcc only"));
+    }
+    if sc.output.sample_ns == 0 {
+        return Err(l.err("output.sample_ns", "must be > 0"));
+    }
+    if sc.duration_ns / sc.output.sample_ns > 50_000_000 {
+        return Err(l.err(
+            "output.sample_ns",
+            "too small for the duration (over 5·10^7 samples)",
+        ));
+    }
+    if sc.flows.len() > 255 {
+        return Err(l.err("flows", "at most 255 flow groups"));
+    }
+    let hosts = l.hosts;
+    let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut cdfs = Vec::new();
+    for (i, g) in sc.flows.iter().enumerate() {
+        let key = |k: &str| format!("flows[{i}].{k}");
+        match g.kind {
+            GroupKind::Long | GroupKind::Incast => {
+                if g.src.is_empty() {
+                    return Err(l.err(&key("src"), "at least one source host"));
+                }
+                let dst = g.dst.ok_or_else(|| l.err(&key("dst"), "required"))?;
+                if dst >= hosts {
+                    return Err(l.err(
+                        &key("dst"),
+                        format!("host {dst} does not exist (hosts 0..{hosts})"),
+                    ));
+                }
+                for &s in &g.src {
+                    if s >= hosts {
+                        return Err(l.err(
+                            &key("src"),
+                            format!("host {s} does not exist (hosts 0..{hosts})"),
+                        ));
+                    }
+                    if s == dst {
+                        return Err(l.err(&key("src"), format!("host {s} is also the destination")));
+                    }
+                }
+                if g.kind == GroupKind::Incast && g.size_bytes.is_none() {
+                    return Err(l.err(&key("size_bytes"), "required for incast"));
+                }
+                if g.size_bytes == Some(0) {
+                    return Err(l.err(&key("size_bytes"), "must be > 0"));
+                }
+                if g.load.is_some() {
+                    return Err(l.err(&key("load"), "applies to poisson only"));
+                }
+                if g.cdf.is_some() {
+                    return Err(l.err(&key("cdf"), "applies to poisson only"));
+                }
+                cdfs.push(None);
+            }
+            GroupKind::Poisson => {
+                let load = g.load.ok_or_else(|| l.err(&key("load"), "required"))?;
+                if !(load > 0.0 && load < 1.0) {
+                    return Err(l.err(&key("load"), format!("{load}: must be in (0, 1)")));
+                }
+                let c = g
+                    .cdf
+                    .as_ref()
+                    .ok_or_else(|| l.err(&key("cdf"), "required"))?;
+                let cdf =
+                    Cdf::load(&dir.join(c)).map_err(|e| l.err(&key("cdf"), format!("{c}: {e}")))?;
+                if !g.src.is_empty() || g.dst.is_some() || g.size_bytes.is_some() {
+                    return Err(l.err(
+                        &key("src"),
+                        "poisson uses every host: no src, dst or size_bytes",
+                    ));
+                }
+                cdfs.push(Some(cdf));
+            }
+        }
+        if let Some(s) = g.stop_ns
+            && s <= g.start_ns
+        {
+            return Err(l.err(&key("stop_ns"), "must be after start_ns"));
+        }
+    }
+    if sc
+        .output
+        .size_buckets_bytes
+        .windows(2)
+        .any(|w| w[0] >= w[1])
+    {
+        return Err(l.err("output.size_buckets_bytes", "must be increasing"));
+    }
+    l.cdfs = cdfs;
+    Ok(())
+}

@@ -1,0 +1,449 @@
+//! `sim-host sim`: invariants of the closed-loop simulator, not timings — packets conserved,
+//! links never above their rate, queues never above their buffer, every FCT at least its
+//! ideal, determinism under a seed, recorded traces that replay at the fidelity targets, the
+//! INT wire format, and bad scenario files refused with exit 2 naming the file and the key.
+
+use sim_host::sim::scenario::{self, ControllerKind};
+use sim_host::sim::{SimOpts, run_loaded};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scenarios_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
+}
+
+/// A scenario from text, as if it were a file in fixtures/scenarios (for the CDF paths).
+fn load(name: &str, text: &str) -> scenario::Loaded {
+    scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const INCAST_DROPS: &str = r#"
+name = "t_incast_drops"
+algorithm = "hpcc"
+duration_ns = 1_000_000
+[params]
+base_rtt_ns = 13000
+[topology]
+kind = "star"
+hosts = 5
+host_rate_bps = 100_000_000_000
+buffer = "per_port"
+buffer_bytes = 60_000
+ecn_threshold_bytes = 20_000
+[[flows]]
+kind = "incast"
+src = [1, 2, 3, 4]
+dst = 0
+size_bytes = 200_000
+start_ns = 1_000
+[output]
+sample_ns = 100
+"#;
+
+const LEAF_SPINE: &str = r#"
+name = "t_leaf_spine"
+algorithm = "hpcc"
+duration_ns = 300_000
+seed = 7
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+hosts_per_leaf = 4
+host_rate_bps = 100_000_000_000
+fabric_rate_bps = 400_000_000_000
+[[flows]]
+kind = "poisson"
+load = 0.5
+cdf = "cdf/hadoop.cdf"
+stop_ns = 250_000
+"#;
+
+const TIMELY_DUMBBELL: &str = r#"
+name = "t_timely"
+algorithm = "timely"
+duration_ns = 3_000_000
+segment_bytes = 16384
+ack_every = 4
+[params]
+init_rate_bps = 2_000_000_000
+[topology]
+kind = "dumbbell"
+left_hosts = 3
+right_hosts = 1
+host_rate_bps = 10_000_000_000
+fabric_rate_bps = 10_000_000_000
+host_delay_ns = 5000
+[[flows]]
+kind = "long"
+src = [0, 1, 2]
+dst = 3
+stagger_ns = 100_000
+[output]
+sample_ns = 10_000
+record_flows = [0, 1]
+"#;
+
+fn check_invariants(l: &scenario::Loaded, controller: ControllerKind) -> sim_host::sim::Report {
+    let o = SimOpts {
+        controller: Some(controller),
+        ..SimOpts::default()
+    };
+    let (r, sim) = run_loaded(l, &o).unwrap_or_else(|e| panic!("{e}"));
+    let c = &r.counters;
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    assert_eq!(
+        c.sent,
+        c.delivered + c.dropped + c.in_flight,
+        "conservation"
+    );
+    assert_eq!(
+        c.in_flight,
+        sim.data_packets_alive(),
+        "in flight = packets alive"
+    );
+    assert_eq!(c.link_overlaps, 0);
+    // A link never carries more than its rate allows over the run (+ one packet in progress).
+    let end_s = r.sim_ns as f64 * 1e-9;
+    for (bytes, rate) in sim.port_tx() {
+        assert!(
+            (bytes as f64 - 10_000.0) * 8.0 <= rate as f64 * end_s,
+            "{bytes} bytes on a {rate} b/s link in {end_s} s"
+        );
+    }
+    assert!(c.max_buffer_used_bytes <= c.buffer_bytes);
+    for f in sim.flows.iter().filter(|f| !f.long) {
+        if let Some(t) = f.done_ps {
+            assert!(t - f.start_ps >= f.ideal_ps, "FCT below ideal");
+        }
+    }
+    r
+}
+
+#[test]
+fn incast_with_drops_conserves_packets_and_recovers() {
+    let l = load("t_incast_drops.toml", INCAST_DROPS);
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = check_invariants(&l, c);
+        assert!(r.counters.dropped > 0, "the small buffer must drop");
+        assert!(r.counters.ecn_marked > 0);
+        assert_eq!(r.flows_finished, 4, "go-back-N recovers every drop");
+        assert!(r.queue_bytes[3] <= 60_000);
+    }
+}
+
+#[test]
+fn leaf_spine_poisson_invariants_and_determinism() {
+    let l = load("t_leaf_spine.toml", LEAF_SPINE);
+    let a = check_invariants(&l, ControllerKind::Fixed);
+    assert!(a.flows_finished > 20, "{}", a.flows_finished);
+    let b = check_invariants(&l, ControllerKind::Fixed);
+    let strip = |r: &sim_host::sim::Report| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("wall_s");
+        v.as_object_mut().unwrap().remove("packet_events_per_s");
+        v
+    };
+    assert_eq!(strip(&a), strip(&b), "same seed, same run");
+    let o = SimOpts {
+        seed: Some(8),
+        ..SimOpts::default()
+    };
+    let (c, _) = run_loaded(&l, &o).unwrap();
+    assert_ne!(strip(&a), strip(&c), "another seed, another run");
+}
+
+#[test]
+fn timely_dumbbell_invariants() {
+    let l = load("t_timely.toml", TIMELY_DUMBBELL);
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = check_invariants(&l, c);
+        assert_eq!(r.flows_long, 3);
+        assert!(r.goodput_bps > 1e9, "{}", r.goodput_bps);
+    }
+}
+
+fn replay_dir(dir: &Path) {
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .args(["replay", "all"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn recorded_traces_replay_within_the_fidelity_targets() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("t_timely.toml", TIMELY_DUMBBELL),
+        ("t_incast_drops.toml", INCAST_DROPS),
+    ] {
+        let l = load(name, text);
+        let o = SimOpts {
+            record: Some(tmp.path().to_path_buf()),
+            ..SimOpts::default()
+        };
+        let (r, _) = run_loaded(&l, &o).unwrap();
+        assert!(!r.files.is_empty());
+    }
+    let n = std::fs::read_dir(tmp.path()).unwrap().count();
+    assert_eq!(n, 4, "two TIMELY flows, one HPCC flow as CSV and as pcapng");
+    replay_dir(tmp.path());
+}
+
+#[test]
+fn int_blocks_are_the_project_wire_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let l = load("t_leaf_spine.toml", LEAF_SPINE);
+    let o = SimOpts {
+        record: Some(tmp.path().to_path_buf()),
+        ..SimOpts::default()
+    };
+    run_loaded(&l, &o).unwrap();
+    let text = std::fs::read_to_string(tmp.path().join("t_leaf_spine_flow0.csv")).unwrap();
+    let mut rows = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let hex = line.rsplit(',').next().unwrap();
+        let bytes = sim_host::hpcc::hex_bytes(hex).unwrap();
+        let view = hpcc_cc::IntView::<5>::parse(&bytes).unwrap();
+        assert!(matches!(view.nhop(), 1 | 3), "1 hop in a leaf, 3 across");
+        let hops: Vec<hpcc_cc::Hop> = view.hops().collect();
+        for (i, h) in hops.iter().enumerate() {
+            assert!(h.ts_ns < 1 << 24 && h.tx_units < 1 << 20);
+            // Hosts at 100 Gb/s, the fabric at 400 Gb/s: only the last hop is a host link.
+            let want: u64 = if i + 1 == hops.len() {
+                100_000_000_000
+            } else {
+                400_000_000_000
+            };
+            assert_eq!(h.speed.bps(), want);
+        }
+        let mut buf = [0u8; 42];
+        let n = hpcc_cc::int::encode::<5>(view.path_id(), &hops, &mut buf).unwrap();
+        assert_eq!(
+            &buf[..n],
+            &bytes[..],
+            "the crate's encoder gives the same bytes"
+        );
+        rows += 1;
+    }
+    assert!(rows > 0);
+}
+
+#[test]
+fn shipped_scenarios_parse() {
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            sim_host::sim::ctrl::Setup::build(&l, &[]).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+fn sim_exit(text: &str) -> (Option<i32>, String, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("bad.toml");
+    std::fs::write(&p, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&p)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        p,
+    )
+}
+
+#[test]
+fn bad_scenarios_exit_2_naming_file_and_key() {
+    let cases = [
+        (
+            INCAST_DROPS.replace("duration_ns", "duraton_ns"),
+            "duraton_ns",
+        ),
+        (
+            INCAST_DROPS.replace("hosts = 5", "hosts = 5\nspines = 2"),
+            "topology.spines",
+        ),
+        (INCAST_DROPS.replace("dst = 0", "dst = 9"), "flows[0].dst"),
+        (
+            INCAST_DROPS.replace("base_rtt_ns = 13000", "base_rtt = 13000"),
+            "base_rtt",
+        ),
+        (
+            INCAST_DROPS.replace("100_000_000_000", "30_000_000_000"),
+            "topology.host_rate_bps",
+        ),
+        (
+            LEAF_SPINE.replace("load = 0.5", "load = 1.5"),
+            "flows[0].load",
+        ),
+        (
+            INCAST_DROPS.replace("[params]\n", "[params]\nnic_rate_bps = 25_000_000_000\n"),
+            "nic_rate_bps",
+        ),
+    ];
+    for (text, key) in cases {
+        let (code, err, p) = sim_exit(&text);
+        assert_eq!(code, Some(2), "{key}: {err}");
+        assert!(
+            err.contains(&p.display().to_string()),
+            "{key}: names the file: {err}"
+        );
+        assert!(err.contains(key), "{key}: names the key: {err}");
+    }
+}
+
+#[test]
+fn memory_follows_packets_in_flight_not_duration() {
+    let short = load("t_timely.toml", TIMELY_DUMBBELL);
+    let long = load(
+        "t_timely.toml",
+        &TIMELY_DUMBBELL.replace("duration_ns = 3_000_000", "duration_ns = 9_000_000"),
+    );
+    let (a, _) = run_loaded(&short, &SimOpts::default()).unwrap();
+    let (b, _) = run_loaded(&long, &SimOpts::default()).unwrap();
+    assert!(b.counters.sent > 2 * a.counters.sent);
+    // The packet slab grows with what is in flight (bounded by the 32 MiB buffer), not with time.
+    assert!(
+        b.counters.max_packets_alive <= a.counters.max_packets_alive * 3 / 2 + 64,
+        "{} vs {}",
+        b.counters.max_packets_alive,
+        a.counters.max_packets_alive
+    );
+}
+
+#[test]
+fn cli_writes_outputs_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("t.toml");
+    std::fs::write(&sc, INCAST_DROPS).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .args([
+            "--controller",
+            "reference",
+            "--seed",
+            "3",
+            "--json",
+            "--out",
+        ])
+        .arg(tmp.path().join("out"))
+        .arg("--plot")
+        .arg(tmp.path().join("plot"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["controller"], "reference");
+    assert_eq!(j["seed"], 3);
+    let flows = std::fs::read_to_string(tmp.path().join("out/t_incast_drops_flows.csv")).unwrap();
+    assert!(flows.starts_with("flow,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n"));
+    assert_eq!(flows.lines().count(), 5);
+    for f in ["queue", "rates", "slowdown", "slowdown_cdf", "queue_cdf"] {
+        let p = tmp.path().join(format!("plot/t_incast_drops_{f}.svg"));
+        assert!(
+            std::fs::metadata(&p).unwrap().len() > 1000,
+            "{}",
+            p.display()
+        );
+    }
+}
+
+#[test]
+fn sharded_sweep_merges_to_the_unsharded_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.toml");
+    let b = tmp.path().join("b.toml");
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "400_000")).unwrap();
+    std::fs::write(&b, TIMELY_DUMBBELL.replace("3_000_000", "1_000_000")).unwrap();
+    let sweep = |dir: &str, shard: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sim-host"));
+        c.arg("sim")
+            .arg(&a)
+            .arg(&b)
+            .args(["--seeds", "1..3", "--results"]);
+        c.arg(tmp.path().join(dir));
+        if let Some(s) = shard {
+            c.args(["--shard", s]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    sweep("all", None);
+    sweep("sharded", Some("0/3"));
+    sweep("sharded", Some("1/3"));
+    sweep("sharded", Some("2/3"));
+    let merge = |dirs: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .arg("merge")
+            .args(dirs.iter().map(|d| tmp.path().join(d)))
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let all = merge(&["all"]);
+    assert_eq!(all.lines().count(), 1 + 2 * 2 * 2, "{all}");
+    assert_eq!(
+        merge(&["sharded"]),
+        all,
+        "sharding + merge = the unsharded run"
+    );
+    assert_eq!(
+        merge(&["sharded", "all", "sharded"]),
+        all,
+        "merge is idempotent"
+    );
+    // Result files are named by a hash of what they ran, identical across the two sweeps.
+    let names = |d: &str| {
+        let mut v: Vec<_> = std::fs::read_dir(tmp.path().join(d))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names("all"), names("sharded"));
+}
+
+#[test]
+fn every_shipped_scenario_runs_its_first_100_us_within_the_invariants() {
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let mut l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            l.sc.duration_ns = l.sc.duration_ns.min(100_000);
+            for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+                let r = check_invariants(&l, c);
+                assert!(r.counters.sent > 0, "{}: nothing sent", p.display());
+            }
+        }
+    }
+}
