@@ -799,7 +799,11 @@ proptest! {
 
 #[test]
 fn non_dyadic_alpha_takes_the_product_form() {
-    let cfg = Config::new(Params { alpha: Ratio::new(9, 10), ..Params::DEFAULT }).unwrap();
+    let cfg = Config::new(Params {
+        alpha: Ratio::new(9, 10),
+        ..Params::DEFAULT
+    })
+    .unwrap();
     assert_eq!(cfg.oma_shift, 0);
     assert_eq!(CFG.oma_shift, 3); // the paper's α = 7/8
 }
