@@ -155,7 +155,12 @@ impl<const LEN: usize> RecipTable<LEN> {
     #[inline]
     #[must_use]
     pub fn recip_norm_refined(&self, m: u32) -> u32 {
-        const { assert!(Self::BITS >= 7, "one Newton step needs a table error below 2^-15") };
+        const {
+            assert!(
+                Self::BITS >= 7,
+                "one Newton step needs a table error below 2^-15"
+            )
+        };
         newton(m, self.interpolate(m))
     }
 }
@@ -417,7 +422,13 @@ mod tests {
 
     #[test]
     fn refined_recip_top_of_range() {
-        for x in [u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) + 12345, 3_000_000_000] {
+        for x in [
+            u32::MAX,
+            u32::MAX - 1,
+            1 << 31,
+            (1 << 31) + 12345,
+            3_000_000_000,
+        ] {
             let got = value(RECIP.recip_refined(nz(x)));
             let want = 1.0 / f64::from(x);
             assert!(((got - want) / want).abs() <= 2f64.powi(-29));
