@@ -12,10 +12,11 @@
 //! | quantity | type | format | range | resolution | at the ends |
 //! |---|---|---|---|---|---|
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
+//! | utilisation `U`, `u` | `u64` (state), `u32` (fast EWMA) | Q32.32 stored, Q4.28 inside the fast EWMA step | `[0, 2^32)`; fast step for `U < 16` | 2^-32 stored, 2^-28 per fast step | never reached: the wire format bounds `u' < 2^27` (see below); the exact update saturates anyway |
 //! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
-//! | `η` | `u32`, `u64` | Q1.31 (× `Wc`, rounded) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U` |
+//! | EWMA weight `τ/T` | `u32` (fast), `u64` (exact) | Q0.32 from a normalised `1/T`; Q0.64 (`τ·⌊2^64/T⌋`) in the exact step | `[0, 1)` | 2^-32 (relative 2^-31 + floor); 2^-64 | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
+//! | `(τ/T)·u = N/(12.5·T²)` (fast EWMA) | `u32` | Q4.28, `mulhu(N, c) >> s` | `N < 2^32`, `U' < 16` | 2^-28 (floor) | otherwise the exact step |
+//! | `η` | `u32`, `u64` | Q0.32 (folded into `1/U`, fast MD), Q1.31 (× `Wc`, rounded: general MD) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-32, 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U`; `η < 1/2` takes the general MD |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 //!
@@ -30,13 +31,14 @@
 //!
 //! ## The `U` EWMA
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
-//! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
-//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits; shift-free `u64` constants, see
-//! `ewma_q32`), and at least one unit (2^-32)
-//! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
-//! about one unit, as the f64 reference does in the limit (proptest
-//! `ewma_step_is_exact_to_a_unit`). Rounding alone would leave a dead band of `T/(2τ)` units
-//! around `u`, and a Q0.32 `τ/T` with truncated products would stop `≈ T/τ` units away.
+//! needs no reciprocal. The common ACK takes the fast step (`ewma_fast`): `U` in Q4.28, `τ/T` in Q0.32, one
+//! `mulhu` for `N/(12.5·T²)`, within 2^-27 of the exact step (proptest
+//! `fast_ewma_is_within_two_q28_units`). Everything else (`U ≥ 16`, `N ≥ 2^32`, `T < 4 635` ns)
+//! takes the exact step (`ewma_q32`), out of line: `U ← U + round(D)`,
+//! `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32 fractional bits below the Q32.32 unit (`τ/T`
+//! with 64 bits; shift-free `u64` constants), and at least one unit (2^-32) toward `u` whenever
+//! `D ≠ 0`: no rounding dead band (proptest `ewma_step_is_exact_to_a_unit`). docs/hpcc.md has
+//! each format's measured share of the window error.
 //!
 //! `τ ≥ T` (an ACK gap of a whole base RTT) sets `U = u = N/(12.5·T·Δts)`, the one place that
 //! takes a reciprocal of `Δts` (refined to 2^-30, so `U` is `u` to about 2^-29 relative, not
