@@ -33,7 +33,8 @@
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
 //! needs no reciprocal. The common ACK takes the fast step (`ewma_fast`): `U` in Q4.28, `τ/T` in Q0.32, one
 //! `mulhu` for `N/(12.5·T²)`, within 2^-27 of the exact step (proptest
-//! `fast_ewma_is_within_two_q28_units`). Everything else (`U ≥ 16`, `N ≥ 2^32`, `T < 4 635` ns)
+//! `fast_ewma_is_within_two_q28_units`). Everything else (`U ≥ 16`, `N ≥ 2^32`, `τ < T/256`,
+//! `T < 4 635` ns)
 //! takes the exact step (`ewma_q32`), out of line: `U ← U + round(D)`,
 //! `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32 fractional bits below the Q32.32 unit (`τ/T`
 //! with 64 bits; shift-free `u64` constants), and at least one unit (2^-32) toward `u` whenever
@@ -834,7 +835,7 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 /// `A = (τ/T)·u = N/(12.5·T²)` as one `mulhu` and a shift — about 20 instructions where the
 /// exact 96-bit step ([`ewma_q32`]) costs about 80.
 ///
-/// Taken when `U < 16`, `N < 2^32` and the result stays below 16 (the common case: `U` is near
+/// Taken when `U < 16`, `N < 2^32`, `τ/T ≥ 2^-8` and the result stays below 16 (the common case: `U` is near
 /// `η` in steady state; `N ≥ 2^32` needs a standing queue of tens of KB at a 100G hop over a
 /// whole `T`); otherwise the exact step runs (out of line). Needs `T ≥ 4 635` ns
 /// (`N·2^29/(25·T²)` below `N`), else the exact step runs on every ACK.
@@ -842,8 +843,8 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 /// Error per step, in units of 2^-28: dropping `U`'s low 4 bits `< 1`, `⌊w·U⌋` `< 1` (up),
 /// `⌊A⌋` `< 1` (down), `w` itself `≤ w·2^-31 + 2^-32` (`< 2^-2` for `U < 16`): the step is within
 /// `2^-27` of the exact one (test `fast_ewma_is_within_two_q28_units`), and `U` settles within
-/// `≈ (T/τ)·2^-28` of a constant `u`. Its share of the window error is measured in
-/// docs/hpcc.md.
+/// `≈ (T/τ)·2^-28 ≤ 2^-20` of a constant `u` (`T/τ ≤ 2^8`; smaller weights take the exact step).
+/// Its share of the window error is measured in docs/hpcc.md.
 #[inline(always)]
 #[allow(clippy::cast_possible_truncation)] // word splits
 fn ewma_fast(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
@@ -856,6 +857,11 @@ fn ewma_fast(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
         // of the shifted product; relative error ≤ 2^-31 plus the floor).
         let (p_lo, p_hi) = mul_wide(tau, cfg.inv_t_mant);
         let w = shr64_small(p_hi, p_lo, cfg.inv_t_shift) as u32;
+        // T/τ > 256: each step moves U by so little that the 2^-28 quantisation would matter
+        // (U settles within ≈ (T/τ)·2^-28 of u): the exact step.
+        if w >> 24 == 0 {
+            return ewma_q32(cfg, big_u, n, tau);
+        }
         // (1 − w)·U: w < 1, so w·U ≤ U and the subtraction cannot wrap.
         let keep = u28.wrapping_sub(mulhu(w, u28));
         // A = N·2^29/(25·T²) in Q4.28 (mulhu < 2^32; the shift < 32 is checked above).
