@@ -370,7 +370,10 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
         let s = f.finish(&ReplayOpts::default()).unwrap();
         assert_targets(&s);
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
-        assert!(u_err(&s) < 1e-8, "{}", s.render());
+        // U: the firmware's 32-bit EWMA step (U in Q4.28) settles within ≈ (T/τ)·2^-28 of the
+        // reference, 5.8e-8 at T/τ = 13 000/832 (measured 2.2e-8); the tie itself is pinned by
+        // the branch agreement above and the first step's U.
+        assert!(u_err(&s) < 1e-7, "{}", s.render());
     }
 }
 

@@ -2,6 +2,7 @@
 //! every ratio the per-decision path needs precomputed.
 
 use crate::Prio;
+use cc_math::word::mulhu;
 
 /// A payback multiplier `M` in unsigned Q16.16 fixed point: `M = bits / 65 536`.
 ///
@@ -334,13 +335,4 @@ impl Config {
             q0
         }
     }
-}
-
-/// The high word of the 64-bit product `a·b` (rv32: one `mulhu`).
-#[inline(always)]
-fn mulhu(a: u32, b: u32) -> u32 {
-    // (2^32 − 1)^2 < 2^64: the u64 product is exact, so wrapping_mul never wraps.
-    #[allow(clippy::cast_possible_truncation)] // the high word: < 2^32
-    let hi = (u64::from(a).wrapping_mul(u64::from(b)) >> 32) as u32;
-    hi
 }

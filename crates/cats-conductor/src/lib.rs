@@ -404,17 +404,19 @@ impl<const N: usize> Conductor<N> {
         // decision stops before choosing, so nothing changes (we still name the chunk it would
         // choose); with some space the resolution is kept even if the chosen chunk then does
         // not fit. After it the chosen queue is Eligible, so it never runs twice in a row.
-        let mut next = self.state;
-        resolve_deadlock(&mut next, cfg, nonempty);
-        let eligible = nonempty & !next.in_debt;
+        // Eq. 2 leaves every non-empty owing queue p < 4 Eligible (D_p ≤ L_p − 1 < L_p), so
+        // the choice is known from the bits alone; the debts are scaled (in place) only when
+        // the resolution is kept.
+        let resolved = nonempty & self.state.owing & 0x0F;
+        let eligible = nonempty & !(self.state.in_debt & !resolved);
         if eligible == 0 {
-            // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), and
-            // Eq. 2's clamp leaves every non-empty queue with D_p ≤ L_p − 1 < L_p.
+            // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), so
+            // every In-Debt non-empty queue is in `resolved`.
             return Decision::Empty;
         }
         let keep = space_bytes > 0;
         if keep {
-            self.state = next;
+            resolve_deadlock(&mut self.state, cfg, nonempty);
         }
         self.feed(cfg, space_bytes, pick(eligible), keep)
     }
@@ -563,8 +565,9 @@ fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
 
 /// CATS Eq. 2 for every non-empty queue `p < 4` with `D_p > 0`.
 fn resolve_deadlock(st: &mut State, cfg: &Config, nonempty: u8) {
+    let resolved = nonempty & st.owing & 0x0F;
     for p in 0..4 {
-        if nonempty & st.owing & (1u8 << p) == 0 {
+        if resolved & (1u8 << p) == 0 {
             continue;
         }
         let low = cfg.low(p);
@@ -577,8 +580,8 @@ fn resolve_deadlock(st: &mut State, cfg: &Config, nonempty: u8) {
             if nd == 0 {
                 st.owing &= !(1u8 << p);
             }
-            // Eligible when D_p < L_p (always true after the clamp).
-            st.in_debt &= !(1u8 << p);
         }
     }
+    // Eligible when D_p < L_p: always true after the clamp.
+    st.in_debt &= !resolved;
 }

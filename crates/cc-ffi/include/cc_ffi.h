@@ -497,11 +497,11 @@ typedef struct CcTimelyParams {
   uint64_t delta_bps;
   // `T_low`, ns.
   uint32_t t_low_ns;
-  // `T_high`, ns (≤ 2^28 − 1).
+  // `T_high`, ns (`1 ..= 2^27 − 1`, `timely_cc::MAX_RTT_NS`).
   uint32_t t_high_ns;
   // `minRTT`, ns (the gradient's normaliser).
   uint32_t min_rtt_ns;
-  // EWMA weight `α = alpha_num / alpha_den` ∈ [0, 1].
+  // EWMA weight `α = alpha_num / alpha_den` ∈ [1/16, 1].
   uint32_t alpha_num;
   // Denominator of `α` (non-zero).
   uint32_t alpha_den;

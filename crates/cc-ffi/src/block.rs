@@ -1,10 +1,11 @@
 //! Caller-allocated opaque blocks: the only place this crate turns a C pointer into a Rust
 //! reference.
 //!
-//! A block type `B` (`#[repr(C, align(8))] struct CcXxx { _opaque: [u8; N] }`) holds a Rust
-//! value `S`. [`fits!`] proves at compile time that `S` fits `B` in size and alignment; the
-//! helpers below re-check it (a post-monomorphisation constant) so no call can use a block for a
-//! type it does not fit.
+//! A block type `B` (`#[repr(C, align(8))] struct CcXxx { _opaque: [u8; N] }`) holds one Rust
+//! type, named once by [`fits!`]: it implements [`Opaque`] for the block (`B::Rust = S`) and
+//! proves at compile time that `S` fits `B` in size and alignment. The helpers below take the
+//! Rust type from the block, so call sites carry no type annotation and cannot pair a block with
+//! another type. Plain `#[repr(C)]` parameter structs are read with [`param`].
 //!
 //! Caller contract for every pointer passed here (documented in the header as undefined
 //! behaviour when broken): non-null; aligned to `align_of::<B>()`; valid for reads (and writes
@@ -14,7 +15,14 @@
 use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 
-/// Compile-time proof that `$state` fits the opaque block `$block`.
+/// An opaque C block and the one Rust type it holds (implemented by [`fits!`]).
+pub trait Opaque {
+    /// The Rust value the block holds.
+    type Rust;
+}
+
+/// Ties the opaque block `$block` to `$state` ([`Opaque`]) and proves at compile time that
+/// `$state` fits it.
 #[macro_export]
 macro_rules! fits {
     ($block:ty, $state:ty) => {
@@ -23,6 +31,9 @@ macro_rules! fits {
                 && ::core::mem::align_of::<$state>() <= ::core::mem::align_of::<$block>(),
             "the Rust state does not fit its opaque C block: raise the block size"
         );
+        impl $crate::block::Opaque for $block {
+            type Rust = $state;
+        }
     };
 }
 pub use fits;
@@ -37,8 +48,8 @@ impl<B, S> Fits<B, S> {
 /// # Safety
 /// `p` satisfies the module's caller contract (initialisation not required).
 #[inline(always)]
-pub unsafe fn init<B, S>(p: *mut B, value: S) {
-    let () = Fits::<B, S>::OK;
+pub unsafe fn init<B: Opaque>(p: *mut B, value: B::Rust) {
+    let () = Fits::<B, B::Rust>::OK;
     debug_assert!(
         !p.is_null() && p.is_aligned(),
         "null or misaligned block pointer"
@@ -46,7 +57,7 @@ pub unsafe fn init<B, S>(p: *mut B, value: S) {
     // SAFETY: `S` fits `B` in size and alignment (checked above at compile time) and `p` is
     // valid for writes of `size_of::<B>()` bytes (caller contract). `write` does not read or
     // drop the old contents, so an uninitialised block is fine.
-    unsafe { p.cast::<S>().write(value) }
+    unsafe { p.cast::<B::Rust>().write(value) }
 }
 
 /// The value in an initialised block, shared.
@@ -55,14 +66,14 @@ pub unsafe fn init<B, S>(p: *mut B, value: S) {
 /// `p` satisfies the module's caller contract and holds an `S` written by [`init`]; the returned
 /// reference must not outlive the call.
 #[inline(always)]
-pub unsafe fn get<'a, B, S>(p: *const B) -> &'a S {
-    let () = Fits::<B, S>::OK;
+pub unsafe fn get<'a, B: Opaque>(p: *const B) -> &'a B::Rust {
+    let () = Fits::<B, B::Rust>::OK;
     debug_assert!(
         !p.is_null() && p.is_aligned(),
         "null or misaligned block pointer"
     );
     // SAFETY: fits (compile time), valid and initialised with an `S` (caller contract).
-    unsafe { &*p.cast::<S>() }
+    unsafe { &*p.cast::<B::Rust>() }
 }
 
 /// The value in an initialised block, exclusive.
@@ -70,14 +81,29 @@ pub unsafe fn get<'a, B, S>(p: *const B) -> &'a S {
 /// # Safety
 /// As [`get`], and nothing else accesses the block during the call.
 #[inline(always)]
-pub unsafe fn get_mut<'a, B, S>(p: *mut B) -> &'a mut S {
-    let () = Fits::<B, S>::OK;
+pub unsafe fn get_mut<'a, B: Opaque>(p: *mut B) -> &'a mut B::Rust {
+    let () = Fits::<B, B::Rust>::OK;
     debug_assert!(
         !p.is_null() && p.is_aligned(),
         "null or misaligned block pointer"
     );
     // SAFETY: fits (compile time), valid, initialised and unaliased (caller contract).
-    unsafe { &mut *p.cast::<S>() }
+    unsafe { &mut *p.cast::<B::Rust>() }
+}
+
+/// A plain `#[repr(C)]` struct passed by pointer (parameters), shared.
+///
+/// # Safety
+/// `p` is non-null, aligned for `T`, valid for reads and holds a `T`; the returned reference
+/// must not outlive the call.
+#[inline(always)]
+pub unsafe fn param<'a, T>(p: *const T) -> &'a T {
+    debug_assert!(
+        !p.is_null() && p.is_aligned(),
+        "null or misaligned parameter pointer"
+    );
+    // SAFETY: caller contract.
+    unsafe { &*p }
 }
 
 /// Writes a result through an out-pointer.
@@ -141,7 +167,7 @@ mod tests {
     fn null_block_is_caught_in_debug_builds() {
         // SAFETY: deliberately broken contract; the debug check fires before any access.
         unsafe {
-            init::<Block, State>(
+            init::<Block>(
                 core::ptr::null_mut(),
                 State {
                     rate_bps: 0,

@@ -148,7 +148,7 @@ pub unsafe extern "C" fn cc_cats_config_init(
     params: *const CcCatsParams,
 ) -> CcStatus {
     // SAFETY: caller contract.
-    let p: &CcCatsParams = unsafe { block::get(params) };
+    let p: &CcCatsParams = unsafe { block::param(params) };
     match Config::new(
         p.mss_bytes,
         p.high_bytes,
@@ -172,7 +172,7 @@ pub unsafe extern "C" fn cc_cats_config_init(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_cats_config_eq1_violations(cfg: *const CcCatsConfig) -> u32 {
     // SAFETY: caller contract.
-    let c: &Config = unsafe { block::get(cfg) };
+    let c = unsafe { block::get(cfg) };
     u32::from(c.eq1_violations())
 }
 
@@ -202,7 +202,7 @@ pub unsafe extern "C" fn cc_cats_enqueue(
         return CcCatsEnqueue::InvalidPrio;
     };
     // SAFETY: caller contract.
-    let c: &mut Conn = unsafe { block::get_mut(conn) };
+    let c = unsafe { block::get_mut(conn) };
     match c.enqueue(prio, Descriptor { handle, len_bytes }) {
         Ok(()) => CcCatsEnqueue::Ok,
         Err(EnqueueError::ZeroLength(_)) => CcCatsEnqueue::ZeroLength,
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     out: *mut CcCatsChunk,
 ) -> CcCatsDecision {
     // SAFETY: caller contract.
-    let c: &mut Conn = unsafe { block::get_mut(conn) };
+    let c = unsafe { block::get_mut(conn) };
     // The deadlock rule (data queued, no non-empty queue Eligible) is rare and needs many
     // registers: route it to an out-of-line tail call so the common path saves none. The same
     // test inside `next_chunk` is then provably false and folds away.
@@ -310,7 +310,7 @@ unsafe fn decide(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_cats_conn_get_state(conn: *const CcCatsConn, out: *mut CcCatsState) {
     // SAFETY: caller contract.
-    let c: &Conn = unsafe { block::get(conn) };
+    let c = unsafe { block::get(conn) };
     let s = c.state();
     let raw = CcCatsState {
         debt_bytes: s.debt_bytes(),
@@ -327,7 +327,7 @@ pub unsafe extern "C" fn cc_cats_conn_get_state(conn: *const CcCatsConn, out: *m
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_cats_conn_set_state(conn: *mut CcCatsConn, state: *const CcCatsState) {
     // SAFETY: caller contract.
-    let (c, s): (&mut Conn, &CcCatsState) = unsafe { (block::get_mut(conn), block::get(state)) };
+    let (c, s) = unsafe { (block::get_mut(conn), block::param(state)) };
     #[allow(clippy::cast_possible_truncation)] // only bits 0..3 are used; the mask drops the rest
     let mask = (s.in_debt_mask & 0x0F) as u8;
     c.set_state(cats_conductor::State::from_raw(s.debt_bytes, mask));
@@ -343,7 +343,7 @@ pub unsafe extern "C" fn cc_cats_queued(conn: *const CcCatsConn, prio: u32) -> u
         return 0;
     };
     // SAFETY: caller contract.
-    let c: &Conn = unsafe { block::get(conn) };
+    let c = unsafe { block::get(conn) };
     u32::try_from(c.queued_messages(p)).unwrap_or(u32::MAX)
 }
 

@@ -151,7 +151,7 @@ pub unsafe extern "C" fn cc_hpcc_config_init(
     params: *const CcHpccParams,
 ) -> CcStatus {
     // SAFETY: caller contract.
-    let p: &CcHpccParams = unsafe { block::get(params) };
+    let p: &CcHpccParams = unsafe { block::param(params) };
     let Ok(max_stage) = u8::try_from(p.max_stage) else {
         return CcStatus::InvalidConfig;
     };
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn cc_hpcc_config_init(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_hpcc_flow_init(flow: *mut CcHpccFlow, cfg: *const CcHpccConfig) {
     // SAFETY: caller contract.
-    unsafe { block::init(flow, State::<DEFAULT_MAX_HOPS>::new(block::get(cfg))) }
+    unsafe { block::init(flow, State::new(block::get(cfg))) }
 }
 
 /// The INT bytes as a slice; `int` may be null only when `len` is 0.
@@ -284,7 +284,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_hpcc_rate_bps(cfg: *const CcHpccConfig, window_q8_bytes: u32) -> u64 {
     // SAFETY: caller contract.
-    let cfg: &Config = unsafe { block::get(cfg) };
+    let cfg = unsafe { block::get(cfg) };
     cfg.rate_bps(window_q8_bytes)
 }
 
@@ -295,7 +295,7 @@ pub unsafe extern "C" fn cc_hpcc_rate_bps(cfg: *const CcHpccConfig, window_q8_by
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_hpcc_flow_get_state(flow: *const CcHpccFlow, out: *mut CcHpccState) {
     // SAFETY: caller contract.
-    let s: &State = unsafe { block::get(flow) };
+    let s = unsafe { block::get(flow) };
     let r = s.raw_parts();
     let v = CcHpccState {
         u_q32: r.u_q32,
@@ -318,7 +318,7 @@ pub unsafe extern "C" fn cc_hpcc_flow_get_state(flow: *const CcHpccFlow, out: *m
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_hpcc_flow_set_state(flow: *mut CcHpccFlow, state: *const CcHpccState) {
     // SAFETY: caller contract.
-    let s: &CcHpccState = unsafe { block::get(state) };
+    let s: &CcHpccState = unsafe { block::param(state) };
     let v = State::<DEFAULT_MAX_HOPS>::from_raw_parts(RawParts {
         w_q8: s.w_q8,
         wc_q8: s.wc_q8,
@@ -371,7 +371,7 @@ mod tests {
                 cc_hpcc_config_init(cfg.as_mut_ptr(), p.as_ptr()),
                 CcStatus::Ok
             );
-            assert_eq!(*block::get::<_, Config>(cfg.as_ptr()), rcfg);
+            assert_eq!(*block::get(cfg.as_ptr()), rcfg);
             cc_hpcc_flow_init(flow.as_mut_ptr(), cfg.as_ptr());
             let mut w = 0u32;
             let acks = [
@@ -418,7 +418,7 @@ mod tests {
                 (want.branch.into(), want.window_q8_bytes, want.rate_bps)
             );
             // Malformed (null with length 0, a truncated block): BAD, state unchanged.
-            let before = *block::get::<_, State>(flow.as_ptr());
+            let before = *block::get(flow.as_ptr());
             let got = cc_hpcc_on_ack(
                 cfg.as_ptr(),
                 flow.as_mut_ptr(),
@@ -431,7 +431,7 @@ mod tests {
             assert_eq!(got, CcHpccBranch::Bad);
             let got = cc_hpcc_on_ack(cfg.as_ptr(), flow.as_mut_ptr(), 1, 2, b.as_ptr(), 9, &mut w);
             assert_eq!(got, CcHpccBranch::Bad);
-            assert_eq!(*block::get::<_, State>(flow.as_ptr()), before);
+            assert_eq!(*block::get(flow.as_ptr()), before);
             // State round trip.
             let mut st = MaybeUninit::<CcHpccState>::uninit();
             cc_hpcc_flow_get_state(flow.as_ptr(), st.as_mut_ptr());
@@ -439,7 +439,7 @@ mod tests {
             assert_eq!(st.w_q8, rust.window_q8_bytes());
             assert_eq!(st.u_q32, rust.u_q32());
             cc_hpcc_flow_set_state(flow.as_mut_ptr(), &st);
-            assert_eq!(*block::get::<_, State>(flow.as_ptr()), rust);
+            assert_eq!(*block::get(flow.as_ptr()), rust);
             // Invalid configs.
             (*p.as_mut_ptr()).eta_den = 0;
             assert_eq!(

@@ -46,7 +46,7 @@
 //! /// Opaque per-flow state; allocate one per flow (any storage), initialise with cc_timely_flow_init.
 //! #[repr(C, align(8))]
 //! pub struct CcTimelyFlow { _opaque: [u8; CC_TIMELY_FLOW_BYTES] }
-//! block::fits!(CcTimelyFlow, timely_cc::State);          // compile-time size/align proof
+//! block::fits!(CcTimelyFlow, timely_cc::State);          // ties the block to its type; size/align proof
 //! #[repr(C, align(8))] pub struct CcTimelyConfig { _opaque: [u8; CC_TIMELY_CONFIG_BYTES] }
 //! block::fits!(CcTimelyConfig, timely_cc::Config);
 //! /// Plain-integer parameters (C fills them; `cc_timely_params_default` gives the paper's).
@@ -54,7 +54,7 @@
 //! #[unsafe(no_mangle)]
 //! pub unsafe extern "C" fn cc_timely_config_init(cfg: *mut CcTimelyConfig, p: *const CcTimelyParams) -> CcStatus {
 //!     // SAFETY: caller contract (module docs).
-//!     let p = unsafe { block::get(p) };
+//!     let p = unsafe { block::param(p) };                 // plain #[repr(C)] struct
 //!     match timely_cc::Config::new(/* from p */) {
 //!         Ok(c) => { unsafe { block::init(cfg, c) }; CcStatus::Ok }
 //!         Err(_) => CcStatus::InvalidConfig,
@@ -63,7 +63,8 @@
 //! #[repr(u32)] pub enum CcTimelyBranch { /* mirrors timely_cc's branch enum */ }
 //! #[unsafe(no_mangle)]
 //! pub unsafe extern "C" fn cc_timely_on_completion(cfg: *const CcTimelyConfig, flow: *mut CcTimelyFlow,
-//!                                                  rtt_ns: u32, out_rate_bps: *mut u64) -> CcTimelyBranch { … }
+//!                                                  t_send_ns: u64, t_complete_ns: u64, bytes: u32,
+//!                                                  out_rate_bps: *mut u64) -> CcTimelyBranch { … }
 //! ```
 //! Then regenerate the header (`CC_FFI_BLESS=1 cargo test -p cc-ffi --test header`), call the
 //! functions from `examples/c-firmware/main.c`, and add the fw-bench case (fw-bench

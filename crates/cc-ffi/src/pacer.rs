@@ -188,7 +188,7 @@ pub unsafe extern "C" fn cc_pacer_params_default(out: *mut CcPacerParams) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_pacer_init(p: *mut CcPacer, params: *const CcPacerParams) -> CcStatus {
     // SAFETY: caller contract.
-    let q: &CcPacerParams = unsafe { block::get(params) };
+    let q: &CcPacerParams = unsafe { block::param(params) };
     let cfg = match Config::new(Rate::from_units(q.line_rate_u128bps)) {
         Ok(c) if q.hybrid_rate_u128bps == 0 => c,
         Ok(c) => match c.with_hybrid(Rate::from_units(q.hybrid_rate_u128bps), q.burst_bytes) {
@@ -203,7 +203,7 @@ pub unsafe extern "C" fn cc_pacer_init(p: *mut CcPacer, params: *const CcPacerPa
     // fills in place without a stack temporary of the block's size.
     unsafe { p.write_bytes(0, 1) };
     // SAFETY: now initialised (zeroes), exclusive (caller contract).
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     pacer.reset(&cfg);
     CcStatus::Ok
 }
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn cc_pacer_add_flow(
     flow: *mut u32,
 ) -> CcPacerAdd {
     // SAFETY: caller contract.
-    let (pacer, s): (&mut P, &CcPacerFlowSpec) = unsafe { (block::get_mut(p), block::get(spec)) };
+    let (pacer, s) = unsafe { (block::get_mut(p), block::param(spec)) };
     let mode = match s.mode {
         m if m == CcPacerMode::Paced as u32 => FlowMode::Paced,
         m if m == CcPacerMode::Window as u32 => FlowMode::Window {
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn cc_pacer_set_rate(
     rate_u128bps: u32,
 ) -> CcPacerRate {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     match pacer.set_rate(id(flow), Rate::from_units(rate_u128bps)) {
         Ok(RateChange::Unchanged) => CcPacerRate::Unchanged,
         Ok(RateChange::Increase) => CcPacerRate::Increase,
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn cc_pacer_enqueue(
     now_q4: u32,
 ) -> CcPacerEnqueue {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     match pacer.enqueue(id(flow), bytes, Instant::from_raw(now_q4)) {
         Ok(Enqueued::Queued) => CcPacerEnqueue::Queued,
         Ok(Enqueued::Scheduled) => CcPacerEnqueue::Scheduled,
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn cc_pacer_on_ack(
     now_q4: u32,
 ) -> CcPacerWindow {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     window(pacer.on_ack(id(flow), bytes, Instant::from_raw(now_q4)))
 }
 
@@ -337,7 +337,7 @@ pub unsafe extern "C" fn cc_pacer_set_window(
     now_q4: u32,
 ) -> CcPacerWindow {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     window(pacer.set_window(id(flow), window_bytes, Instant::from_raw(now_q4)))
 }
 
@@ -352,7 +352,7 @@ pub unsafe extern "C" fn cc_pacer_next(
     out: *mut CcPacerSegment,
 ) -> CcPacerNext {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     // The common case in line; the general one out of line (a tail call), so this frame saves
     // no registers.
     let s = match pacer.next_step(Instant::from_raw(now_q4)) {
@@ -379,7 +379,7 @@ pub unsafe extern "C" fn cc_pacer_next(
 #[inline(never)]
 unsafe fn next_general(p: *mut CcPacer, now_q4: u32, out: *mut CcPacerSegment) -> CcPacerNext {
     // SAFETY: caller contract.
-    let pacer: &mut P = unsafe { block::get_mut(p) };
+    let pacer = unsafe { block::get_mut(p) };
     match pacer.next_general(Instant::from_raw(now_q4)) {
         Some(s) => {
             #[allow(clippy::cast_possible_truncation)] // index < 1024
@@ -404,7 +404,7 @@ unsafe fn next_general(p: *mut CcPacer, now_q4: u32, out: *mut CcPacerSegment) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_pacer_earliest(p: *const CcPacer, out_q4: *mut u32) -> u32 {
     // SAFETY: caller contract.
-    let pacer: &P = unsafe { block::get(p) };
+    let pacer = unsafe { block::get(p) };
     match pacer.earliest() {
         Some(t) => {
             // SAFETY: caller contract.
@@ -422,7 +422,7 @@ pub unsafe extern "C" fn cc_pacer_earliest(p: *const CcPacer, out_q4: *mut u32) 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_pacer_backlog(p: *const CcPacer, flow: u32) -> u32 {
     // SAFETY: caller contract.
-    let pacer: &P = unsafe { block::get(p) };
+    let pacer = unsafe { block::get(p) };
     pacer.flow(id(flow)).map_or(0, |v| v.backlog)
 }
 

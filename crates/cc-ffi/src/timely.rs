@@ -47,11 +47,11 @@ pub struct CcTimelyParams {
     pub delta_bps: u64,
     /// `T_low`, ns.
     pub t_low_ns: u32,
-    /// `T_high`, ns (≤ 2^28 − 1).
+    /// `T_high`, ns (`1 ..= 2^27 − 1`, `timely_cc::MAX_RTT_NS`).
     pub t_high_ns: u32,
     /// `minRTT`, ns (the gradient's normaliser).
     pub min_rtt_ns: u32,
-    /// EWMA weight `α = alpha_num / alpha_den` ∈ [0, 1].
+    /// EWMA weight `α = alpha_num / alpha_den` ∈ [1/16, 1].
     pub alpha_num: u32,
     /// Denominator of `α` (non-zero).
     pub alpha_den: u32,
@@ -201,7 +201,7 @@ pub unsafe extern "C" fn cc_timely_config_init(
     params: *const CcTimelyParams,
 ) -> CcStatus {
     // SAFETY: caller contract.
-    let p: &CcTimelyParams = unsafe { block::get(params) };
+    let p: &CcTimelyParams = unsafe { block::param(params) };
     let params = Params {
         line_rate_bps: p.line_rate_bps,
         min_rate_bps: p.min_rate_bps,
@@ -256,7 +256,7 @@ pub unsafe extern "C" fn cc_timely_on_completion(
     out_rate_bps: *mut u64,
 ) -> CcTimelyBranch {
     // SAFETY: caller contract.
-    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     // SAFETY: caller contract.
     unsafe { block::out(out_rate_bps, u.rate_bps) };
@@ -300,7 +300,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_rv(
     bytes: u32,
 ) -> CcTimelyResult {
     // SAFETY: caller contract.
-    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     CcTimelyResult::of(st, u.branch)
 }
@@ -322,7 +322,7 @@ pub unsafe extern "C" fn cc_timely_on_rtt(
     bytes: u32,
 ) -> CcTimelyResult {
     // SAFETY: caller contract.
-    let (c, st): (&Config, &mut State) = unsafe { (block::get(cfg), block::get_mut(flow)) };
+    let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     // Values above 2^31 − 1 saturate there (as the RTT engine's own do).
     let u = st.on_rtt(c, timely_cc::U28F4::from_bits(rtt_q4), bytes, None);
     CcTimelyResult::of(st, u.branch)
@@ -341,8 +341,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_ex(
     out: *mut CcTimelyUpdate,
 ) -> CcTimelyBranch {
     // SAFETY: caller contract.
-    let (cfg, st, ev): (&Config, &mut State, &CcTimelyCompletion) =
-        unsafe { (block::get(cfg), block::get_mut(flow), block::get(ev)) };
+    let (cfg, st, ev) = unsafe { (block::get(cfg), block::get_mut(flow), block::param(ev)) };
     let u = st.on_completion(
         cfg,
         &Completion {
@@ -372,7 +371,7 @@ pub unsafe extern "C" fn cc_timely_flow_get_state(
     out: *mut CcTimelyState,
 ) {
     // SAFETY: caller contract.
-    let s: &State = unsafe { block::get(flow) };
+    let s = unsafe { block::get(flow) };
     let p = s.raw_parts();
     // The 96-bit EWMA (|·| < 2^95) split into its three words.
     #[allow(clippy::cast_possible_truncation)]
@@ -405,7 +404,7 @@ pub unsafe extern "C" fn cc_timely_flow_set_state(
     state: *const CcTimelyState,
 ) {
     // SAFETY: caller contract.
-    let s: &CcTimelyState = unsafe { block::get(state) };
+    let s: &CcTimelyState = unsafe { block::param(state) };
     let v = State::from_raw(RawParts {
         rate_u128bps: s.rate_u128bps,
         prev_rtt_ns: timely_cc::U28F4::from_bits(s.prev_rtt_q4),

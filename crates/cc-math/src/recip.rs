@@ -29,6 +29,7 @@
 //! `x = 0` has no reciprocal: the API takes [`NonZeroU32`], so the caller decides what a zero
 //! means (HPCC skips a hop with `Δts = 0`). Powers of two are exact (`f = 0`, `T[0] = 2^31`).
 
+use crate::word::{mul_wide, mulhu};
 use core::num::NonZeroU32;
 
 /// A reciprocal table with `LEN = 2^K + 1` entries of `u32`.
@@ -97,14 +98,25 @@ impl<const LEN: usize> RecipTable<LEN> {
     /// `1/x` for any non-zero `x`, division-free (about ten instructions on rv32imac).
     #[inline]
     #[must_use]
-    // Proven in the comments below: K ≤ 15 (checked when BITS is evaluated), so 31 − K, 1 << K,
-    // K + 1 and idx + 1 cannot overflow; the product is of two values below 2^32 (< 2^64) and
-    // its high word fits u32; 62 − s with s ≤ 31.
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
     pub fn recip(&self, x: NonZeroU32) -> Recip {
-        let k = Self::BITS;
         // Normalise: bit 31 of m is the leading one; s = leading_zeros(x) ∈ 0 ..= 31.
         let (m, s) = normalize(x);
+        Recip {
+            mant_q31: self.interpolate(m),
+            shift: 62u32.wrapping_sub(s), // s ≤ 31
+        }
+    }
+
+    /// `≈ 2^62/m` for a normalised `m` (bit 31 set) by linear interpolation in the table: a
+    /// value in `(2^30, 2^31]`, at most ≈ 1.5e-5 above the true one (for `K = 7`).
+    #[inline]
+    #[must_use]
+    // Proven in the comments below: K ≤ 15 (checked when BITS is evaluated), so 31 − K, 1 << K,
+    // K + 1 and idx + 1 cannot overflow; the product is of two values below 2^32 (< 2^64) and
+    // its high word fits u32.
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
+    pub fn interpolate(&self, m: u32) -> u32 {
+        let k = Self::BITS;
         // K index bits after the leading one; masked, so idx < 2^K and idx + 1 ≤ 2^K < LEN.
         let idx = ((m >> (31 - k)) & ((1u32 << k) - 1)) as usize;
         // The remaining 31 − K bits, top-aligned: the position inside the segment,
@@ -116,13 +128,65 @@ impl<const LEN: usize> RecipTable<LEN> {
         // r = T[i] − (T[i] − T[i+1])·f. T is strictly decreasing (wrapping_sub cannot wrap), and
         // (T[i] − T[i+1])·f < T[i] − T[i+1], so the subtraction below cannot wrap either.
         // The product's high word is one `mulhu` on rv32.
-        let step = ((u64::from(t0.wrapping_sub(t1)) * u64::from(frac)) >> 32) as u32;
-        let mant_q31 = t0.wrapping_sub(step);
+        t0.wrapping_sub(mulhu(t0.wrapping_sub(t1), frac))
+    }
+
+    /// `1/x` from the table refined by one Newton–Raphson step ([`newton`]; tables with
+    /// `K ≥ 7`, whose error is below `2^-15`), which squares the
+    /// relative error: from the table's ≤ 1.51e-5 (one-sided, always above the true value) to
+    /// ≤ 2^-30 (the `Q1.31` rounding). Same format as [`recip`](Self::recip).
+    ///
+    /// Why refine: the table's error is one-sided, so where a reciprocal feeds a value that
+    /// multiplies itself from step to step (HPCC's reference window `Wc`), it would compound;
+    /// the refined value has no useful bias.
+    #[inline]
+    #[must_use]
+    pub fn recip_refined(&self, x: NonZeroU32) -> Recip {
+        let (m, s) = normalize(x);
         Recip {
-            mant_q31,
-            shift: 62 - s,
+            mant_q31: self.recip_norm_refined(m),
+            shift: 62u32.wrapping_sub(s), // s ≤ 31
         }
     }
+
+    /// `2^62/m` for a normalised `m` (bit 31 set), table and one Newton step: the result is in
+    /// `(2^30, 2^31 + 1]`, relative error ≤ 2^-30. For callers that already hold a normalised
+    /// mantissa, so the normalisation is not repeated.
+    #[inline]
+    #[must_use]
+    pub fn recip_norm_refined(&self, m: u32) -> u32 {
+        const {
+            assert!(
+                Self::BITS >= 7,
+                "one Newton step needs a table error below 2^-15"
+            )
+        };
+        newton(m, self.interpolate(m))
+    }
+}
+
+/// One Newton–Raphson step for `2^62/m`: `r' = r·(2 − m·r/2^62)`, for a normalised `m` (bit 31
+/// set) and an `r` within `2^-15` relative of `2^62/m` (what [`RecipTable::interpolate`] gives):
+/// the relative error squares (≤ 2^-30 after the `Q1.31` rounding).
+///
+/// All in 32-bit words: `m·r = 2^62·(1 + δ)`, `|δ| ≤ 2^-15`, so `d = m·r − 2^62` has
+/// `|d| ≤ 2^47` and `d >> 16` fits an `i32`; `r·(d >> 16) >> 46` is the high word of one
+/// signed 32×32 product, shifted. Cost on rv32imac: two `mul`, two high-word products and a few
+/// shifts.
+#[inline]
+#[must_use]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)] // word splits of products whose ranges are given above
+pub const fn newton(m: u32, r: u32) -> u32 {
+    let (p_lo, p_hi) = mul_wide(m, r);
+    // d >> 16 = (p_hi − 2^30)·2^16 + p_lo/2^16, in i32 (|d >> 16| ≤ 2^31).
+    let d16 = (p_hi.wrapping_sub(1 << 30) << 16 | (p_lo >> 16)) as i32;
+    // corr = r·d/2^62 = (r·(d >> 16)) >> 46: the high word (>> 32) then >> 14.
+    let corr = ((r as i64).wrapping_mul(d16 as i64) >> 46) as i32;
+    (r as i32).wrapping_sub(corr) as u32
 }
 
 /// `(x << s, s)` with `s = leading_zeros(x)`, so bit 31 of the first value is set.
@@ -340,6 +404,45 @@ mod tests {
                 assert_eq!(got, x.leading_zeros(), "x = {x:#x}");
                 assert_eq!(m, x << got);
             }
+        }
+    }
+
+    /// Every 24-bit input (HPCC's Δts range): refined error ≤ 2^-29.
+    #[test]
+    fn refined_recip_exhaustive_24_bit() {
+        let mut worst = 0.0f64;
+        for x in 1u32..(1 << 24) {
+            let got = value(RECIP.recip_refined(nz(x)));
+            let want = 1.0 / f64::from(x);
+            worst = worst.max(((got - want) / want).abs());
+        }
+        println!("refined reciprocal: max relative error {worst:.3e} over 1..2^24");
+        assert!(worst <= 2f64.powi(-29), "{worst:e}");
+    }
+
+    #[test]
+    fn refined_recip_top_of_range() {
+        for x in [
+            u32::MAX,
+            u32::MAX - 1,
+            1 << 31,
+            (1 << 31) + 12345,
+            3_000_000_000,
+        ] {
+            let got = value(RECIP.recip_refined(nz(x)));
+            let want = 1.0 / f64::from(x);
+            assert!(((got - want) / want).abs() <= 2f64.powi(-29));
+        }
+    }
+
+    /// The refinement is generic in the table size (any `K ≥ 7`, see [`newton`]).
+    #[test]
+    fn refined_larger_table() {
+        const T: RecipTable<257> = RecipTable::new();
+        for x in (1u32..(1 << 20)).step_by(7) {
+            let got = value(T.recip_refined(nz(x)));
+            let want = 1.0 / f64::from(x);
+            assert!(((got - want) / want).abs() <= 2f64.powi(-29), "{x}");
         }
     }
 

@@ -12,10 +12,11 @@
 //! | quantity | type | format | range | resolution | at the ends |
 //! |---|---|---|---|---|---|
 //! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, `u` | `u64` | Q32.32 | `[0, 2^32)` | 2^-32 ≈ 2.3e-10 | never reached: the wire format bounds `u' < 2^27` (see below); the update saturates anyway |
+//! | utilisation `U`, `u` | `u64` (state), `u32` (fast EWMA) | Q32.32 stored, Q4.28 inside the fast EWMA step | `[0, 2^32)`; fast step for `U < 16` | 2^-32 stored, 2^-28 per fast step | never reached: the wire format bounds `u' < 2^27` (see below); the exact update saturates anyway |
 //! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u64` | Q0.64 | `[0, 1)` | 2^-64 (`τ·⌊2^64/T⌋`: < 2^-40 relative) | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
-//! | `η` | `u32`, `u64` | Q1.31 (× `Wc`, rounded) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U` |
+//! | EWMA weight `τ/T` | `u32` (fast), `u64` (exact) | Q0.32 from a normalised `1/T`; Q0.64 (`τ·⌊2^64/T⌋`) in the exact step | `[0, 1)` | 2^-32 (relative 2^-31 + floor); 2^-64 | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
+//! | `(τ/T)·u = N/(12.5·T²)` (fast EWMA) | `u32` | Q4.28, `mulhu(N, c) >> s` | `N < 2^32`, `U' < 16` | 2^-28 (floor) | otherwise the exact step |
+//! | `η` | `u32`, `u64` | Q0.32 (folded into `1/U`, fast MD), Q1.31 (× `Wc`, rounded: general MD) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-32, 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U`; `η < 1/2` takes the general MD |
 //! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
 //! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
 //!
@@ -30,13 +31,15 @@
 //!
 //! ## The `U` EWMA
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA
-//! needs no reciprocal. `U ← U + round(D)`, `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32
-//! fractional bits below the Q32.32 unit (`τ/T` with 64 bits; shift-free `u64` constants, see
-//! `ewma_q32`), and at least one unit (2^-32)
-//! toward `u` whenever `D ≠ 0`: no rounding dead band, so `U` reaches a constant `u` to within
-//! about one unit, as the f64 reference does in the limit (proptest
-//! `ewma_step_is_exact_to_a_unit`). Rounding alone would leave a dead band of `T/(2τ)` units
-//! around `u`, and a Q0.32 `τ/T` with truncated products would stop `≈ T/τ` units away.
+//! needs no reciprocal. The common ACK takes the fast step (`ewma_fast`): `U` in Q4.28, `τ/T` in Q0.32, one
+//! `mulhu` for `N/(12.5·T²)`, within 2^-27 of the exact step (proptest
+//! `fast_ewma_is_within_two_q28_units`). Everything else (`U ≥ 16`, `N ≥ 2^32`, `τ < T/256`,
+//! `T < 4 635` ns)
+//! takes the exact step (`ewma_q32`), out of line: `U ← U + round(D)`,
+//! `D = N·2^32/(12.5·T²) − (τ/T)·U` kept with 32 fractional bits below the Q32.32 unit (`τ/T`
+//! with 64 bits; shift-free `u64` constants), and at least one unit (2^-32) toward `u` whenever
+//! `D ≠ 0`: no rounding dead band (proptest `ewma_step_is_exact_to_a_unit`). docs/hpcc.md has
+//! each format's measured share of the window error.
 //!
 //! `τ ≥ T` (an ACK gap of a whole base RTT) sets `U = u = N/(12.5·T·Δts)`, the one place that
 //! takes a reciprocal of `Δts` (refined to 2^-30, so `U` is `u` to about 2^-29 relative, not
@@ -66,11 +69,12 @@
     clippy::cast_possible_truncation
 )]
 
-pub mod fixed;
 pub mod int;
 
+use cc_math::word::{mul_64x64, mul_u64_u32, mul_wide, mulhu, shr64_small};
+use cc_math::wrap::wrapping_delta;
+use cc_math::{RECIP, Scale};
 use core::num::NonZeroU32;
-use fixed::{Scale, recip_norm, recip_refined, shr64_small};
 pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
@@ -83,15 +87,7 @@ pub const U_ONE: u64 = 1 << U_FRAC_BITS;
 /// relative (a W_min of a fraction of a byte is not representable).
 pub const MIN_W_MIN_BYTES: u32 = 16;
 
-/// An exact ratio `num / den` (used for `η`), so configs carry no floats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Ratio {
-    /// Numerator.
-    pub num: u32,
-    /// Denominator (non-zero).
-    pub den: u32,
-}
+pub use cc_math::Ratio;
 
 /// The configuration as a user writes it. Field names are the trace `# set` keys.
 ///
@@ -197,6 +193,18 @@ pub struct Config {
     a_mul: u64,
     /// `a_mul = 2^97/(25·T²)` (`T > 13 107` ns) rather than `2^65/(25·T²)`.
     a_drop: bool,
+    /// `1/T = inv_t_mant·2^-(32 + inv_t_shift)` (`inv_t_mant ∈ [2^31, 2^32)`, `inv_t_shift ∈
+    /// 9 ..= 24`): the EWMA weight `τ/T` in Q0.32 is `τ·inv_t_mant >> inv_t_shift`
+    /// (fast EWMA, [`ewma_fast`]).
+    inv_t_mant: u32,
+    inv_t_shift: u32,
+    /// `(τ/T)·u = N/(12.5·T²)` in Q4.28 for `N < 2^32`: `mulhu(N, a28_mant) >> a28_shift`
+    /// (`a28_mant ∈ [2^31, 2^32)`); `a28_shift = u32::MAX` when `T` is too small for this form
+    /// (`2^29/(25·T²) ≥ 1`, `T < 4 635` ns): the exact EWMA then runs on every ACK.
+    a28_mant: u32,
+    a28_shift: u32,
+    /// `⌊η·2^32⌋`, at most `2^32 − 1` (`η = 1`): folds `η` into `1/U` with one `mulhu` (fast MD).
+    eta_mul: u32,
 }
 
 /// `round(n / d)` for const evaluation (`d > 0`).
@@ -264,6 +272,20 @@ impl Config {
         } else {
             (div_round(1 << 97, 25 * t * t) as u64, true)
         };
+        // Fast EWMA constants: 2^32/T < 2^22; N·2^29/(25·T²) as mulhu(N, mant) >> (shift − 32).
+        let Some(inv_t) = Scale::from_ratio(1, t) else {
+            return Err(ConfigError::BaseRtt);
+        };
+        let (a28_mant, a28_shift) = match Scale::from_ratio(1 << 29, 25 * t * t) {
+            Some(sc) if sc.shift >= 32 && sc.shift < 64 => (sc.mant, sc.shift - 32),
+            _ => (0, u32::MAX),
+        };
+        let eta_full = ((p.eta.num as u128) << 32) / p.eta.den as u128;
+        let eta_mul = if eta_full > u32::MAX as u128 {
+            u32::MAX
+        } else {
+            eta_full as u32
+        };
         let mut hop_ab = [0u32; 16];
         let mut code = 1;
         while code < 10 {
@@ -285,6 +307,11 @@ impl Config {
             u_scale,
             a_mul,
             a_drop,
+            inv_t_mant: inv_t.mant,
+            inv_t_shift: inv_t.shift - 32, // T ≥ 1000: shift ≥ 41
+            a28_mant,
+            a28_shift,
+            eta_mul,
         })
     }
 
@@ -617,7 +644,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             u_full_weight(cfg, best_n, tau)
         } else {
             // τ = Δts < T: (τ/T)·u = N/(12.5·T²), no reciprocal needed.
-            ewma_q32(cfg, self.u_q32, best_n, tau.get())
+            ewma_fast(cfg, self.u_q32, best_n, tau.get())
         };
 
         // ---- ComputeWind (Alg. 1 l.11–20) ----
@@ -699,13 +726,13 @@ fn hop_numerator(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
     let (ohi, olo) = ((old >> 32) as u32, old as u32);
     // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units; the masked
     // 32-bit difference is the difference modulo 2^24 (2^20).
-    let dts = (hi >> 4).wrapping_sub(ohi >> 4) & 0xFF_FFFF;
+    let dts = wrapping_delta::<24>(hi >> 4, ohi >> 4);
     if dts == 0 {
         return None;
     }
     let tx = (hi << 16) | (lo >> 16);
     let otx = (ohi << 16) | (olo >> 16);
-    let dtx = tx.wrapping_sub(otx) & 0xF_FFFF;
+    let dtx = wrapping_delta::<20>(tx, otx);
     let qmin = (lo & 0xFFFF).min(olo & 0xFFFF);
     // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any 4-bit
     // index is in range (`get` keeps it panic-free regardless).
@@ -718,15 +745,6 @@ fn hop_numerator(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
     Some((n, dts))
 }
 
-/// `n · d` (`n < 2^56`, `d < 2^32`) as the 88-bit value `(high 56 bits above bit 32, low 32 bits)`.
-#[inline(always)]
-#[allow(clippy::cast_possible_truncation)] // word splits
-fn mul_56x32(n: u64, d: u32) -> (u64, u32) {
-    let p0 = u64::from(n as u32).wrapping_mul(u64::from(d));
-    let p1 = u64::from((n >> 32) as u32).wrapping_mul(u64::from(d)); // < 2^24·2^32
-    (p1.wrapping_add(p0 >> 32), p0 as u32) // < 2^56 + 2^32: no wrap
-}
-
 /// `n1·d2 > n2·d1`, exactly (`n < 2^56`, `d < 2^24`).
 #[inline(always)]
 fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
@@ -734,7 +752,7 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
         // Both numerators fit 32 bits (the usual case): 32×32 → 64 products.
         n1.wrapping_mul(u64::from(d2)) > n2.wrapping_mul(u64::from(d1))
     } else {
-        mul_56x32(n1, d2) > mul_56x32(n2, d1)
+        mul_u64_u32(n1, d2) > mul_u64_u32(n2, d1)
     }
 }
 
@@ -793,9 +811,9 @@ fn u_exact_side_of_eta(cfg: &Config, u: u64, n: u64, dts: NonZeroU32) -> u64 {
 #[inline(always)] // into its one caller, the out-of-line `u_full_weight`
 #[allow(clippy::cast_possible_truncation)] // high word of c·m < 2^63 + 2^32
 fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
-    let r = recip_refined(dts);
+    let r = RECIP.recip_refined(dts);
     let k = (u64::from(cfg.u_scale.mant).wrapping_mul(u64::from(r.mant_q31)) >> 32) as u32;
-    let (mid, low) = mul_56x32(n, k);
+    let (mid, low) = mul_u64_u32(n, k);
     let (mid_hi, mid_lo) = ((mid >> 32) as u32, mid as u32);
     let sh = cfg.u_scale.shift.wrapping_add(r.shift).wrapping_sub(32);
     // Truncating: the dropped part is below one Q32.32 unit (2^-32), far below k's 2^-29.
@@ -810,6 +828,49 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
             (u64::from(r_hi) << 32) | u64::from(r_lo)
         }
     }
+}
+
+/// Alg. 1 l.9 for `τ = Δts < T` in 32-bit words: `U' = U − (τ/T)·U + N/(12.5·T²)` with `U` in
+/// Q4.28 (one `u32`), the weight `w = τ/T` in Q0.32 (`τ·(2^32/T)`: one 32×32 product) and
+/// `A = (τ/T)·u = N/(12.5·T²)` as one `mulhu` and a shift — about 20 instructions where the
+/// exact 96-bit step ([`ewma_q32`]) costs about 80.
+///
+/// Taken when `U < 16`, `N < 2^32`, `τ/T ≥ 2^-8` and the result stays below 16 (the common case: `U` is near
+/// `η` in steady state; `N ≥ 2^32` needs a standing queue of tens of KB at a 100G hop over a
+/// whole `T`); otherwise the exact step runs (out of line). Needs `T ≥ 4 635` ns
+/// (`N·2^29/(25·T²)` below `N`), else the exact step runs on every ACK.
+///
+/// Error per step, in units of 2^-28: dropping `U`'s low 4 bits `< 1`, `⌊w·U⌋` `< 1` (up),
+/// `⌊A⌋` `< 1` (down), `w` itself `≤ w·2^-31 + 2^-32` (`< 2^-2` for `U < 16`): the step is within
+/// `2^-27` of the exact one (test `fast_ewma_is_within_two_q28_units`), and `U` settles within
+/// `≈ (T/τ)·2^-28 ≤ 2^-20` of a constant `u` (`T/τ ≤ 2^8`; smaller weights take the exact step).
+/// Its share of the window error is measured in docs/hpcc.md.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn ewma_fast(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
+    let (u_lo, u_hi) = (big_u as u32, (big_u >> 32) as u32);
+    let n32 = n as u32;
+    if (u_hi >> 4) | ((n >> 32) as u32) == 0 && cfg.a28_shift < 32 {
+        // U in Q4.28 (the low 4 bits of the Q32.32 word are dropped).
+        let u28 = (u_hi << 28) | (u_lo >> 4);
+        // w = τ/T in Q0.32 = τ·mant >> s, s ∈ 9 ..= 24 (τ < T, so w < 2^32: the low word
+        // of the shifted product; relative error ≤ 2^-31 plus the floor).
+        let (p_lo, p_hi) = mul_wide(tau, cfg.inv_t_mant);
+        let w = shr64_small(p_hi, p_lo, cfg.inv_t_shift) as u32;
+        // T/τ > 256: each step moves U by so little that the 2^-28 quantisation would matter
+        // (U settles within ≈ (T/τ)·2^-28 of u): the exact step.
+        if w >> 24 == 0 {
+            return ewma_q32(cfg, big_u, n, tau);
+        }
+        // (1 − w)·U: w < 1, so w·U ≤ U and the subtraction cannot wrap.
+        let keep = u28.wrapping_sub(mulhu(w, u28));
+        // A = N·2^29/(25·T²) in Q4.28 (mulhu < 2^32; the shift < 32 is checked above).
+        let a = mulhu(n32, cfg.a28_mant) >> cfg.a28_shift;
+        if let Some(u) = keep.checked_add(a) {
+            return (u64::from(u >> 28) << 32) | u64::from(u << 4);
+        }
+    }
+    ewma_q32(cfg, big_u, n, tau)
 }
 
 /// `(1 − τ/T)·U + (τ/T)·u` for `τ = Δts < T`, in Q32.32, without a reciprocal: with
@@ -828,7 +889,8 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
 /// is reached to within about one unit (2^-32), with no bias from rounding `w` (a Q0.32 `w`
 /// would stop `≈ T/τ` units away). `A < 2^59` units (`A ≤ u'`, module
 /// docs), so every product fits its words.
-#[inline]
+#[cold]
+#[inline(never)]
 #[allow(
     clippy::cast_possible_truncation,
     clippy::cast_possible_wrap,
@@ -863,42 +925,6 @@ fn ewma_q32(cfg: &Config, big_u: u64, n: u64, tau: u32) -> u64 {
     big_u.saturating_add_signed(step)
 }
 
-/// `a·b` as `(low word, high word)`.
-#[inline(always)]
-#[allow(clippy::cast_possible_truncation)]
-fn mul_wide(a: u32, b: u32) -> (u32, u32) {
-    let p = u64::from(a).wrapping_mul(u64::from(b));
-    (p as u32, (p >> 32) as u32)
-}
-
-/// `a·b` as four 32-bit words, least significant first (32×32 products only; the high word of
-/// `a` is usually 0 — `U < 1`, `N < 2^32` — and then two products are skipped).
-#[inline(always)]
-#[allow(clippy::cast_possible_truncation)]
-fn mul_64x64(a: u64, b: u64) -> [u32; 4] {
-    let (a0, a1) = (a as u32, (a >> 32) as u32);
-    let (b0, b1) = (b as u32, (b >> 32) as u32);
-    let (p0, c0) = mul_wide(a0, b0);
-    let (l, h) = mul_wide(a0, b1);
-    if a1 == 0 {
-        // c0 + l < 2^33; h ≤ 2^32 − 2, so h + carry fits.
-        let (p1, c1) = c0.overflowing_add(l);
-        return [p0, p1, h.wrapping_add(u32::from(c1)), 0];
-    }
-    let (l2, h2) = mul_wide(a1, b0);
-    let (l3, h3) = mul_wide(a1, b1);
-    // Column sums (each < 2^34; the full product < 2^128, so the top word does not wrap).
-    let t1 = u64::from(c0)
-        .wrapping_add(u64::from(l))
-        .wrapping_add(u64::from(l2));
-    let t2 = (t1 >> 32)
-        .wrapping_add(u64::from(h))
-        .wrapping_add(u64::from(h2))
-        .wrapping_add(u64::from(l3));
-    let p3 = h3.wrapping_add((t2 >> 32) as u32);
-    [p0, t1 as u32, t2 as u32, p3]
-}
-
 /// `md_q8`'s general normalisation of `U` (outside `[0.5, 2)`): `(x, s1)`, or `None` when the
 /// window saturates (`U = 0` or `U < 2^-30`). Rare (MD runs with `U` near `η`): out of line.
 #[cold]
@@ -920,16 +946,51 @@ fn md_normalise_slow(u_hi: u32, u_lo: u32) -> Option<(u32, u32)> {
     29u32.checked_sub(lz).map(|s1| (m, s1))
 }
 
-/// `Wc·η/U` in Q24.8 (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by the caller).
+/// `Wc·η/U` in Q24.8, rounded to nearest, saturating (`U = 0` gives `u32::MAX`, clamped to
+/// `W_max` by the caller).
 ///
-/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits, normalised:
-/// `x = U·2^(lz − 32)` with bit 31 set (relative error < 2^-31), `r = 2^62/x` ([`recip_norm`]),
-/// so `a/U = a·r·2^(lz − 62)`... in words: `W = a·r >> (30 + k)` with `k = 32 − lz` when the high
-/// word of `U` is non-zero (`k ∈ 1 ..= 32`), `W = a·r >> (30 − lz)` when only the low word is
-/// (`lz` of the low word; `lz = 31` would be a left shift: saturates). Rounded to nearest.
+/// MD runs with `U` near or above `η`, so `U ∈ [0.5, 2)` is the common case (with `η ≥ 1/2`,
+/// as every deployed HPCC): there the Q32.32
+/// `U` is already normalised after at most a one-bit shift (`x = U·2^31` or `2U·2^31`, bit 31
+/// set), `r = 2^62/x` ([`cc_math::RecipTable::recip_norm_refined`], relative 2^-30), `η` is folded
+/// in with one `mulhu` (`e = r·η`) and `W = Wc·e >> 31` (or `>> 30`): two constant shifts, no
+/// variable 64-bit shift. Elsewhere [`md_q8_general`] (out of line).
 #[inline]
 #[allow(clippy::cast_possible_truncation)] // word splits
 fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
+    let (u_hi, u_lo) = ((u_q32 >> 32) as u32, u_q32 as u32);
+    let (x, wide) = match u_hi {
+        // η < 1/2 would leave e = r·η with fewer than 31 significant bits: general path.
+        _ if cfg.eta_mul < 1 << 31 => return md_q8_general(wc_q8, u_q32, cfg),
+        // U ∈ [1, 2): x/2^31 = U, so r·η/2^31 = η/U.
+        1 => ((1 << 31) | (u_lo >> 1), false),
+        // U ∈ [0.5, 1): x/2^31 = 2U, so r·η/2^30 = η/U.
+        0 if u_lo >= 1 << 31 => (u_lo, true),
+        _ => return md_q8_general(wc_q8, u_q32, cfg),
+    };
+    // e = r·η ≤ 2^31 + 1; Wc·e < 2^63.
+    let e = mulhu(RECIP.recip_norm_refined(x), cfg.eta_mul);
+    let p = u64::from(wc_q8).wrapping_mul(u64::from(e));
+    let w = if wide {
+        p.wrapping_add(1 << 29) >> 30
+    } else {
+        p.wrapping_add(1 << 30) >> 31
+    };
+    sat_u32(w)
+}
+
+/// `Wc·η/U` in Q24.8 for any `U` (saturating; `U = 0` gives `u32::MAX`, clamped to `W_max` by
+/// the caller).
+///
+/// `a = Wc·η` (Q24.8, rounded). `U` (Q32.32) is cut to its top 32 significant bits, normalised:
+/// `x = U·2^(lz − 32)` with bit 31 set (relative error < 2^-31), `r = 2^62/x` ([`cc_math::RecipTable::recip_norm_refined`]),
+/// so `a/U = a·r·2^(lz − 62)`... in words: `W = a·r >> (30 + k)` with `k = 32 − lz` when the high
+/// word of `U` is non-zero (`k ∈ 1 ..= 32`), `W = a·r >> (30 − lz)` when only the low word is
+/// (`lz` of the low word; `lz = 31` would be a left shift: saturates). Rounded to nearest.
+#[cold]
+#[inline(never)]
+#[allow(clippy::cast_possible_truncation)] // word splits
+fn md_q8_general(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
     // Wc·η: u32 × (≤ 2^31) < 2^63; η ≤ 1 so the result fits u32.
     let a = (u64::from(wc_q8)
         .wrapping_mul(u64::from(cfg.eta_q31))
@@ -937,19 +998,10 @@ fn md_q8(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
         >> 31) as u32;
     let (u_hi, u_lo) = ((u_q32 >> 32) as u32, u_q32 as u32);
     // (x normalised, right shift of a·r minus one for the rounding)
-    // MD runs with U near or above η, so U ∈ [0.5, 2) — already normalised after at most a
-    // one-bit shift — is the common case; the binary search is the general path.
-    let (x, s1) = match u_hi {
-        // U ∈ [1, 2): lz = 31.
-        1 => ((1 << 31) | (u_lo >> 1), 30),
-        // U ∈ [0.5, 1): lz = 0.
-        0 if u_lo >= 1 << 31 => (u_lo, 29),
-        _ => match md_normalise_slow(u_hi, u_lo) {
-            Some(xs) => xs,
-            None => return u32::MAX,
-        },
+    let Some((x, s1)) = md_normalise_slow(u_hi, u_lo) else {
+        return u32::MAX;
     };
-    let p = u64::from(a).wrapping_mul(u64::from(recip_norm(x))); // a < 2^32, r ≤ 2^31 + 1
+    let p = u64::from(a).wrapping_mul(u64::from(RECIP.recip_norm_refined(x))); // a < 2^32, r ≤ 2^31 + 1
     // t = p >> s1 (s1 ∈ 0 ..= 60), then round: (t + 1) >> 1, saturating to u32.
     let (p_hi, p_lo) = ((p >> 32) as u32, p as u32);
     let t = match s1.checked_sub(32) {

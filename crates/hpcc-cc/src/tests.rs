@@ -628,6 +628,21 @@ proptest! {
         }
     }
 
+    /// The 32-bit EWMA step is within two Q4.28 units (2^-27) of the exact 96-bit step
+    /// (`ewma_q32`, pinned to a unit of 2^-32 by `ewma_step_is_exact_to_a_unit`) wherever it is
+    /// taken, and hands everything else to the exact step.
+    #[test]
+    fn fast_ewma_is_within_two_q28_units(u_units in 0u64..(20u64 << 32), n in 0u64..(1 << 34), tau in 1u32..0xFF_FFFF, t in 1_000u32..0xFF_FFFF) {
+        prop_assume!(tau < t);
+        let c = Config::new(Params { base_rtt_ns: t, min_rate_bps: 1_000_000_000, nic_rate_bps: 1_000_000_000, ..Params::PAPER }).unwrap();
+        let fast = ewma_fast(&c, u_units, n, tau);
+        let exact = ewma_q32(&c, u_units, n, tau);
+        prop_assert!(fast.abs_diff(exact) <= 2 << 4, "fast {fast} vs exact {exact}");
+        if u_units >= 16 << 32 || n >= 1 << 32 || t < 4_635 || exact >= 16 << 32 || u64::from(tau) * 257 < u64::from(t) {
+            prop_assert_eq!(fast, exact);
+        }
+    }
+
     /// Sequence numbers only matter through their serial differences: adding the same constant
     /// to every `ack_seq` and `snd_nxt` (so that they cross 2^32 anywhere) changes nothing.
     #[test]

@@ -4,24 +4,7 @@
 //! per-event path). [`Config::new`] is a `const fn`, so a firmware image can build its
 //! configuration at compile time: `const CFG: Config = match Config::new(Params::DEFAULT) { .. }`.
 
-/// A ratio `num / den` of two integers (firmware has no floats): `alpha`, `beta`, the
-/// application-limited threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Ratio {
-    /// Numerator.
-    pub num: u32,
-    /// Denominator (must be non-zero).
-    pub den: u32,
-}
-
-impl Ratio {
-    /// `num / den`.
-    #[must_use]
-    pub const fn new(num: u32, den: u32) -> Self {
-        Self { num, den }
-    }
-}
+pub use cc_math::Ratio;
 
 /// The user-facing parameters (TIMELY §4–§6, names as in the issue; every rate in bit/s, every
 /// time in ns). Build a [`Config`] from them with [`Config::new`].

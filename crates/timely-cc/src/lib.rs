@@ -76,6 +76,7 @@ pub use fixed::types::{I60F68, U28F4};
 /// saturates here.
 pub const RTT_MAX: U28F4 = U28F4::from_bits(RTT_SAT_Q4);
 
+use cc_math::word::mulhu;
 use core::num::NonZeroU32;
 
 /// One completion event (§3): a segment sent at `t_send_ns`, acknowledged at `t_complete_ns`.
@@ -231,13 +232,6 @@ pub struct RawParts {
 const FAST_DT_NS: u64 = 1 << 27;
 /// `|rtt_diff|` never exceeds the RTT's range: `RTT_SAT_Q4` in `Q27.68`.
 const DIFF_MAX_Q68: i128 = (RTT_SAT_Q4 as i128) << 64;
-
-/// `x·y >> 32` (`mulhu`).
-#[inline(always)]
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // u32·u32 < 2^64; >> 32 fits u32
-const fn mulhu(x: u32, y: u32) -> u32 {
-    ((x as u64 * y as u64) >> 32) as u32
-}
 
 /// Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
 #[inline(always)]
@@ -932,12 +926,9 @@ fn ratio_q30(num: u32, den: u64) -> u32 {
         return 0;
     };
     let s = x32.leading_zeros(); // 0..=31
-    let m = u64::from(x32 << s); // normalised, bit 31 set: m/2^31 ∈ [1, 2)
-    let r0 = u64::from(cc_math::RECIP.recip(x).mant_q31); // ≈ 2^62/m, in (2^30, 2^31]
-    // Newton: e = m·r0 − 2^62 (m·r0 < 2^63); r1 = r0 − r0·e/2^62.
-    let e = (m * r0) as i64 - (1i64 << 62); // |e| ≤ 2^62 · 1.6e-5 < 2^47
-    let r1 = r0 as i64 - ((r0 as i64 * (e >> 20)) >> 42); // r0·(e>>20) < 2^31·2^27
-    let r1 = r1.max(0) as u64;
+    // ≈ 2^62/m for the normalised m = x·2^s (bit 31 set), table and one Newton step:
+    // in (2^30, 2^31 + 1], relative error ≤ 2^-30.
+    let r1 = u64::from(cc_math::RECIP.recip_norm_refined(x.get() << s));
     // 1/den = r1 · 2^-(62 − s + sh); num/den in Q30 = num·r1 >> (32 − s + sh).
     let total = 32 - s + sh; // ≥ 1
     let prod = u64::from(num) * r1; // < 2^32 · 2^31.x < 2^64
