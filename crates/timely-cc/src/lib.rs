@@ -810,22 +810,45 @@ impl State {
         self.rate_u = clamp(cfg, r);
     }
 
-    /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`, full
-    /// width), optionally scaled (§5); the HAI counter restarts.
+    /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`),
+    /// optionally scaled (§5); the HAI counter restarts. On 32-bit words: `T_high/rtt` from
+    /// cc-math's refined reciprocal of the normalised `rtt` (≤ 2^-30 relative), the cut `β·(1 −
+    /// ratio)` from one 32×32 product.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // u128 ranges beside each step
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
     fn high(&mut self, cfg: &Config, rtt_q4: u32, bytes: u32) -> Update {
         self.hai_count = 0;
-        let ratio_q30 = ratio_q30(cfg.t_high_q4, u64::from(rtt_q4)); // T_high/rtt < 1, in Q30
-        // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61; to Q32.
-        let cut =
-            (u128::from(cfg.beta_q31) * u128::from((1u32 << 30) - ratio_q30.min(1 << 30))) >> 29;
-        let cut = match self.scale_q30(cfg, bytes) {
-            None => cut,
-            Some(s) => (cut * u128::from(s)) >> 30,
+        // rtt > T_high ≥ 0: rtt ≥ 1.
+        let ratio_q30 = match NonZeroU32::new(rtt_q4) {
+            Some(x) => {
+                // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
+                // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
+                // 1 ≤ 32 − s ≤ 31, rounded to nearest.
+                let (m, s) = cc_math::recip::normalize(x);
+                let r = cc_math::RECIP.recip_norm_refined(m);
+                let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
+                let sh = 32 - s;
+                let q = cc_math::word::shr64_small(hi, lo, sh);
+                let half = u64::from((lo >> ((sh - 1) & 31)) & 1);
+                q + half
+            }
+            None => 0,
         };
-        self.apply_cut(cfg, cut);
+        // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
+        let ratio_q30 = if ratio_q30 > 1 << 30 { 1 << 30 } else { ratio_q30 as u32 };
+        // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
+        let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
+        let cut = cc_math::word::shr64_small(hi, lo, 29);
+        if cfg.scale_num == 0 {
+            self.rate_u = clamp(
+                cfg,
+                if cut >= 1 << 32 { 0 } else { cut_rate(self.rate_u, cut as u32) },
+            );
+        } else {
+            let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);
+            self.apply_cut(cfg, (u128::from(cut) * u128::from(s)) >> 30);
+        }
         Update {
             rate_bps: self.rate_bps(),
             branch: Branch::High,
