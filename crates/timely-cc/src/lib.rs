@@ -836,14 +836,22 @@ impl State {
             None => 0,
         };
         // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
-        let ratio_q30 = if ratio_q30 > 1 << 30 { 1 << 30 } else { ratio_q30 as u32 };
+        let ratio_q30 = if ratio_q30 > 1 << 30 {
+            1 << 30
+        } else {
+            ratio_q30 as u32
+        };
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
         let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
         let cut = cc_math::word::shr64_small(hi, lo, 29);
         if cfg.scale_num == 0 {
             self.rate_u = clamp(
                 cfg,
-                if cut >= 1 << 32 { 0 } else { cut_rate(self.rate_u, cut as u32) },
+                if cut >= 1 << 32 {
+                    0
+                } else {
+                    cut_rate(self.rate_u, cut as u32)
+                },
             );
         } else {
             let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);

@@ -10,7 +10,8 @@
 //!    the sample with the branch the callee reports (e.g. the `CcTimelyBranch` written to an out
 //!    pointer, read back with `m.read_u32`). State stays in simulated memory between calls, so
 //!    each call sees the state the previous events left, as on the NIC.
-//! 2. Add a `Case { … }` line to [`CASES`] with the issue's goal (`Goal { median_max: 50 }`).
+//! 2. Add a `Case { … }` line to [`CASES`] with the issue's goal per row (a `fn(&str) -> Option<Goal>`
+//!    of the case label).
 //! 3. Add the symbol prefix to `names::PREFIX_CRATES` if it is new (size attribution).
 //!
 //! Nothing else changes: the table, the goals column, `--profile` and `scripts/perf-report.sh`
@@ -94,10 +95,64 @@ pub struct Case {
     pub symbol: &'static str,
     /// The ELF it lives in.
     pub image: Image,
-    /// The issue's goal for the median, if any.
-    pub goal: Option<Goal>,
+    /// The issues' goal for the median of each row (by its case label), if any.
+    pub goal: fn(&str) -> Option<Goal>,
     /// Runs the calls and returns labelled samples.
     pub run: fn(&mut Machine, &Ctx) -> Result<Vec<Sample>>,
+}
+
+fn no_goal(_: &str) -> Option<Goal> {
+    None
+}
+
+const fn at_most(median_max: u64) -> Option<Goal> {
+    Some(Goal { median_max })
+}
+
+/// Issue 11: per completion `low`/`inc`/`hai`/`dec` ≤ 45, `high` ≤ 100.
+fn timely_goal(case: &str) -> Option<Goal> {
+    match case {
+        "low" | "inc" | "hai" | "dec" => at_most(45),
+        "high" => at_most(100),
+        _ => None,
+    }
+}
+
+/// Issue 11: 1 hop `ai` ≤ 80, `md` ≤ 100.
+fn hpcc_1hop_goal(case: &str) -> Option<Goal> {
+    match case {
+        "1 hop, ai" => at_most(80),
+        "1 hop, md" => at_most(100),
+        _ => None,
+    }
+}
+
+/// Issue 11: 5 hops `ai` ≤ 200, `md` ≤ 250.
+fn hpcc_5hop_goal(case: &str) -> Option<Goal> {
+    match case {
+        "5 hops, ai" => at_most(200),
+        "5 hops, md" => at_most(250),
+        _ => None,
+    }
+}
+
+/// Issue 11: sending ≤ 45, a deadlock resolution ≤ 100.
+fn cats_goal(case: &str) -> Option<Goal> {
+    match case {
+        "send" => at_most(45),
+        c if c.ends_with("deadlock resolved") => at_most(100),
+        _ => None,
+    }
+}
+
+/// Issue 12: `next` ≤ 40.
+fn pacer_next_goal(_: &str) -> Option<Goal> {
+    at_most(40)
+}
+
+/// Issue 12: `set_rate` ≤ 60.
+fn pacer_set_rate_goal(_: &str) -> Option<Goal> {
+    at_most(60)
 }
 
 /// Every case, in table order.
@@ -106,35 +161,35 @@ pub const CASES: &[Case] = &[
         algorithm: "cc-math",
         symbol: "probe_cc_math_recip",
         image: Image::Probe,
-        goal: None,
+        goal: no_goal,
         run: recip::run_probe,
     },
     Case {
         algorithm: "cc-math",
         symbol: "cc_recip_q16",
         image: Image::CFirmware,
-        goal: None,
+        goal: no_goal,
         run: recip::run_ffi,
     },
     Case {
         algorithm: "TIMELY",
         symbol: "cc_timely_on_completion",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 50 }),
+        goal: timely_goal,
         run: timely::run_on_completion,
     },
     Case {
         algorithm: "TIMELY",
         symbol: "cc_timely_on_completion_rv",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 50 }),
+        goal: timely_goal,
         run: timely::run_on_completion_rv,
     },
     Case {
         algorithm: "TIMELY",
         symbol: "cc_timely_on_rtt",
         image: Image::CFirmware,
-        goal: None,
+        goal: no_goal,
         run: timely::run_on_rtt,
     },
     // HPCC per ACK, one case per hop count (goals: 1 hop ≤ 100, 5 hops ≤ 250).
@@ -142,35 +197,35 @@ pub const CASES: &[Case] = &[
         algorithm: "HPCC",
         symbol: "cc_hpcc_on_ack",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 100 }),
+        goal: hpcc_1hop_goal,
         run: hpcc::run_1hop,
     },
     Case {
         algorithm: "HPCC",
         symbol: "cc_hpcc_on_ack",
         image: Image::CFirmware,
-        goal: None,
+        goal: no_goal,
         run: hpcc::run_3hop,
     },
     Case {
         algorithm: "HPCC",
         symbol: "cc_hpcc_on_ack",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 250 }),
+        goal: hpcc_5hop_goal,
         run: hpcc::run_5hop,
     },
     Case {
         algorithm: "CATS",
         symbol: "cc_cats_next_chunk",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 50 }),
+        goal: cats_goal,
         run: cats::run_next_chunk,
     },
     Case {
         algorithm: "CATS",
         symbol: "cc_cats_enqueue",
         image: Image::CFirmware,
-        goal: None,
+        goal: no_goal,
         run: cats::run_enqueue,
     },
     // Pacer (issue 12): next ≤ 40, set_rate ≤ 60, at 16, 256 and 1024 flows.
@@ -178,14 +233,14 @@ pub const CASES: &[Case] = &[
         algorithm: "Pacer",
         symbol: "cc_pacer_next",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 40 }),
+        goal: pacer_next_goal,
         run: pacer::run_next,
     },
     Case {
         algorithm: "Pacer",
         symbol: "cc_pacer_set_rate",
         image: Image::CFirmware,
-        goal: Some(Goal { median_max: 60 }),
+        goal: pacer_set_rate_goal,
         run: pacer::run_set_rate,
     },
     // The f64 references on the same core (issue 11 §5: the fixed crates ≥ 30× fewer).
@@ -193,21 +248,21 @@ pub const CASES: &[Case] = &[
         algorithm: "TIMELY f64 ref.",
         symbol: "ref_timely_on_completion",
         image: Image::Reference,
-        goal: None,
+        goal: no_goal,
         run: reference::run_timely,
     },
     Case {
         algorithm: "HPCC f64 ref.",
         symbol: "ref_hpcc_on_ack",
         image: Image::Reference,
-        goal: None,
+        goal: no_goal,
         run: reference::run_hpcc_1hop,
     },
     Case {
         algorithm: "HPCC f64 ref.",
         symbol: "ref_hpcc_on_ack",
         image: Image::Reference,
-        goal: None,
+        goal: no_goal,
         run: reference::run_hpcc_5hop,
     },
 ];
