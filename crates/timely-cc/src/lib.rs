@@ -913,10 +913,16 @@ fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     let l2 = (l >> s) | (m << r);
     let m2 = (m >> s) | ((h as u32) << r);
     let h2 = h >> s; // arithmetic: floors
-    // α·N in the top 64 bits: α_q32·nd (|·| < 2^63; one i32·u32 product).
-    let alpha_n = i64::from(nd) * i64::from(cfg.alpha_q32);
-    let top = ((i64::from(h2) << 32) | i64::from(m2)) + alpha_n; // convex combination: < 2^63
-    ((top >> 32) as i32, top as u32, l2)
+    plus_alpha_n(cfg, (i64::from(h2) << 32) | i64::from(m2), l2, nd)
+}
+
+/// The EWMA's second term: `⌊(1 − α)·d⌋` (its top 64 bits `r_top` and low word `l`) plus
+/// `α·N`, which lies in the top 64 bits: `α_q32·nd` (|·| < 2^63; one `i32 × u32` product).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // convex combination: < 2^63
+fn plus_alpha_n(cfg: &Config, r_top: i64, l: u32, nd: i32) -> (i32, u32, u32) {
+    let top = r_top + i64::from(nd) * i64::from(cfg.alpha_q32);
+    ((top >> 32) as i32, top as u32, l)
 }
 
 /// [`ewma`] for an `α` with `1 − α` not a power of two: `⌊(1 − α)·d⌋ = (1−α)_q32·h·2^32 +
@@ -936,9 +942,7 @@ fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32
     // R = p_h·2^32 + p_m + p_l: low word, then the top 64 bits (|R| ≤ |d| < 2^95).
     let t0 = u64::from(p_m as u32) + p_l; // < 2^33
     let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
-    let alpha_n = i64::from(nd) * i64::from(cfg.alpha_q32);
-    let top = r_top + alpha_n; // convex combination: < 2^63
-    ((top >> 32) as i32, top as u32, t0 as u32)
+    plus_alpha_n(cfg, r_top, t0 as u32, nd)
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

@@ -25,14 +25,14 @@ use crate::machine::Machine;
 use crate::table::Sample;
 
 /// A fixture: both sides' configuration from its `# set` lines, and its ACKs.
-struct Trace {
-    setup: Setup,
+pub(super) struct Trace {
+    pub(super) setup: Setup,
     /// `(ack_seq, snd_nxt, INT bytes)`.
-    acks: Vec<(u32, u32, Vec<u8>)>,
+    pub(super) acks: Vec<(u32, u32, Vec<u8>)>,
 }
 
 /// Reads a fixture with sim-host's trace reader and HPCC parameter mapping.
-fn parse(path: &Path) -> Result<Trace> {
+pub(super) fn parse(path: &Path) -> Result<Trace> {
     let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
     let setup = Setup::from_params(&set)?;
     let acks = rows

@@ -11,7 +11,6 @@
 
 use anyhow::{Result, ensure};
 use cc_reference::{hpcc as rh, timely as rt};
-use sim_host::hpcc::{HEADER as HPCC_HEADER, Row as HpccRow, Setup};
 use sim_host::timely::{HEADER as TIMELY_HEADER, Row as TimelyRow, params};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
@@ -90,14 +89,10 @@ fn run_hpcc(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
     let nhop = |int: &[u8]| usize::from(int.first().copied().unwrap_or(0) >> 4);
     let mut traces = Vec::new();
     for path in fixture_paths(ctx, "hpcc")? {
-        let TraceFile { params: set, rows } = read_trace::<HpccRow>(&path, HPCC_HEADER)?;
-        let setup = Setup::from_params(&set)?;
-        let acks = rows
-            .into_iter()
-            .map(|(line, r)| Ok((r.ack_seq, r.snd_nxt, r.int_bytes(&path, line)?)))
-            .collect::<Result<Vec<_>>>()?;
-        if acks.iter().any(|a| nhop(&a.2) == hops) {
-            traces.push((path, setup.refp, acks));
+        // The fixture as the fixed-point HPCC case reads it.
+        let t = super::hpcc::parse(&path)?;
+        if t.acks.iter().any(|a| nhop(&a.2) == hops) {
+            traces.push((path, t.setup.refp, t.acks));
         }
     }
     ensure!(!traces.is_empty(), "no HPCC fixture has {hops}-hop ACKs");
