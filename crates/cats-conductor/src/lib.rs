@@ -21,6 +21,8 @@
 //! loop visits only the queues that owe debt. No division, no float, no panic path (the riscv32
 //! probe proves the last by linking). See `docs/cats.md` for the full semantics, number formats,
 //! the starvation bound and the state size.
+#![doc = "\n"]
+#![doc = include_str!("../../../docs/formats/cats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(

@@ -9,16 +9,7 @@
 //! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
 //!
 //! # Number formats
-//! | quantity | type | format | range | resolution | at the ends |
-//! |---|---|---|---|---|---|
-//! | window `W`, `Wc` | `u32` | Q24.8 bytes | `[0, 16 MiB)` | 1/256 byte | clamped to `[W_min, W_max]`; the config rejects `W_max ≥ 2^24` bytes |
-//! | utilisation `U`, `u` | `u64` (state), `u32` (fast EWMA) | Q32.32 stored, Q4.28 inside the fast EWMA step | `[0, 2^32)`; fast step for `U < 16` | 2^-32 stored, 2^-28 per fast step | never reached: the wire format bounds `u' < 2^27` (see below); the exact update saturates anyway |
-//! | per-hop numerator `N` (`u' = N/(12.5·T·Δts)`) | `u64` | integer | `[0, 2^56)` | exact | the busiest hop is chosen by exact cross products `N_i·Δts_j` (< 2^80) |
-//! | EWMA weight `τ/T` | `u32` (fast), `u64` (exact) | Q0.32 from a normalised `1/T`; Q0.64 (`τ·⌊2^64/T⌋`) in the exact step | `[0, 1)` | 2^-32 (relative 2^-31 + floor); 2^-64 | `τ ≥ T` takes `U = u` (to 2^-29 relative; the `U ≥ η` test on it is exact) |
-//! | `(τ/T)·u = N/(12.5·T²)` (fast EWMA) | `u32` | Q4.28, `mulhu(N, c) >> s` | `N < 2^32`, `U' < 16` | 2^-28 (floor) | otherwise the exact step |
-//! | `η` | `u32`, `u64` | Q0.32 (folded into `1/U`, fast MD), Q1.31 (× `Wc`, rounded: general MD) and Q32.32 (vs `U`, rounded up) | `(0, 1]` | 2^-32, 2^-31, 2^-32 | `U ≥ η` is exact for the stored `U`; `η < 1/2` takes the general MD |
-//! | pacing rate | `u64` | bit/s | `[0, 2^64)` | 1 bit/s | |
-//! | `1/U` (MD), `1/Δts` (only when `τ ≥ T`) | [`cc_math::Recip`] | `Q1.31 · 2^-shift` | any non-zero `u32` | rel. 2^-30 after one Newton step | `Δts = 0` skips the hop; `U = 0` gives `W_max` |
+//! The table at the end of this page (`docs/formats/hpcc.md`, shared with docs/hpcc.md).
 //!
 //! ## Range of `u'` and `U`
 //! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
@@ -58,6 +49,8 @@
 //! `0 < (a − b) mod 2^32 < 2^31`. A flow's sequence numbers may wrap (a 100 Gb/s flow passes 2^32
 //! bytes every 0.34 s); Algorithm 1's `ack.seq > lastUpdateSeq` stays right across the wrap as
 //! long as the two are less than 2^31 apart.
+#![doc = "\n"]
+#![doc = include_str!("../../../docs/formats/hpcc.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
