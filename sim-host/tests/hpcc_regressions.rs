@@ -15,7 +15,7 @@ fn setup(sets: &[&str]) -> Setup {
 }
 
 /// One hop per ACK: `(dts, dtx_units, qlen)` applied `n` times after a first INT at ts 0, tx 0.
-/// `ack_seq` = i·1000, `snd_nxt` = ack_seq + 1000 (so every ACK updates Wc, as in /tmp/rv).
+/// `ack_seq` = i·1000, `snd_nxt` = ack_seq + 1000 (so every ACK updates Wc).
 fn constant_hop(
     setup: Setup,
     code: u8,
@@ -57,7 +57,7 @@ fn assert_targets(s: &Summary) {
     assert!(e.p99 <= 1e-3 && e.max <= 1e-2, "{}", s.render());
 }
 
-/// Review defect 1 (reviewer's /tmp/rv/deadband2.csv): paper config, 100G hop, Δts 41 ns, Δtx 2
+/// Regression: paper config, 100G hop, Δts 41 ns, Δtx 2
 /// units, qlen 915: u' = 915·80/(12.5·13000) + 256/(41·12.5) = 0.45046 + 0.49951 = 0.949974 < η.
 /// The reference settles just below η (`ai`); the old Q10.22 EWMA stopped ~T/(2τ) = 158 ulps
 /// (3.8e-5) short of u, above η, and took `md`: 23 % branch agreement.
@@ -70,7 +70,7 @@ fn ewma_deadband_constant_u_just_below_eta() {
     }
 }
 
-/// Review defect 1, second trace (/tmp/rv/deadband.csv): T = 1 ms, 10G, qlen 14842, Δts 1024:
+/// Regression, a second case: T = 1 ms, 10G, qlen 14842, Δts 1024:
 /// T/(2τ) ≈ 488 ulps of dead band in the old format.
 #[test]
 fn ewma_deadband_long_rtt_slow_link() {
@@ -85,7 +85,7 @@ fn ewma_deadband_long_rtt_slow_link() {
     }
 }
 
-/// Review defect 1, idle link (/tmp/rv/smallu.csv-like): u' = 0, Δts 100, T 13 000: the reference
+/// Regression, idle link: u' = 0, Δts 100, T 13 000: the reference
 /// decays to 0; the old fixed U stayed at 64 ulps (1.5e-5) forever.
 #[test]
 fn ewma_deadband_idle_link_decays_to_zero() {
@@ -94,7 +94,7 @@ fn ewma_deadband_idle_link_decays_to_zero() {
     assert!(u_err(&s) < 1e-6, "{}", s.render());
 }
 
-/// Review defect 2 (/tmp/rv/sat2.csv): one 100G hop, (ts 0, tx 0) then (ts 16383, tx 959941):
+/// Regression: one 100G hop, (ts 0, tx 0) then (ts 16383, tx 959941):
 /// txRate/B = 959941·128/16383/12.5 = 600.0; W = 162500·0.95/600 + 80 = 337.3 B. The old code
 /// saturated the intermediate at ~512 and reported u = 1024, W = 230.8 B.
 #[test]
@@ -105,7 +105,7 @@ fn tx_term_saturated_at_512_instead_of_its_true_value_600() {
     assert_eq!(branches(&s).get("md"), Some(&1), "{}", s.render());
 }
 
-/// Review defect 3: a genuine queue above the old 1024 limit: 25G hop, T = 1000 ns, qlen 65535:
+/// Regression: a genuine queue above the old 1024 limit: 25G hop, T = 1000 ns, qlen 65535:
 /// u' = 65535·80/(3.125·1000) = 1677.7 on every ACK.
 #[test]
 fn u_clipped_at_1024_with_a_real_queue() {
@@ -124,7 +124,7 @@ fn u_clipped_at_1024_with_a_real_queue() {
     assert_eq!(branches(&s).get("md"), Some(&2_000), "{}", s.render());
 }
 
-/// Review defect 3, glitch sample: Δts 353 ns, Δtx 50 MB (a switch counter reset) gives u' ≈ 9063
+/// Regression, glitch sample: Δts 353 ns, Δtx 50 MB (a switch counter reset) gives u' ≈ 9063
 /// on one ACK, then normal traffic; the old code clipped it to 1024 and the window stayed 10× off.
 #[test]
 fn u_clipped_at_1024_on_a_counter_glitch() {
@@ -173,7 +173,7 @@ fn largest_u_the_wire_can_carry_is_not_saturated() {
     assert_eq!(branches(&s).get("md"), Some(&3), "{}", s.render());
 }
 
-/// Review defect 4: W_min of a fraction of a byte is not representable in Q24.8 and must be
+/// Regression: W_min of a fraction of a byte is not representable in Q24.8 and must be
 /// rejected (nic 1 Mb/s, T 16 777 215, min_rate 1 b/s → W_min = 2 mB).
 #[test]
 fn tiny_w_min_is_rejected() {
@@ -195,7 +195,7 @@ fn tiny_w_min_is_rejected() {
     }
 }
 
-/// Review defect 6 (/tmp/rv/mis.csv): the error names the line that set the offending key,
+/// Regression: the error names the line that set the offending key,
 /// not the last parameter line.
 #[test]
 fn config_error_names_the_line_of_the_wrong_key() {
@@ -228,7 +228,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// Review defect 5: a record above the reader's initial 64 KiB buffer (here a 100 KiB non-RoCE
+/// Regression: a record above the reader's initial 64 KiB buffer (here a 100 KiB non-RoCE
 /// frame in front of the shipped capture's frames) made the whole capture unreadable
 /// (BufferTooSmall), in pcap and pcapng.
 #[test]
@@ -253,7 +253,7 @@ fn capture_with_a_record_over_64_kib_was_rejected() {
     }
 }
 
-/// Review defect 5: a capture whose last record is cut (tcpdump killed) was rejected whole
+/// Regression: a capture whose last record is cut (tcpdump killed) was rejected whole
 /// (UnexpectedEof); now what was read is replayed and the cut is reported.
 #[test]
 fn capture_cut_inside_its_last_record_was_rejected_whole() {

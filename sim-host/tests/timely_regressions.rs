@@ -28,7 +28,7 @@ fn assert_within(text: &str, sets: &[&str]) {
     }
 }
 
-/// Review defect 1: `rtt_diff` was `Q24.7` (±16.7 ms) while RTTs went to 268 ms; a 50 ms spike
+/// Regression: `rtt_diff` was `Q24.7` (±16.7 ms) while RTTs went to 268 ms; a 50 ms spike
 /// pinned the EWMA, and a later small rise flipped its sign on the fixed side only.
 #[test]
 fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
@@ -36,7 +36,7 @@ fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
     assert_within(t, &[]);
 }
 
-/// Review defect 2: with per-completion scaling, `β·g` was capped at 2 before scaling, so a huge
+/// Regression: with per-completion scaling, `β·g` was capped at 2 before scaling, so a huge
 /// gradient on a small segment left the rate high where the reference goes to `min_rate`.
 #[test]
 fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
@@ -44,7 +44,7 @@ fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
     assert_within(t, &[]);
 }
 
-/// Review defect 3: after a rise, a hold of identical RTTs left `rtt_diff` at +1 ulp for ever,
+/// Regression: after a rise, a hold of identical RTTs left `rtt_diff` at +1 ulp for ever,
 /// so the rate drifted down by 3.1e-7 per event while the reference settled (branch agreement
 /// 17.9 %, rate error 4e-2 after 2000 samples).
 #[test]

@@ -131,7 +131,7 @@ fn config_rejects_invalid_values() {
         })
         .is_ok()
     );
-    // Review defect 4: W_min below 16 bytes is rejected (Q24.8 cannot hold it to 1e-3):
+    // Regression: W_min below 16 bytes is rejected (Q24.8 cannot hold it to 1e-3):
     // 100 Gb/s · 100 µs with min_rate 1 kb/s → W_min = 0.0125 B.
     assert_eq!(
         bad(Params {

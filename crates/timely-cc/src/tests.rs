@@ -178,7 +178,7 @@ fn rate_is_clamped_to_min_and_max() {
     assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
 }
 
-/// Review defect 1 (`rtt_diff` Q24.7 saturated at ±16.7 ms while RTTs reached 268 ms): a 50 ms
+/// Regression (`rtt_diff` Q24.7 saturated at ±16.7 ms while RTTs reached 268 ms): a 50 ms
 /// spike must leave the EWMA exact, so the later small rise keeps the reference's sign (`inc`).
 #[test]
 fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
@@ -246,7 +246,7 @@ fn rtt_above_134ms_saturates() {
     );
 }
 
-/// Review defect 2: with per-completion scaling, `β·g` was clamped to 2 before the scaling, so
+/// Regression: with per-completion scaling, `β·g` was clamped to 2 before the scaling, so
 /// `1 − s·(β·g)` stayed positive for a small segment where the reference reaches `min_rate`.
 #[test]
 fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
@@ -395,7 +395,7 @@ fn f64_dec_events(alpha: f64, step_ns: f64, holds: usize) -> usize {
     n
 }
 
-/// Review defect 3: after a rise, a hold of identical RTTs left `rtt_diff` at +1 ulp for ever
+/// Regression: after a rise, a hold of identical RTTs left `rtt_diff` at +1 ulp for ever
 /// and the rate drifted down by 3.1e-7 per event. Now: the residual keeps `dec` exactly as long
 /// as the f64 gradient is non-zero (±1 event), with no effect on the rate, then increases.
 #[test]
@@ -447,7 +447,7 @@ fn identical_rtts_after_a_rise_do_not_drift_the_rate() {
     }
 }
 
-/// Review defect 4: `alpha = 0`, one that rounds to 0, and small ones that lose the EWMA's
+/// Regression: `alpha = 0`, one that rounds to 0, and small ones that lose the EWMA's
 /// accuracy were accepted.
 #[test]
 fn alpha_zero_or_below_one_sixteenth_is_rejected() {
@@ -471,7 +471,7 @@ fn alpha_zero_or_below_one_sixteenth_is_rejected() {
     }
 }
 
-/// Review defect 5: rates were rounded silently to the 128 b/s unit (δ = 100 b/s became 128).
+/// Regression: rates were rounded silently to the 128 b/s unit (δ = 100 b/s became 128).
 #[test]
 fn rates_not_representable_in_128bps_units_are_rejected() {
     let d = Params::DEFAULT;
