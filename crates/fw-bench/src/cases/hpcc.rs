@@ -91,8 +91,18 @@ fn state_bytes(s: &State) -> Vec<u8> {
     v
 }
 
-fn nhop(int: &[u8]) -> usize {
+/// The hop count an INT block's header announces.
+pub(super) fn nhop(int: &[u8]) -> usize {
     usize::from(int.first().copied().unwrap_or(0) >> 4)
+}
+
+/// The row label's hop part: `1 hop`, `5 hops`.
+pub(super) fn hop_label(hops: usize) -> String {
+    if hops == 1 {
+        "1 hop".to_owned()
+    } else {
+        format!("{hops} hops")
+    }
 }
 
 fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
@@ -114,11 +124,7 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
         ctx.fixtures.join("hpcc").display()
     );
     let share = ctx.limit.div_ceil(traces.len()).max(1);
-    let label = if hops == 1 {
-        "1 hop".to_owned()
-    } else {
-        format!("{hops} hops")
-    };
+    let label = hop_label(hops);
     let mut samples = Vec::new();
     for (path, t, matching) in &traces {
         let host_cfg = t.setup.cfg;

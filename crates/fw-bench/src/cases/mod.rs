@@ -66,6 +66,12 @@ fn fixture_paths(ctx: &Ctx, kind: &str) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// A 64-bit argument as the two words the ilp32 calling convention passes, low first.
+#[allow(clippy::cast_possible_truncation)] // the split itself
+fn words(x: u64) -> [u32; 2] {
+    [x as u32, (x >> 32) as u32]
+}
+
 /// A whole fixture as sim-host's [`TraceReader`] reads it.
 struct TraceFile<T> {
     /// The `# set` parameters, merged as `sim-host replay` merges them (no `--set` here).

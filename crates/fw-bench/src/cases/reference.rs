@@ -13,7 +13,8 @@ use anyhow::{Result, ensure};
 use cc_reference::{hpcc as rh, timely as rt};
 use sim_host::timely::{HEADER as TIMELY_HEADER, Row as TimelyRow, params};
 
-use super::{Ctx, TraceFile, fixture_paths, read_trace};
+use super::hpcc::{hop_label, nhop, parse};
+use super::{Ctx, TraceFile, fixture_paths, read_trace, words};
 use crate::machine::Machine;
 use crate::table::Sample;
 
@@ -65,12 +66,8 @@ pub fn run_timely(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
             },
         ) in rows.iter().take(share)
         {
-            let lo = |x: u64| x as u32;
-            let hi = |x: u64| (x >> 32) as u32;
-            let r = m.call(
-                "ref_timely_on_completion",
-                &[c, lo(ts), hi(ts), lo(tc), hi(tc), bytes],
-            )?;
+            let ([ts0, ts1], [tc0, tc1]) = (words(ts), words(tc));
+            let r = m.call("ref_timely_on_completion", &[c, ts0, ts1, tc0, tc1, bytes])?;
             let want = host.on_completion(&p, ts, tc, bytes, None);
             ensure!(
                 r.ret_u64() == host.rate_bps.to_bits(),
@@ -86,22 +83,17 @@ pub fn run_timely(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
 }
 
 fn run_hpcc(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
-    let nhop = |int: &[u8]| usize::from(int.first().copied().unwrap_or(0) >> 4);
     let mut traces = Vec::new();
     for path in fixture_paths(ctx, "hpcc")? {
         // The fixture as the fixed-point HPCC case reads it.
-        let t = super::hpcc::parse(&path)?;
+        let t = parse(&path)?;
         if t.acks.iter().any(|a| nhop(&a.2) == hops) {
             traces.push((path, t.setup.refp, t.acks));
         }
     }
     ensure!(!traces.is_empty(), "no HPCC fixture has {hops}-hop ACKs");
     let share = ctx.limit.div_ceil(traces.len()).max(1);
-    let label = if hops == 1 {
-        "1 hop".to_owned()
-    } else {
-        format!("{hops} hops")
-    };
+    let label = hop_label(hops);
     let mut samples = Vec::new();
     for (path, p, acks) in &traces {
         m.reset_scratch();

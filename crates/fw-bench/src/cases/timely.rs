@@ -13,7 +13,7 @@ use cc_ffi::timely::CcTimelyParams;
 use sim_host::timely::{HEADER, Row, params};
 use timely_cc::{Branch, Completion, Params, State};
 
-use super::{Ctx, TraceFile, fixture_paths, read_trace};
+use super::{Ctx, TraceFile, fixture_paths, read_trace, words};
 use crate::machine::Machine;
 use crate::table::Sample;
 
@@ -131,14 +131,13 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
             },
         ) in rows.iter().take(share)
         {
-            let lo = |x: u64| x as u32;
-            let hi = |x: u64| (x >> 32) as u32;
+            let ([ts0, ts1], [tc0, tc1]) = (words(ts), words(tc));
             let ev = Completion::new(ts, tc, bytes);
             let (r, rate) = match entry {
                 Entry::CompletionOut => {
                     let r = m.call(
                         "cc_timely_on_completion",
-                        &[cfg, flow, lo(ts), hi(ts), lo(tc), hi(tc), bytes, out],
+                        &[cfg, flow, ts0, ts1, tc0, tc1, bytes, out],
                     )?;
                     let b = m.read_bytes(out, 8)?;
                     let rate =
@@ -148,7 +147,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                 Entry::CompletionRv => {
                     let r = m.call(
                         "cc_timely_on_completion_rv",
-                        &[cfg, flow, lo(ts), hi(ts), lo(tc), hi(tc), bytes],
+                        &[cfg, flow, ts0, ts1, tc0, tc1, bytes],
                     )?;
                     (r, u64::from(r.a1) * timely_cc::RATE_UNIT_BPS)
                 }
