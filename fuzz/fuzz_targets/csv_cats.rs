@@ -10,7 +10,7 @@
 //! read as a plain number) are skipped: an execution stays in milliseconds.
 #![no_main]
 
-use fuzz_common::{check_input_error, replay_opts, scratch_file};
+use fuzz_common::replay_csv_input;
 use libfuzzer_sys::fuzz_target;
 
 /// An upper bound on the chunks the trace can feed.
@@ -41,11 +41,5 @@ fuzz_target!(|data: &[u8]| {
     if chunks(text) > 1 << 18 {
         return;
     }
-    let path = scratch_file("trace.csv", text);
-    // Recognising the kind reads the header row only.
-    let _ = sim_host::replay::Kind::detect(&path);
-    match sim_host::cats::replay(&path, &replay_opts(opt)) {
-        Ok(sums) => assert!(!sums.is_empty()),
-        Err(e) => check_input_error(&e, &path, text),
-    }
+    replay_csv_input(opt, text, sim_host::cats::replay);
 });

@@ -105,3 +105,19 @@ pub fn check_input_error(e: &sim_host::trace::InputError, trace: &Path, text: &[
         );
     }
 }
+
+/// A kind's replay entry point (`sim_host::timely::replay`, …).
+pub type Replay =
+    fn(&Path, &ReplayOpts) -> Result<Vec<sim_host::summary::Summary>, sim_host::trace::InputError>;
+
+/// The CSV reader targets' body: the option byte, then `text` written to a scratch trace,
+/// recognised (header row only) and replayed by `replay`, which must return a summary or an
+/// error naming the file and a line inside it.
+pub fn replay_csv_input(opt: u8, text: &[u8], replay: Replay) {
+    let path = scratch_file("trace.csv", text);
+    let _ = sim_host::replay::Kind::detect(&path);
+    match replay(&path, &replay_opts(opt)) {
+        Ok(sums) => assert!(!sums.is_empty()),
+        Err(e) => check_input_error(&e, &path, text),
+    }
+}
