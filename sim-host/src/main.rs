@@ -205,6 +205,14 @@ enum Cmd {
         /// Write the table here instead of standard output.
         #[arg(long, value_name = "FILE.csv")]
         out: Option<PathBuf>,
+        /// Also write the summary across seeds (mean, sd, min, max per scenario, controller and
+        /// metric) as CSV.
+        #[arg(long, value_name = "FILE.csv")]
+        summary: Option<PathBuf>,
+        /// Also draw one SVG per scenario into this directory: every metric per seed, the
+        /// fixed-point controller beside the f64 reference.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
     },
     /// Regenerate the shipped fixtures (deterministic), or check that they are unchanged.
     Fixtures {
@@ -386,29 +394,17 @@ fn main() -> ExitCode {
                 sim_host::sim::cli(&scenario[0], &o, json)
             }
         },
-        Cmd::Merge { dirs, out } => match sim_host::sim::sweep::merge(&dirs) {
-            Ok(csv) => match out {
-                Some(p) => match std::fs::write(&p, csv) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", p.display());
-                        replay::EXIT_INPUT
-                    }
-                },
-                None => {
-                    sim_host::out!("{csv}");
-                    if sim_host::output::stdout_failed() {
-                        2
-                    } else {
-                        0
-                    }
-                }
-            },
-            Err(e) => {
-                eprintln!("error: {e}");
-                replay::EXIT_INPUT
-            }
-        },
+        Cmd::Merge {
+            dirs,
+            out,
+            summary,
+            plot,
+        } => sim_host::sim::sweep::merge_cli(
+            &dirs,
+            out.as_deref(),
+            summary.as_deref(),
+            plot.as_deref(),
+        ),
         Cmd::Fixtures { dir, check, only } => {
             use sim_host::replay::Kind;
             let kinds: Vec<Kind> = match only {

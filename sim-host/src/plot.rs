@@ -185,6 +185,8 @@ pub struct Panel {
     /// x positions to mark with a vertical tick at the panel's foot (events where the two
     /// sides disagreed), with the legend text for them.
     pub marks: Option<(String, Vec<f64>)>,
+    /// Draw a dot at every point as well as the line (sparse data such as one value per seed).
+    pub markers: bool,
 }
 
 impl Panel {
@@ -195,6 +197,7 @@ impl Panel {
             series,
             log_y: false,
             marks: None,
+            markers: false,
         }
     }
 }
@@ -323,6 +326,15 @@ fn draw_svg(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result
                         s.color.stroke_width(1),
                     ))
                     .map_err(|e| err(&e))?;
+                if panel.markers {
+                    chart
+                        .draw_series(
+                            s.points.iter().map(|&(x, y)| {
+                                Circle::new((x, y.max(LOG_FLOOR)), 3, s.color.filled())
+                            }),
+                        )
+                        .map_err(|e| err(&e))?;
+                }
             }
             if let Some((_, m)) = &panel.marks {
                 chart
@@ -352,6 +364,15 @@ fn draw_svg(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result
                         s.color.stroke_width(1),
                     ))
                     .map_err(|e| err(&e))?;
+                if panel.markers {
+                    chart
+                        .draw_series(
+                            s.points
+                                .iter()
+                                .map(|&(x, y)| Circle::new((x, y), 3, s.color.filled())),
+                        )
+                        .map_err(|e| err(&e))?;
+                }
             }
             if let Some((_, m)) = &panel.marks {
                 let tick = (hi - lo) * 0.06;

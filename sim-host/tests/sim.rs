@@ -431,6 +431,51 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
         v
     };
     assert_eq!(names("all"), names("sharded"));
+    // The summary across seeds and the figures: one summary row per (scenario, controller,
+    // metric with a value), two controllers' seeds in each, one figure per scenario.
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("merge")
+        .arg(tmp.path().join("sharded"))
+        .arg("--summary")
+        .arg(tmp.path().join("summary.csv"))
+        .arg("--plot")
+        .arg(tmp.path().join("fig"))
+        .arg("--out")
+        .arg(tmp.path().join("table.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("table.csv")).unwrap(),
+        all
+    );
+    let summary = std::fs::read_to_string(tmp.path().join("summary.csv")).unwrap();
+    assert_eq!(
+        summary.lines().next(),
+        Some(sim_host::sim::sweep::SUMMARY_HEADER)
+    );
+    let goodput: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains(",goodput_bps,"))
+        .collect();
+    assert_eq!(goodput.len(), 2 * 2, "{summary}");
+    for l in goodput {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f[3], "2", "two seeds per group: {l}");
+        let (mean, lo, hi): (f64, f64, f64) = (
+            f[4].parse().unwrap(),
+            f[6].parse().unwrap(),
+            f[7].parse().unwrap(),
+        );
+        assert!(lo <= mean && mean <= hi && lo > 0.0, "{l}");
+    }
+    let figs = std::fs::read_dir(tmp.path().join("fig")).unwrap().count();
+    assert_eq!(figs, 2, "one figure per scenario");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Sweeps: scenarios × controllers × seeds, split into shards for a batch scheduler's job array
 //! (`sim-host sim A.toml B.toml --seeds 1..8 --shard I/N --results DIR`), and `sim-host merge`
-//! combining the result files into one table.
+//! combining the result files into tables and figures.
 //!
 //! * The job list is the same on every shard (scenarios in the order given, then controllers,
 //!   then seeds); shard `I` of `N` runs the jobs whose index is `I` modulo `N`. Each runs on its
@@ -9,6 +9,9 @@
 //!   seed and `--set` parameters) named by a hash of all of these: rerunning a job rewrites the
 //!   same file, and `merge` keeps one row per hash, so merging is idempotent and a sharded sweep
 //!   merges to exactly the unsharded one.
+//! * `merge` writes the table (one row per result), a summary across seeds (mean, sd, min, max
+//!   per scenario, controller and metric) and one figure per scenario (each metric per seed,
+//!   fixed point beside the f64 reference).
 
 use super::scenario::ControllerKind;
 use super::{Report, SimOpts, run_loaded, scenario};
@@ -179,12 +182,88 @@ fn strip_timing(r: &Report) -> serde_json::Value {
     v
 }
 
-/// The merged table's header.
-pub const MERGE_HEADER: &str = "scenario,controller,seed,hash,goodput_bps,jain,queue_found_p95_bytes,queue_found_p99_bytes,rtt_p99_ns,flows_finished,slowdown_p99_first_bucket,violations";
+/// One numeric column of the merged table: its CSV name, its axis label on a `merge --plot`
+/// figure (with the unit the value is written in) and where it comes from in a result file.
+struct Metric {
+    column: &'static str,
+    label: &'static str,
+    get: fn(&serde_json::Value) -> Option<f64>,
+}
 
-/// `sim-host merge DIR...`: one row per distinct result file (by name = hash), sorted by
-/// scenario, controller, seed. Returns the CSV text.
-pub fn merge(dirs: &[PathBuf]) -> Result<String, String> {
+/// The merged table's numeric columns, in order.
+const METRICS: [Metric; 9] = [
+    Metric {
+        column: "goodput_bps",
+        label: "goodput (b/s)",
+        get: |r| r["goodput_bps"].as_f64(),
+    },
+    Metric {
+        column: "jain",
+        label: "Jain's index",
+        get: |r| r["jain"].as_f64(),
+    },
+    Metric {
+        column: "jain_mean_bps",
+        label: "mean rate of the long flows in Jain's window (b/s)",
+        get: |r| r["jain_mean_bps"].as_f64(),
+    },
+    Metric {
+        column: "queue_found_p95_bytes",
+        label: "queue found p95 (bytes)",
+        get: |r| r["queue_seen_bytes"][1].as_f64(),
+    },
+    Metric {
+        column: "queue_found_p99_bytes",
+        label: "queue found p99 (bytes)",
+        get: |r| r["queue_seen_bytes"][2].as_f64(),
+    },
+    Metric {
+        column: "rtt_p99_ns",
+        label: "RTT p99 (ns)",
+        get: |r| r["rtt_ns"][2].as_f64(),
+    },
+    Metric {
+        column: "flows_finished",
+        label: "sized flows finished",
+        get: |r| r["flows_finished"].as_f64(),
+    },
+    Metric {
+        column: "slowdown_p99_first_bucket",
+        label: "FCT slowdown p99, smallest size bucket",
+        get: |r| r["slowdown"][0]["p99"].as_f64(),
+    },
+    Metric {
+        column: "violations",
+        label: "invariant violations",
+        get: |r| r["violations"].as_array().map(|v| v.len() as f64),
+    },
+];
+
+/// The merged table's header.
+pub const MERGE_HEADER: &str = "scenario,controller,seed,hash,goodput_bps,jain,jain_mean_bps,queue_found_p95_bytes,queue_found_p99_bytes,rtt_p99_ns,flows_finished,slowdown_p99_first_bucket,violations";
+
+/// The summary table's header (`merge --summary`).
+pub const SUMMARY_HEADER: &str = "scenario,controller,metric,seeds,mean,sd,min,max";
+
+/// One result file of a sweep: which run it was and its metrics (in [`METRICS`] order; `None`
+/// where the run has no such figure, e.g. no sized flow finished).
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// Scenario name.
+    pub scenario: String,
+    /// `fixed` or `reference`.
+    pub controller: String,
+    /// Seed.
+    pub seed: u64,
+    /// The result file's hash.
+    pub hash: String,
+    /// Metric values.
+    values: Vec<Option<f64>>,
+}
+
+/// Reads every result file under `dirs`: one entry per distinct hash, sorted by scenario,
+/// controller, seed (so merging is idempotent and shards merge to the unsharded sweep).
+pub fn merge(dirs: &[PathBuf]) -> Result<Vec<Merged>, String> {
     let mut rows = std::collections::BTreeMap::new();
     for d in dirs {
         let rd = std::fs::read_dir(d).map_err(|e| format!("{}: cannot read: {e}", d.display()))?;
@@ -206,41 +285,185 @@ pub fn merge(dirs: &[PathBuf]) -> Result<String, String> {
             if !r.is_object() {
                 return Err(format!("{}: not a sweep result (no report)", p.display()));
             }
-            let num = |x: &serde_json::Value| match x.as_f64() {
-                Some(f) => format!("{f}"),
-                None => String::new(),
+            let m = Merged {
+                scenario: r["scenario"].as_str().unwrap_or("").to_string(),
+                controller: v["controller"].as_str().unwrap_or("").to_string(),
+                seed: v["seed"].as_u64().unwrap_or(0),
+                hash,
+                values: METRICS.iter().map(|m| (m.get)(r)).collect(),
             };
             let key = (
-                r["scenario"].as_str().unwrap_or("").to_string(),
-                v["controller"].as_str().unwrap_or("").to_string(),
-                v["seed"].as_u64().unwrap_or(0),
-                hash.clone(),
+                m.scenario.clone(),
+                m.controller.clone(),
+                m.seed,
+                m.hash.clone(),
             );
-            let row = format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
-                key.0,
-                key.1,
-                key.2,
-                hash,
-                num(&r["goodput_bps"]),
-                num(&r["jain"]),
-                num(&r["queue_seen_bytes"][1]),
-                num(&r["queue_seen_bytes"][2]),
-                num(&r["rtt_ns"][2]),
-                num(&r["flows_finished"]),
-                num(&r["slowdown"][0]["p99"]),
-                r["violations"].as_array().map_or(0, Vec::len)
-            );
-            rows.insert(key, row);
+            rows.insert(key, m);
         }
     }
+    Ok(rows.into_values().collect())
+}
+
+/// The merged table: one CSV row per result.
+pub fn table(rows: &[Merged]) -> String {
     let mut s = String::from(MERGE_HEADER);
     s.push('\n');
-    for r in rows.values() {
-        s.push_str(r);
+    for m in rows {
+        s.push_str(&format!(
+            "{},{},{},{}",
+            m.scenario, m.controller, m.seed, m.hash
+        ));
+        for v in &m.values {
+            s.push(',');
+            if let Some(f) = v {
+                s.push_str(&format!("{f}"));
+            }
+        }
         s.push('\n');
     }
-    Ok(s)
+    s
+}
+
+/// Groups the rows by (scenario, controller), in row order.
+fn groups(rows: &[Merged]) -> Vec<((&str, &str), Vec<&Merged>)> {
+    let mut g: Vec<((&str, &str), Vec<&Merged>)> = Vec::new();
+    for m in rows {
+        let k = (m.scenario.as_str(), m.controller.as_str());
+        match g.last_mut() {
+            Some((last, v)) if *last == k => v.push(m),
+            _ => g.push((k, vec![m])),
+        }
+    }
+    g
+}
+
+/// `merge --summary`: per scenario, controller and metric, the seeds it has a value for and
+/// their mean, sample standard deviation (empty for one seed), minimum and maximum.
+pub fn summary(rows: &[Merged]) -> String {
+    let mut s = String::from(SUMMARY_HEADER);
+    s.push('\n');
+    for ((sc, ctrl), ms) in groups(rows) {
+        for (k, metric) in METRICS.iter().enumerate() {
+            let xs: Vec<f64> = ms.iter().filter_map(|m| m.values[k]).collect();
+            if xs.is_empty() {
+                continue;
+            }
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            let sd = if xs.len() > 1 {
+                let ss: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+                format!("{}", (ss / (n - 1.0)).sqrt())
+            } else {
+                String::new()
+            };
+            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            s.push_str(&format!(
+                "{sc},{ctrl},{},{},{mean},{sd},{lo},{hi}\n",
+                metric.column,
+                xs.len()
+            ));
+        }
+    }
+    s
+}
+
+/// `merge --plot DIR`: one figure per scenario, `DIR/<scenario>.sweep.svg`, one panel per metric
+/// that has a non-zero value, the value per seed with one series per controller (fixed point beside the
+/// f64 reference). Returns the files written.
+pub fn plot(rows: &[Merged], dir: &Path) -> Result<Vec<PathBuf>, String> {
+    use crate::plot::{FIXED, OTHER, Panel, REF, Series, draw};
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let mut scenarios: Vec<&str> = rows.iter().map(|m| m.scenario.as_str()).collect();
+    scenarios.dedup();
+    let mut files = Vec::new();
+    for sc in scenarios {
+        let g: Vec<_> = groups(rows)
+            .into_iter()
+            .filter(|((s, _), _)| *s == sc)
+            .collect();
+        let mut panels = Vec::new();
+        for (k, metric) in METRICS.iter().enumerate() {
+            if metric.column == "violations" {
+                continue;
+            }
+            let series: Vec<Series> = g
+                .iter()
+                .map(|((_, ctrl), ms)| Series {
+                    name: (*ctrl).to_string(),
+                    points: ms
+                        .iter()
+                        .filter_map(|m| m.values[k].map(|v| (m.seed as f64, v)))
+                        .collect(),
+                    color: match *ctrl {
+                        "fixed" => FIXED,
+                        "reference" => REF,
+                        _ => OTHER,
+                    },
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            // A metric that is zero in every run (no sized flow in a long-flow scenario) says
+            // nothing as a panel.
+            if series.iter().any(|s| s.points.iter().any(|p| p.1 != 0.0)) {
+                panels.push(Panel {
+                    markers: true,
+                    ..Panel::new(metric.label, series)
+                });
+            }
+        }
+        let path = dir.join(format!("{sc}.sweep.svg"));
+        draw(
+            &path,
+            &format!("{sc}: per seed, fixed point and f64 reference"),
+            "seed",
+            &panels,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// `sim-host merge DIR... [--out FILE] [--summary FILE] [--plot DIR]`: the table to `out` or
+/// standard output, the summary and figures when asked. Exit 0, or 2 (one line on stderr naming
+/// the file) when a result cannot be read or an output cannot be written.
+pub fn merge_cli(
+    dirs: &[PathBuf],
+    out: Option<&Path>,
+    summary_to: Option<&Path>,
+    plot_to: Option<&Path>,
+) -> i32 {
+    let write = |p: &Path, text: String| {
+        std::fs::write(p, text).map_err(|e| format!("{}: cannot write: {e}", p.display()))
+    };
+    let run = || -> Result<(), String> {
+        let rows = merge(dirs)?;
+        if let Some(p) = summary_to {
+            write(p, summary(&rows))?;
+        }
+        if let Some(d) = plot_to {
+            for f in plot(&rows, d)? {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+        match out {
+            Some(p) => write(p, table(&rows)),
+            None => {
+                crate::out!("{}", table(&rows));
+                Ok(())
+            }
+        }
+    };
+    match run() {
+        // A closed pipe (`| head`) is not worth a message, but the exit code says it.
+        Ok(()) if crate::output::stdout_failed() => crate::replay::EXIT_INPUT,
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            crate::replay::EXIT_INPUT
+        }
+    }
 }
 
 #[cfg(test)]
