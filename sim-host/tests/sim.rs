@@ -133,6 +133,35 @@ fn incast_with_drops_conserves_packets_and_recovers() {
 }
 
 #[test]
+fn pfc_turns_the_dropping_incast_lossless() {
+    // The same incast whose 60 KB per-port buffer drops above: a shared 240 KB buffer, and PFC
+    // pausing each sender when 30 KB of its data is buffered (headroom: 1 us of 100 Gb/s each
+    // way + one packet ≈ 26 KB per ingress, so 4 × (30 + 26) KB fit).
+    let text = INCAST_DROPS.replace("buffer = \"per_port\"\n", "").replace(
+        "buffer_bytes = 60_000",
+        "buffer_bytes = 240_000\npfc_xoff_bytes = 30_000",
+    );
+    let off = load(
+        "t_no_pfc.toml",
+        &text.replace("pfc_xoff_bytes = 30_000", ""),
+    );
+    let on = load("t_pfc.toml", &text);
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = check_invariants(&off, c);
+        assert!(
+            r.counters.dropped > 0,
+            "without PFC the shared buffer drops"
+        );
+        assert_eq!(r.counters.pfc_pauses, 0);
+        let r = check_invariants(&on, c);
+        assert_eq!(r.counters.dropped, 0, "PFC with headroom never drops");
+        assert!(r.counters.pfc_pauses > 0 && r.counters.pfc_paused_ns > 0);
+        assert_eq!(r.flows_finished, 4);
+        assert_eq!(r.counters.timeouts, 0);
+    }
+}
+
+#[test]
 fn leaf_spine_poisson_invariants_and_determinism() {
     let l = load("t_leaf_spine.toml", LEAF_SPINE);
     let a = check_invariants(&l, ControllerKind::Fixed);
@@ -291,6 +320,20 @@ fn bad_scenarios_exit_2_naming_file_and_key() {
         (
             INCAST_DROPS.replace("[params]\n", "[params]\nnic_rate_bps = 25_000_000_000\n"),
             "nic_rate_bps",
+        ),
+        (
+            INCAST_DROPS.replace(
+                "buffer_bytes = 60_000",
+                "buffer_bytes = 60_000\npfc_xon_bytes = 1",
+            ),
+            "topology.pfc_xon_bytes",
+        ),
+        (
+            INCAST_DROPS.replace(
+                "buffer_bytes = 60_000",
+                "buffer_bytes = 60_000\npfc_xoff_bytes = 60_000",
+            ),
+            "topology.pfc_xoff_bytes",
         ),
     ];
     for (text, key) in cases {

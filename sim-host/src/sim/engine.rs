@@ -56,19 +56,42 @@ struct Pkt {
     /// Data: when the sender put it on the wire (ps), echoed by the ACK.
     t_sent_ps: u64,
     hops: [u64; MAX_HOPS],
+    /// The port of the receiving node it arrived through (PFC's ingress accounting).
+    in_port: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    Arrive { node: u32, pkt: u32 },
-    TxDone { port: u32 },
-    Wake { host: u32 },
-    Start { flow: u32 },
-    Stop { flow: u32 },
-    Poisson { group: u32, host: u32 },
-    Rto { flow: u32 },
+    Arrive {
+        node: u32,
+        pkt: u32,
+    },
+    TxDone {
+        port: u32,
+    },
+    Wake {
+        host: u32,
+    },
+    Start {
+        flow: u32,
+    },
+    Stop {
+        flow: u32,
+    },
+    Poisson {
+        group: u32,
+        host: u32,
+    },
+    Rto {
+        flow: u32,
+    },
     Sample,
     JainMark,
+    /// A PFC frame reaches the sender side of `port`: pause (`on` = 1) or resume its data.
+    Pfc {
+        port: u32,
+        on: u32,
+    },
 }
 
 /// An event packed into 48 bits: the kind (4 bits), a node or group id (14 bits), a packet,
@@ -86,6 +109,7 @@ fn pack(ev: Ev) -> u128 {
         Ev::Rto { flow } => (6, 0, flow),
         Ev::Sample => (7, 0, 0),
         Ev::JainMark => (8, 0, 0),
+        Ev::Pfc { port, on } => (9, on, port),
     };
     debug_assert!(a < 1 << 14 && b < 1 << 30);
     (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
@@ -103,7 +127,8 @@ fn unpack(x: u128) -> Ev {
         5 => Ev::Poisson { group: a, host: b },
         6 => Ev::Rto { flow: b },
         7 => Ev::Sample,
-        _ => Ev::JainMark,
+        8 => Ev::JainMark,
+        _ => Ev::Pfc { port: b, on: a },
     }
 }
 
@@ -129,6 +154,16 @@ struct Port {
     max_q_bytes: u64,
     /// Has carried data (queue samples are taken on such ports only).
     carried_data: bool,
+    /// The port at the other end of the link (the one facing this one).
+    rev: u32,
+    /// PFC: data that arrived through this port and is still buffered in this switch, bytes.
+    ingress_bytes: u64,
+    /// PFC: this port asked its upstream to pause and has not resumed it yet.
+    pause_sent: bool,
+    /// PFC: the downstream side paused this port's data (ACKs still go).
+    paused: bool,
+    /// PFC: when the current pause started (ps), for the paused-time total.
+    paused_since_ps: u64,
 }
 
 struct Switch {
@@ -216,6 +251,10 @@ pub struct Counters {
     pub buffer_bytes: u64,
     /// Packets in the slab at its largest (memory bound).
     pub max_packets_alive: u64,
+    /// PFC pause frames sent (0 with PFC off).
+    pub pfc_pauses: u64,
+    /// PFC: time ports spent paused, summed over ports, ns.
+    pub pfc_paused_ns: u64,
 }
 
 /// The simulator.
@@ -242,6 +281,8 @@ pub struct Sim {
     buffer: BufferKind,
     buffer_bytes: u64,
     ecn_bytes: Option<u64>,
+    /// PFC `(xoff, xon)` thresholds per ingress port, bytes (`None`: PFC off).
+    pfc: Option<(u64, u64)>,
     int_on: bool,
     mtu: u32,
     seg_bytes: u32,
@@ -321,6 +362,13 @@ impl Sim {
             buffer: t.buffer,
             buffer_bytes: t.buffer_bytes,
             ecn_bytes: t.ecn_threshold_bytes,
+            pfc: t.pfc_xoff_bytes.map(|x| {
+                (
+                    x,
+                    t.pfc_xon_bytes
+                        .unwrap_or(x.saturating_sub(2 * u64::from(sc.mtu_bytes))),
+                )
+            }),
             int_on,
             mtu: sc.mtu_bytes,
             seg_bytes: sc.segment_bytes,
@@ -475,6 +523,12 @@ impl Sim {
                 overlaps: 0,
                 max_q_bytes: 0,
                 carried_data: false,
+                // The two ports of a link are created together, each facing the other.
+                rev: if x == a { id + 1 } else { id - 1 },
+                ingress_bytes: 0,
+                pause_sent: false,
+                paused: false,
+                paused_since_ps: 0,
             });
             if is_switch {
                 self.switches[(x - self.n_hosts) as usize].ports.push(id);
@@ -659,6 +713,7 @@ impl Sim {
                 Ev::Poisson { group, host } => self.poisson(group, host),
                 Ev::Rto { flow } => self.rto(flow),
                 Ev::Sample => self.sample(),
+                Ev::Pfc { port, on } => self.pfc_frame(port, on != 0),
                 Ev::JainMark => {
                     for f in &mut self.flows {
                         if f.long && !f.stopped && f.start_ps <= self.now {
@@ -671,6 +726,13 @@ impl Sim {
         self.now = self.now.max(self.end_ps);
         self.c.in_flight = self.c.sent - self.c.delivered - self.c.dropped;
         self.c.link_overlaps = self.ports.iter().filter(|p| p.overlaps > 0).count() as u64;
+        let end = self.now;
+        for pt in &mut self.ports {
+            if pt.paused {
+                self.c.pfc_paused_ns += (end - pt.paused_since_ps) / PS_PER_NS;
+                pt.paused_since_ps = end;
+            }
+        }
         self.c.max_buffer_used_bytes = match self.buffer {
             BufferKind::Shared => self.switches.iter().map(|s| s.max_used_bytes).max(),
             BufferKind::PerPort => self
@@ -836,6 +898,17 @@ impl Sim {
             s.max_used_bytes = s.max_used_bytes.max(s.used_bytes);
             pt.q_bytes += w;
             pt.max_q_bytes = pt.max_q_bytes.max(pt.q_bytes);
+            if let Some((xoff, _)) = self.pfc {
+                let ing = &mut self.ports[p.in_port as usize];
+                ing.ingress_bytes += w;
+                if ing.ingress_bytes > xoff && !ing.pause_sent {
+                    ing.pause_sent = true;
+                    self.c.pfc_pauses += 1;
+                    let (up, delay) = (ing.rev, ing.delay_ps);
+                    self.push(self.now + delay, Ev::Pfc { port: up, on: 1 });
+                }
+            }
+            let pt = &mut self.ports[port as usize];
             if self.ecn_bytes.is_some_and(|k| pt.q_bytes > k) {
                 self.pkts[pi as usize].ecn = true;
                 self.c.ecn_marked += 1;
@@ -854,8 +927,14 @@ impl Sim {
         }
         let pi = if let Some(a) = pt.q_ack.pop_front() {
             a
+        } else if pt.paused {
+            return;
         } else if let Some(d) = pt.q_data.pop_front() {
             let w = u64::from(self.pkts[d as usize].wire);
+            if pt.is_switch && self.pfc.is_some() {
+                self.pfc_dequeued(self.pkts[d as usize].in_port, w);
+            }
+            let pt = &mut self.ports[port as usize];
             pt.q_bytes -= w;
             pt.carried_data = true;
             if pt.is_switch {
@@ -904,12 +983,46 @@ impl Sim {
         self.push(self.now + d, Ev::TxDone { port });
     }
 
+    /// PFC: a data packet that arrived through `in_port` left this switch's buffer; resume the
+    /// upstream sender once the port's buffered bytes are down to XON.
+    fn pfc_dequeued(&mut self, in_port: u32, w: u64) {
+        let Some((_, xon)) = self.pfc else {
+            return;
+        };
+        let ing = &mut self.ports[in_port as usize];
+        ing.ingress_bytes -= w;
+        if ing.pause_sent && ing.ingress_bytes <= xon {
+            ing.pause_sent = false;
+            let (up, delay) = (ing.rev, ing.delay_ps);
+            self.push(self.now + delay, Ev::Pfc { port: up, on: 0 });
+        }
+    }
+
+    /// PFC: a pause or resume frame arrives at the sender side of `port` (after the link's
+    /// propagation delay; the frame itself is not serialised). The packet being sent finishes;
+    /// data waits while paused, ACKs do not (they travel in another priority class).
+    fn pfc_frame(&mut self, port: u32, on: bool) {
+        let now = self.now;
+        let pt = &mut self.ports[port as usize];
+        if on == pt.paused {
+            return;
+        }
+        pt.paused = on;
+        if on {
+            pt.paused_since_ps = now;
+        } else {
+            self.c.pfc_paused_ns += (now - pt.paused_since_ps) / PS_PER_NS;
+            self.start_tx(port);
+        }
+    }
+
     fn tx_done(&mut self, port: u32) {
         let pt = &mut self.ports[port as usize];
         let Some(pi) = pt.cur.take() else {
             return;
         };
-        let (peer, delay) = (pt.peer, pt.delay_ps);
+        let (peer, delay, rev) = (pt.peer, pt.delay_ps, pt.rev);
+        self.pkts[pi as usize].in_port = rev;
         self.push(
             self.now + delay,
             Ev::Arrive {
@@ -929,6 +1042,10 @@ impl Sim {
         }
         if !self.ports[port as usize].q_ack.is_empty() {
             self.start_tx(port);
+            return;
+        }
+        if self.ports[port as usize].paused {
+            // PFC: the NIC sends no data until the switch resumes it.
             return;
         }
         let mut best: Option<(u64, u32)> = None;

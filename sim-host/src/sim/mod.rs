@@ -342,6 +342,14 @@ pub fn text(r: &Report) -> String {
         "  packets: sent {} = delivered {} + dropped {} + in flight {}; ACKs {} (NACKs {}), timeouts {}, ECN marked {}",
         c.sent, c.delivered, c.dropped, c.in_flight, c.acks, c.nacks, c.timeouts, c.ecn_marked
     );
+    if c.pfc_pauses > 0 {
+        let _ = writeln!(
+            s,
+            "  PFC: {} pause frames, ports paused {:.3} ms in total",
+            c.pfc_pauses,
+            c.pfc_paused_ns as f64 / 1e6
+        );
+    }
     let _ = writeln!(
         s,
         "  flows: {} sized ({} finished), {} long; goodput {}b/s",

@@ -149,6 +149,13 @@ pub struct Topology {
     pub ecn_threshold_bytes: Option<u64>,
     /// Stamp INT at switch dequeue (default: on for hpcc, off for timely).
     pub int: Option<bool>,
+    /// PFC (IEEE 802.1Qbb), off unless set: a switch pauses the upstream sender of an ingress
+    /// port when the data bytes that arrived through that port and are still buffered exceed
+    /// this, bytes.
+    pub pfc_xoff_bytes: Option<u64>,
+    /// PFC: the switch resumes the upstream sender when those bytes fall to this or below
+    /// (default: `pfc_xoff_bytes` − 2 MTU-sized packets).
+    pub pfc_xon_bytes: Option<u64>,
 }
 
 /// Flow group kinds.
@@ -566,6 +573,27 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     if t.buffer_bytes < 2 * u64::from(sc.mtu_bytes) + 1_000 {
         return Err(l.err("topology.buffer_bytes", "must hold at least two packets"));
+    }
+    match (t.pfc_xoff_bytes, t.pfc_xon_bytes) {
+        (None, Some(_)) => {
+            return Err(l.err(
+                "topology.pfc_xon_bytes",
+                "needs pfc_xoff_bytes (PFC is off)",
+            ));
+        }
+        (Some(x), _) if x < u64::from(sc.mtu_bytes) || x >= t.buffer_bytes => {
+            return Err(l.err(
+                "topology.pfc_xoff_bytes",
+                format!("{x}: must be at least one packet and below buffer_bytes"),
+            ));
+        }
+        (Some(x), Some(n)) if n >= x => {
+            return Err(l.err(
+                "topology.pfc_xon_bytes",
+                format!("{n}: must be below pfc_xoff_bytes ({x})"),
+            ));
+        }
+        _ => {}
     }
     if sc.duration_ns == 0 || sc.duration_ns > 10_000_000_000 {
         return Err(l.err("duration_ns", "must be in 1 ..= 10^10 ns (10 s)"));
