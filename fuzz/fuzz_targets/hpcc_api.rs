@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let eta = refp.eta();
-    let (w_min, w_max) = (cfg.w_min_q8(), cfg.w_max_q8());
+    let (w_min, w_max) = (cfg.w_min_bytes(), cfg.w_max_bytes());
 
     let mut fixed: State = State::new(&cfg);
     let mut reference = Reference::new(refp);
@@ -94,8 +94,8 @@ fuzz_target!(|data: &[u8]| {
         let up = fixed.on_ack(&cfg, ack_seq, snd_nxt, &int);
         let br = reference.on_ack(u64::from(ack_seq), u64::from(snd_nxt), &int);
 
-        assert!((w_min..=w_max).contains(&up.window_q8_bytes), "{up:?}");
-        assert_eq!(up.rate_bps, cfg.rate_bps(up.window_q8_bytes));
+        assert!((w_min..=w_max).contains(&up.window_bytes), "{up:?}");
+        assert_eq!(up.rate_bps, cfg.rate_bps(up.window_bytes));
         assert_eq!(State::from_raw_parts(fixed.raw_parts()), fixed);
         let (w_ref, u_ref) = (reference.w, reference.u);
         // The reference clamps to the exact W_min = min_rate·T, W_max = nic_rate·T (the
@@ -134,7 +134,7 @@ fuzz_target!(|data: &[u8]| {
             forced.branch.name()
         );
         if forced.branch.name() == br {
-            let u_fx = shadow.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+            let u_fx: f64 = shadow.u().to_num();
             let du = (u_fx - u_ref).abs();
             // The common ACK's 32-bit EWMA step floors in Q4.28: within two units (2^-27)
             // of the exact step, absolute (docs/hpcc.md § 8); the rest is relative.
@@ -142,7 +142,7 @@ fuzz_target!(|data: &[u8]| {
                 du <= 2f64.powi(-27) + 2f64.powi(-30) + 2f64.powi(-28) * u_ref,
                 "U {u_fx} vs {u_ref}"
             );
-            let w_fx = f64::from(forced.window_q8_bytes) / 256.0;
+            let w_fx: f64 = forced.window_bytes.to_num();
             let dw = (w_fx - w_ref).abs();
             // MD divides a = Wc·η, rounded to 1/512 B with η in Q1.31 (2^-32), by U: those
             // roundings grow by 1/U (docs/hpcc.md §3; a tiny η or Wc·η shows it).

@@ -30,7 +30,7 @@ proptest! {
             let up = fixed.on_ack(&cfg, seq, seq + 500 * i as u32 % 7, &int);
             let br = r.on_ack(u64::from(seq), u64::from(seq + 500 * i as u32 % 7), &int);
             agree += usize::from(br == up.branch.name());
-            let w = f64::from(up.window_q8_bytes) / 256.0;
+            let w = up.window_bytes.to_num::<f64>();
             worst = worst.max((w - r.w).abs() / r.w);
         }
         prop_assert!(agree as f64 >= 0.999 * steps.len() as f64, "agreement {agree}/{}", steps.len());
@@ -95,7 +95,7 @@ proptest! {
             let up = fixed.on_ack(&cfg, seq, nxt, &int);
             let br = r.on_ack(u64::from(seq), u64::from(nxt), &int);
             agree += usize::from(br == up.branch.name());
-            let w = f64::from(up.window_q8_bytes) / 256.0;
+            let w = up.window_bytes.to_num::<f64>();
             worst = worst.max((w - r.w).abs() / r.w);
         }
         prop_assert!(agree as f64 >= 0.999 * steps.len() as f64, "agreement {agree}/{}", steps.len());
@@ -124,7 +124,7 @@ proptest! {
             ts = (ts + dts) & 0xFF_FFFF;
             tx = (tx + units) & 0xF_FFFF;
         }
-        let u_fix = fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+        let u_fix = fixed.u().to_num::<f64>();
         // 1e-6: the EWMA's constants are exact to 2^-32 relative and each step to about a unit
         // (2^-32); a rounding dead band of T/(2τ) units would reach 1e-2 in this range.
         prop_assert!((u_fix - r.u).abs() <= 1e-6 * r.u.max(1.0), "U {u_fix} vs {}", r.u);

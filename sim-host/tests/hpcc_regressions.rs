@@ -351,7 +351,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
     assert_eq!(up.branch, hpcc_cc::Branch::Md);
     let u1 = (640.0 * 253.0 * 832.0 + 1024.0 * 111.0 * 13_000.0) / (400.0 * 13_000.0 * 832.0);
     let want = 1.0 + (u1 - 1.0) * 832.0 / 13_000.0;
-    let u_fix = fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+    let u_fix = fixed.u().to_num::<f64>();
     assert!((r.u - want).abs() < 1e-12, "reference U {} vs {want}", r.u);
     assert!((u_fix - want).abs() < 1e-8, "fixed U {u_fix} vs {want}");
     // A stream of such ties, free and forced: the branches and U agree throughout.
@@ -401,7 +401,13 @@ fn run_seq(st: Setup, off: u32, n: u32) -> Vec<(u32, u64, &'static str, f64, f64
         let up = fixed.on_ack(&st.cfg, ack, nxt, &int);
         let br = r.on_ack(u64::from(ack), u64::from(nxt), &int);
         assert_eq!(br, up.branch.name(), "ACK {k} (offset {off})");
-        out.push((up.window_q8_bytes, fixed.u_q32(), br, r.w, r.wc));
+        out.push((
+            up.window_bytes.to_bits(),
+            fixed.u().to_bits(),
+            br,
+            r.w,
+            r.wc,
+        ));
         ts = (ts + 85) & 0xFF_FFFF;
         tx = (tx + 8) & 0xF_FFFF;
     }
@@ -592,7 +598,7 @@ fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
         (r.on_ack(1_000, 164_000, &int), up.branch.name()),
         ("md", "md")
     );
-    let w = f64::from(up.window_q8_bytes) / 256.0;
+    let w = up.window_bytes.to_num::<f64>();
     let budget = 2.0 / 256.0 + 1e-3 * r.w + (1.0 / 512.0 + wc * 2f64.powi(-32)) / r.u;
     assert!(
         (w - r.w).abs() <= budget,

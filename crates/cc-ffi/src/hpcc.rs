@@ -7,7 +7,7 @@
 //! block returns `CC_HPCC_BRANCH_BAD` and changes nothing. Semantics: `docs/hpcc.md`.
 
 use core::num::NonZeroU32;
-use hpcc_cc::{Branch, Config, DEFAULT_MAX_HOPS, Params, Ratio, RawParts, State};
+use hpcc_cc::{Branch, Config, DEFAULT_MAX_HOPS, Params, Ratio, RawParts, State, U24F8, U32F32};
 
 use crate::{CcStatus, block};
 
@@ -247,7 +247,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack(
     let (cfg, st, int) = unsafe { ack_args(cfg, flow, int, int_len) };
     let (w, branch) = st.on_ack_window(cfg, ack_seq, snd_nxt, int);
     // SAFETY: caller contract.
-    unsafe { block::out(out_window_q8_bytes, w) };
+    unsafe { block::out(out_window_q8_bytes, w.to_bits()) };
     branch.into()
 }
 
@@ -270,7 +270,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
     let u = st.on_ack(cfg, ack_seq, snd_nxt, int);
     let r = CcHpccUpdate {
         rate_bps: u.rate_bps,
-        window_q8_bytes: u.window_q8_bytes,
+        window_q8_bytes: u.window_bytes.to_bits(),
     };
     // SAFETY: caller contract.
     unsafe { block::out(out, r) };
@@ -285,7 +285,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
 pub unsafe extern "C" fn cc_hpcc_rate_bps(cfg: *const CcHpccConfig, window_q8_bytes: u32) -> u64 {
     // SAFETY: caller contract.
     let cfg = unsafe { block::get(cfg) };
-    cfg.rate_bps(window_q8_bytes)
+    cfg.rate_bps(U24F8::from_bits(window_q8_bytes))
 }
 
 /// Reads the flow's raw state into `*out`.
@@ -298,10 +298,10 @@ pub unsafe extern "C" fn cc_hpcc_flow_get_state(flow: *const CcHpccFlow, out: *m
     let s = unsafe { block::get(flow) };
     let r = s.raw_parts();
     let v = CcHpccState {
-        u_q32: r.u_q32,
+        u_q32: r.u.to_bits(),
         hops: r.hops,
-        w_q8: r.w_q8,
-        wc_q8: r.wc_q8,
+        w_q8: r.w_bytes.to_bits(),
+        wc_q8: r.wc_bytes.to_bits(),
         last_update_seq: r.last_update_seq,
         int_header: r.int_header.unwrap_or(0),
         has_int: u8::from(r.int_header.is_some()),
@@ -320,9 +320,9 @@ pub unsafe extern "C" fn cc_hpcc_flow_set_state(flow: *mut CcHpccFlow, state: *c
     // SAFETY: caller contract.
     let s: &CcHpccState = unsafe { block::param(state) };
     let v = State::<DEFAULT_MAX_HOPS>::from_raw_parts(RawParts {
-        w_q8: s.w_q8,
-        wc_q8: s.wc_q8,
-        u_q32: s.u_q32,
+        w_bytes: U24F8::from_bits(s.w_q8),
+        wc_bytes: U24F8::from_bits(s.wc_q8),
+        u: U32F32::from_bits(s.u_q32),
         last_update_seq: s.last_update_seq,
         inc_stage: s.inc_stage,
         int_header: (s.has_int != 0).then_some(s.int_header),
@@ -395,7 +395,7 @@ mod tests {
                 );
                 assert_eq!(
                     (got, w),
-                    (want.branch.into(), want.window_q8_bytes),
+                    (want.branch.into(), want.window_bytes.to_bits()),
                     "ack {i}"
                 );
                 assert_eq!(cc_hpcc_rate_bps(cfg.as_ptr(), w), want.rate_bps);
@@ -415,7 +415,11 @@ mod tests {
             let u = u.assume_init();
             assert_eq!(
                 (got, u.window_q8_bytes, u.rate_bps),
-                (want.branch.into(), want.window_q8_bytes, want.rate_bps)
+                (
+                    want.branch.into(),
+                    want.window_bytes.to_bits(),
+                    want.rate_bps
+                )
             );
             // Malformed (null with length 0, a truncated block): BAD, state unchanged.
             let before = *block::get(flow.as_ptr());
@@ -436,8 +440,8 @@ mod tests {
             let mut st = MaybeUninit::<CcHpccState>::uninit();
             cc_hpcc_flow_get_state(flow.as_ptr(), st.as_mut_ptr());
             let st = st.assume_init();
-            assert_eq!(st.w_q8, rust.window_q8_bytes());
-            assert_eq!(st.u_q32, rust.u_q32());
+            assert_eq!(st.w_q8, rust.window_bytes().to_bits());
+            assert_eq!(st.u_q32, rust.u().to_bits());
             cc_hpcc_flow_set_state(flow.as_mut_ptr(), &st);
             assert_eq!(*block::get(flow.as_ptr()), rust);
             // Invalid configs.

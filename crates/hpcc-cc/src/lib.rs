@@ -68,6 +68,7 @@ use cc_math::word::{mul_64x64, mul_u64_u32, mul_wide, mulhu, shr64_small};
 use cc_math::wrap::wrapping_delta;
 use cc_math::{RECIP, Scale};
 use core::num::NonZeroU32;
+pub use fixed::types::{U24F8, U32F32};
 pub use int::{DEFAULT_MAX_HOPS, EncodeError, Hop, IntError, IntView, Speed};
 
 /// Fractional bits of the window (Q24.8 bytes).
@@ -320,27 +321,27 @@ impl Config {
     pub const fn params(&self) -> &Params {
         &self.params
     }
-    /// `W_max = nic_rate · T`, Q24.8 bytes.
+    /// `W_max = nic_rate · T`, bytes.
     #[must_use]
-    pub const fn w_max_q8(&self) -> u32 {
-        self.w_max_q8
+    pub const fn w_max_bytes(&self) -> U24F8 {
+        U24F8::from_bits(self.w_max_q8)
     }
-    /// `W_min = min_rate · T`, Q24.8 bytes.
+    /// `W_min = min_rate · T`, bytes.
     #[must_use]
-    pub const fn w_min_q8(&self) -> u32 {
-        self.w_min_q8
+    pub const fn w_min_bytes(&self) -> U24F8 {
+        U24F8::from_bits(self.w_min_q8)
     }
-    /// `η` in Q32.32, rounded up: a Q32.32 `U` satisfies `U ≥ η` exactly when `U ≥ eta_q32()`.
+    /// `η`, rounded up to the Q32.32 grid: a `U` satisfies `U ≥ η` exactly when `U ≥ eta()`.
     #[must_use]
-    pub const fn eta_q32(&self) -> u64 {
-        self.eta_q32
+    pub const fn eta(&self) -> U32F32 {
+        U32F32::from_bits(self.eta_q32)
     }
 
-    /// Pacing rate `R = W/T` for a Q24.8 window, bit/s.
+    /// Pacing rate `R = W/T` for a window, bit/s.
     #[inline]
     #[must_use]
-    pub fn rate_bps(&self, w_q8: u32) -> u64 {
-        self.rate.apply(w_q8)
+    pub fn rate_bps(&self, w_bytes: U24F8) -> u64 {
+        self.rate.apply(w_bytes.to_bits())
     }
 }
 
@@ -387,27 +388,56 @@ impl Branch {
 
 /// What one ACK produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Update {
-    /// The window `W` after the ACK, Q24.8 bytes.
-    pub window_q8_bytes: u32,
+    /// The window `W` after the ACK, bytes.
+    pub window_bytes: U24F8,
     /// Pacing rate `R = W/T`, bit/s.
     pub rate_bps: u64,
     /// The branch taken.
     pub branch: Branch,
 }
 
+// `fixed` has no defmt support: the window goes out as its raw Q24.8 bits.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Update {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Update {{ window_q8: {}, rate_bps: {}, branch: {} }}",
+            self.window_bytes.to_bits(),
+            self.rate_bps,
+            self.branch
+        );
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<const MAX_HOPS: usize> defmt::Format for RawParts<MAX_HOPS> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RawParts {{ w_q8: {}, wc_q8: {}, u_q32: {}, last_update_seq: {}, inc_stage: {}, int_header: {}, hops: {} }}",
+            self.w_bytes.to_bits(),
+            self.wc_bytes.to_bits(),
+            self.u.to_bits(),
+            self.last_update_seq,
+            self.inc_stage,
+            self.int_header,
+            self.hops
+        );
+    }
+}
+
 /// A flow's state from its raw integer parts (for re-seeding it, e.g. the host's forced mode).
 /// Any values are accepted; the update stays panic-free and saturating on all of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RawParts<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
-    /// `W`, Q24.8 bytes.
-    pub w_q8: u32,
-    /// `Wc`, Q24.8 bytes.
-    pub wc_q8: u32,
-    /// `U`, Q32.32.
-    pub u_q32: u64,
+    /// `W`, bytes.
+    pub w_bytes: U24F8,
+    /// `Wc`, bytes.
+    pub wc_bytes: U24F8,
+    /// `U` (normalised inflight, 1.0 = the link's `B·T`).
+    pub u: U32F32,
     /// `lastUpdateSeq`.
     pub last_update_seq: u32,
     /// `incStage`.
@@ -462,9 +492,9 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         };
         Self {
             hops: p.hops,
-            w_q8: p.w_q8,
-            wc_q8: p.wc_q8,
-            u_q32: p.u_q32,
+            w_q8: p.w_bytes.to_bits(),
+            wc_q8: p.wc_bytes.to_bits(),
+            u_q32: p.u.to_bits(),
             last_update_seq: p.last_update_seq,
             int_header,
             inc_stage: p.inc_stage,
@@ -476,9 +506,9 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     #[must_use]
     pub const fn raw_parts(&self) -> RawParts<MAX_HOPS> {
         RawParts {
-            w_q8: self.w_q8,
-            wc_q8: self.wc_q8,
-            u_q32: self.u_q32,
+            w_bytes: U24F8::from_bits(self.w_q8),
+            wc_bytes: U24F8::from_bits(self.wc_q8),
+            u: U32F32::from_bits(self.u_q32),
             last_update_seq: self.last_update_seq,
             inc_stage: self.inc_stage,
             int_header: if self.has_int {
@@ -490,15 +520,15 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         }
     }
 
-    /// `W`, Q24.8 bytes.
+    /// `W`, bytes.
     #[must_use]
-    pub const fn window_q8_bytes(&self) -> u32 {
-        self.w_q8
+    pub const fn window_bytes(&self) -> U24F8 {
+        U24F8::from_bits(self.w_q8)
     }
-    /// `U`, Q32.32.
+    /// `U` (normalised inflight).
     #[must_use]
-    pub const fn u_q32(&self) -> u64 {
-        self.u_q32
+    pub const fn u(&self) -> U32F32 {
+        U32F32::from_bits(self.u_q32)
     }
 
     /// Per-ACK update (paper Algorithm 1, `NewAck`) from the raw INT bytes.
@@ -507,15 +537,15 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     pub fn on_ack(&mut self, cfg: &Config, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Update {
         let (w, branch) = self.on_ack_window(cfg, ack_seq, snd_nxt, int);
         Update {
-            window_q8_bytes: w,
+            window_bytes: w,
             rate_bps: cfg.rate_bps(w),
             branch,
         }
     }
 
     /// [`on_ack`](Self::on_ack) without the pacing rate (saves a 64-bit multiply on 32-bit
-    /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK (Q24.8 bytes)
-    /// and the branch.
+    /// cores; [`Config::rate_bps`] gives it when needed): the window after the ACK and the
+    /// branch.
     #[inline(always)] // one call level less on the per-ACK path (C ABI entry)
     pub fn on_ack_window(
         &mut self,
@@ -523,7 +553,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         ack_seq: u32,
         snd_nxt: u32,
         int: &[u8],
-    ) -> (u32, Branch) {
+    ) -> (U24F8, Branch) {
         // The checks of `IntView::parse` (same acceptance, no error details): header present,
         // nhop ≤ MAX_HOPS, length 2 + 8·nhop, every speed code in 1..=9.
         let branch = match int {
@@ -542,7 +572,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             }
             _ => Branch::Bad,
         };
-        (self.w_q8, branch)
+        (U24F8::from_bits(self.w_q8), branch)
     }
 
     /// Per-ACK update (paper Algorithm 1) from an already validated INT block.
@@ -556,8 +586,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         let body = view.as_bytes().get(int::HEADER_BYTES..).unwrap_or(&[]);
         let branch = self.step(cfg, ack_seq, snd_nxt, view.header(), body);
         Update {
-            window_q8_bytes: self.w_q8,
-            rate_bps: cfg.rate_bps(self.w_q8),
+            window_bytes: U24F8::from_bits(self.w_q8),
+            rate_bps: cfg.rate_bps(U24F8::from_bits(self.w_q8)),
             branch,
         }
     }

@@ -39,12 +39,12 @@ fn state_is_one_cache_line_at_5_hops() {
 fn paper_config_constants() {
     let c = Config::PAPER;
     // W_max = 100 Gb/s · 13 µs = 162 500 B ; W_min = 100 Mb/s · 13 µs = 162.5 B
-    assert_eq!(c.w_max_q8(), 162_500 * 256);
-    assert_eq!(c.w_min_q8(), 162 * 256 + 128);
+    assert_eq!(c.w_max_bytes().to_bits(), 162_500 * 256);
+    assert_eq!(c.w_min_bytes().to_bits(), 162 * 256 + 128);
     // η·2^32 = 0.95·4 294 967 296 = 4 080 218 931.2, rounded up: `U ≥ η ⇔ U_q32 ≥ eta_q32`.
-    assert_eq!(c.eta_q32(), 4_080_218_932);
+    assert_eq!(c.eta().to_bits(), 4_080_218_932);
     // R = W/T: 162 500 B / 13 µs = 100 Gb/s (the 32-bit scale is exact to 2^-31 relative)
-    assert!(c.rate_bps(c.w_max_q8()).abs_diff(100_000_000_000) <= 100);
+    assert!(c.rate_bps(c.w_max_bytes()).abs_diff(100_000_000_000) <= 100);
     assert_eq!(Config::default(), c);
 }
 
@@ -174,18 +174,18 @@ fn worked_measure_inflight_then_md() {
     let mut s: State = State::new(&c);
     let a = s.on_ack(&c, 0, 1_000, &int1(1_000, 0, 100));
     assert_eq!(a.branch, Branch::Init);
-    assert_eq!(a.window_q8_bytes, c.w_max_q8());
+    assert_eq!(a.window_bytes.to_bits(), c.w_max_bytes().to_bits());
     let b = s.on_ack(&c, 1_001, 2_000, &int1(2_000, 100, 200));
     assert_eq!(b.branch, Branch::Md);
-    let u = u_f(s.u_q32());
+    let u = u_f(s.u().to_bits());
     assert!((u - 1.005_633).abs() < 1e-6, "U = {u}");
-    let w = w_bytes(b.window_q8_bytes);
+    let w = w_bytes(b.window_bytes.to_bits());
     let want = 162_500.0 * 0.95 / (1.0 + (1.024 + 8_000.0 / 162_500.0 - 1.0) / 13.0) + 80.0;
     assert!((w - 153_590.2).abs() < 0.1, "W = {w}");
     assert!((w - want).abs() / want < 1e-6, "W = {w}, want {want}");
     // updateWc was true (1 001 > 1 000): Wc = W, lastUpdateSeq = 2 000.
     let r = s.raw_parts();
-    assert_eq!(r.wc_q8, b.window_q8_bytes);
+    assert_eq!(r.wc_bytes.to_bits(), b.window_bytes.to_bits());
     assert_eq!(r.last_update_seq, 2_000);
     assert_eq!(r.inc_stage, 0);
 }
@@ -202,9 +202,9 @@ fn worked_compute_wind_ai_and_md() {
     let mut hops = [0u64; 5];
     hops[0] = view.hop_words().next().unwrap();
     let base = RawParts {
-        w_q8: 100_000 * 256,
-        wc_q8: 100_000 * 256,
-        u_q32: U_ONE,
+        w_bytes: U24F8::from_bits(100_000 * 256),
+        wc_bytes: U24F8::from_bits(100_000 * 256),
+        u: U32F32::from_bits(U_ONE),
         last_update_seq: 10,
         inc_stage: 0,
         int_header: Some(view.header()),
@@ -217,8 +217,12 @@ fn worked_compute_wind_ai_and_md() {
     assert_eq!(up.branch, Branch::Ai);
     // 800·128 B / 16 384 ns / 12.5 B/ns = 0.5 exactly; 128/B = 10.24 is not a binary fraction,
     // so the fixed side is within a few units of 2^-32.
-    assert!(s.u_q32().abs_diff(U_ONE / 2) <= 4, "{}", s.u_q32());
-    assert_eq!(up.window_q8_bytes, 100_080 * 256);
+    assert!(
+        s.u().to_bits().abs_diff(U_ONE / 2) <= 4,
+        "{}",
+        s.u().to_bits()
+    );
+    assert_eq!(up.window_bytes.to_bits(), 100_080 * 256);
     assert_eq!(s.raw_parts().inc_stage, 1);
     assert_eq!(s.raw_parts().last_update_seq, 50);
     // R = W/T = 100 080 B / 13 µs = 61.587 7 Gb/s
@@ -229,16 +233,16 @@ fn worked_compute_wind_ai_and_md() {
     let up = s.on_ack(&c, 10, 50, &next);
     assert_eq!(up.branch, Branch::Ai);
     assert_eq!(s.raw_parts().inc_stage, 0);
-    assert_eq!(s.raw_parts().wc_q8, 100_000 * 256);
+    assert_eq!(s.raw_parts().wc_bytes.to_bits(), 100_000 * 256);
 
     let mut s: State = State::from_raw_parts(RawParts {
-        wc_q8: 50_000 * 256,
+        wc_bytes: U24F8::from_bits(50_000 * 256),
         inc_stage: 5,
         ..base
     });
     let up = s.on_ack(&c, 11, 50, &next);
     assert_eq!(up.branch, Branch::Md);
-    let w = w_bytes(up.window_q8_bytes);
+    let w = w_bytes(up.window_bytes.to_bits());
     assert!((w - 95_080.0).abs() < 0.01, "W = {w}");
     assert_eq!(s.raw_parts().inc_stage, 0);
 }
@@ -266,7 +270,7 @@ fn bad_resync_and_skip() {
             .next()
             .unwrap()
     );
-    assert_eq!(s.window_q8_bytes(), before.window_q8_bytes());
+    assert_eq!(s.window_bytes().to_bits(), before.window_bytes().to_bits());
     // Path change: resync, lastUpdateSeq = snd_nxt.
     let mut other = [0u8; 10];
     int::encode::<5>(
@@ -294,7 +298,11 @@ fn counter_wraps_between_acks_give_small_deltas() {
     // Δts = 1 000 ns, Δtx = 8 units = 1 024 B → txRate/B = 1.024/12.5 = 0.081 92 ; τ/T = 1/13
     s.on_ack(&c, 11, 20, &int1(500, 4, 0));
     let want = 1.0 + (0.081_92 - 1.0) / 13.0;
-    assert!((u_f(s.u_q32()) - want).abs() < 1e-6, "{}", u_f(s.u_q32()));
+    assert!(
+        (u_f(s.u().to_bits()) - want).abs() < 1e-6,
+        "{}",
+        u_f(s.u().to_bits())
+    );
 }
 
 #[test]
@@ -315,12 +323,12 @@ fn first_hop_wins_ties_and_max_hop_sets_tau() {
     let mut s: State = State::new(&c);
     s.on_ack(&c, 0, 1, &mk([0, 0], [0, 0]));
     s.on_ack(&c, 2, 3, &mk([1_000, 2_000], [50, 200]));
-    assert!((u_f(s.u_q32()) - (1.0 + 0.024 * 2.0 / 13.0)).abs() < 1e-6);
+    assert!((u_f(s.u().to_bits()) - (1.0 + 0.024 * 2.0 / 13.0)).abs() < 1e-6);
     // Equal u' = 1.024 on both: the first hop's τ (1 000) is used.
     let mut s: State = State::new(&c);
     s.on_ack(&c, 0, 1, &mk([0, 0], [0, 0]));
     s.on_ack(&c, 2, 3, &mk([1_000, 2_000], [100, 200]));
-    assert!((u_f(s.u_q32()) - (1.0 + 0.024 / 13.0)).abs() < 1e-6);
+    assert!((u_f(s.u().to_bits()) - (1.0 + 0.024 / 13.0)).abs() < 1e-6);
 }
 
 /// Issue 8: a long flow's byte sequence numbers pass 2^32 (a 100 Gb/s flow every 0.34 s).
@@ -343,16 +351,16 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
     assert_eq!(up.branch, Branch::Ai);
     let r = s.raw_parts();
     assert_eq!(
-        (r.wc_q8, r.last_update_seq, r.inc_stage),
-        (up.window_q8_bytes, 2_000, 1)
+        (r.wc_bytes.to_bits(), r.last_update_seq, r.inc_stage),
+        (up.window_bytes.to_bits(), 2_000, 1)
     );
     let up = s.on_ack(&c, 1_000, 3_000, &int1(2_000, 16, 0));
     assert_eq!(up.branch, Branch::Ai);
     assert_eq!(
         s.raw_parts(),
         RawParts {
-            w_q8: up.window_q8_bytes,
-            u_q32: s.u_q32(),
+            w_bytes: U24F8::from_bits(up.window_bytes.to_bits()),
+            u: U32F32::from_bits(s.u().to_bits()),
             hops: s.raw_parts().hops,
             ..r
         }
@@ -360,8 +368,8 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
     let up = s.on_ack(&c, 2_100, 4_000, &int1(3_000, 24, 0));
     let r = s.raw_parts();
     assert_eq!(
-        (r.wc_q8, r.last_update_seq, r.inc_stage),
-        (up.window_q8_bytes, 4_000, 2)
+        (r.wc_bytes.to_bits(), r.last_update_seq, r.inc_stage),
+        (up.window_bytes.to_bits(), 4_000, 2)
     );
 }
 
@@ -391,18 +399,18 @@ fn eta_test_is_exact_when_u_equals_eta_at_full_weight() {
         s.on_ack(&c, 0, 1, &int1(100, 7, 0));
         let r = s.raw_parts();
         s = State::from_raw_parts(RawParts {
-            wc_q8: 100_000 * 256,
+            wc_bytes: U24F8::from_bits(100_000 * 256),
             ..r
         });
         let up = s.on_ack(&c, 2, 3, &int1(100 + 16_384, 7 + dtx, 0));
         assert_eq!(up.branch, want, "Δtx {dtx}");
-        let u = u_f(s.u_q32());
+        let u = u_f(s.u().to_bits());
         let exact = f64::from(dtx) * 128.0 / (16_384.0 * 12.5);
         assert!((u - exact).abs() < 1e-8, "Δtx {dtx}: U {u} vs {exact}");
         if dtx == 1_520 {
-            assert_eq!(s.u_q32(), c.eta_q32(), "exactly η: the ceiling");
+            assert_eq!(s.u().to_bits(), c.eta().to_bits(), "exactly η: the ceiling");
             // W = Wc·η/U + W_AI = Wc + W_AI to within the rounding of Wc·η and 1/U.
-            assert!((w_bytes(up.window_q8_bytes) - 100_080.0).abs() < 0.01);
+            assert!((w_bytes(up.window_bytes.to_bits()) - 100_080.0).abs() < 0.01);
         }
     }
 }
@@ -415,12 +423,12 @@ fn zero_utilisation_goes_to_w_max_not_a_division_by_zero() {
     // Idle link for a long time: u' = 0, τ ≥ T → U = 0 exactly; incStage forced to maxStage.
     let mut st = s.raw_parts();
     st.inc_stage = 5;
-    st.wc_q8 = c.w_min_q8();
+    st.wc_bytes = U24F8::from_bits(c.w_min_bytes().to_bits());
     let mut s: State = State::from_raw_parts(st);
     let up = s.on_ack(&c, 2, 3, &int1(20_000, 0, 0));
-    assert_eq!(s.u_q32(), 0);
+    assert_eq!(s.u().to_bits(), 0);
     assert_eq!(up.branch, Branch::Md);
-    assert_eq!(up.window_q8_bytes, c.w_max_q8());
+    assert_eq!(up.window_bytes.to_bits(), c.w_max_bytes().to_bits());
 }
 
 fn arb_hop() -> impl Strategy<Value = Hop> {
@@ -445,8 +453,8 @@ proptest! {
             let mut b = [0u8; 42];
             let n = int::encode::<5>(path, &hops, &mut b).unwrap();
             let up = s.on_ack(&c, ack, nxt, &b[..n]);
-            prop_assert!(up.window_q8_bytes >= c.w_min_q8() && up.window_q8_bytes <= c.w_max_q8());
-            prop_assert_eq!(up.rate_bps, c.rate_bps(up.window_q8_bytes));
+            prop_assert!(up.window_bytes.to_bits() >= c.w_min_bytes().to_bits() && up.window_bytes.to_bits() <= c.w_max_bytes().to_bits());
+            prop_assert_eq!(up.rate_bps, c.rate_bps(up.window_bytes));
         }
     }
 
@@ -477,7 +485,7 @@ proptest! {
         hops in any::<[u64; 5]>(), hdr in any::<Option<u16>>(), seq in any::<u32>(),
     ) {
         let c = Config::PAPER;
-        let mut s: State = State::from_raw_parts(RawParts { w_q8: w, wc_q8: wc, u_q32: u, last_update_seq: seq, inc_stage: st, int_header: hdr, hops });
+        let mut s: State = State::from_raw_parts(RawParts { w_bytes: U24F8::from_bits(w), wc_bytes: U24F8::from_bits(wc), u: U32F32::from_bits(u), last_update_seq: seq, inc_stage: st, int_header: hdr, hops });
         for (b, valid) in blocks {
             // Half the blocks are valid INT (the random bytes alone almost never are).
             let mut buf = [0u8; 42];
@@ -663,7 +671,7 @@ proptest! {
             let ub = b.on_ack(&c, seq.wrapping_add(offset), nxt.wrapping_add(offset), &int);
             prop_assert_eq!(ua, ub);
             let (ra, rb) = (a.raw_parts(), b.raw_parts());
-            prop_assert_eq!(ra.wc_q8, rb.wc_q8);
+            prop_assert_eq!(ra.wc_bytes.to_bits(), rb.wc_bytes.to_bits());
             prop_assert_eq!(ra.inc_stage, rb.inc_stage);
             prop_assert_eq!(ra.last_update_seq.wrapping_add(offset), rb.last_update_seq);
         }

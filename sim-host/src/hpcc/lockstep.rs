@@ -9,7 +9,7 @@ use crate::plot::{self, Envelope, Panel};
 use crate::replay::{Kind, Mode, ReplayOpts};
 use crate::summary::{Summary, rel_err};
 use crate::trace::{InputError, Param};
-use hpcc_cc::{RawParts, State};
+use hpcc_cc::{RawParts, State, U24F8, U32F32};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -32,9 +32,9 @@ pub fn quantise(r: &Reference) -> RawParts {
         (u16::from(i.nhop) << 12) | i.path_id
     });
     RawParts {
-        w_q8: q(r.w, 256.0),
-        wc_q8: q(r.wc, 256.0),
-        u_q32: q64(r.u),
+        w_bytes: U24F8::from_bits(q(r.w, 256.0)),
+        wc_bytes: U24F8::from_bits(q(r.wc, 256.0)),
+        u: U32F32::from_bits(q64(r.u)),
         // Sequence numbers are modulo 2^32 on both sides: keep the low 32 bits.
         last_update_seq: (r.last_update_seq & 0xFFFF_FFFF) as u32,
         inc_stage: r.inc_stage.min(255) as u8,
@@ -81,11 +81,11 @@ impl Replay {
         }
         *self.branches.entry(br).or_default() += 1;
         let w_ref = self.reference.w;
-        let w_fix = f64::from(up.window_q8_bytes) / 256.0;
+        let w_fix: f64 = up.window_bytes.to_num();
         let e = rel_err(w_fix, w_ref);
         rec.err.add(e, at);
         let u_ref = self.reference.u;
-        let u_fix = self.fixed.u_q32() as f64 / hpcc_cc::U_ONE as f64;
+        let u_fix: f64 = self.fixed.u().to_num();
         self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
         self.u_ref_max = self.u_ref_max.max(u_ref);
         if rec.writes_rows() {

@@ -157,7 +157,7 @@ impl Ctrl {
             (Ctrl::TimelyFixed(st), _) => st.rate_bps() as f64,
             (Ctrl::TimelyRef(st), _) => st.rate_bps,
             (Ctrl::HpccFixed(st), Setup::Hpcc { cfg, .. }) => {
-                cfg.rate_bps(st.window_q8_bytes()) as f64
+                cfg.rate_bps(st.window_bytes()) as f64
             }
             (Ctrl::HpccRef(r), _) => r.rate_bps(),
             (Ctrl::HpccFixed(_), Setup::Timely { .. }) => 0.0,
@@ -168,7 +168,7 @@ impl Ctrl {
     pub fn window_bytes(&self) -> Option<f64> {
         match self {
             Ctrl::TimelyFixed(_) | Ctrl::TimelyRef(_) => None,
-            Ctrl::HpccFixed(st) => Some(f64::from(st.window_q8_bytes()) / 256.0),
+            Ctrl::HpccFixed(st) => Some(st.window_bytes().to_num()),
             Ctrl::HpccRef(r) => Some(r.w),
         }
     }

@@ -77,11 +77,11 @@ fn params_bytes(p: &Params) -> Vec<u8> {
 fn state_bytes(s: &State) -> Vec<u8> {
     let r = s.raw_parts();
     let mut v = Vec::with_capacity(64);
-    v.extend_from_slice(&r.u_q32.to_le_bytes());
+    v.extend_from_slice(&r.u.to_bits().to_le_bytes());
     for h in r.hops {
         v.extend_from_slice(&h.to_le_bytes());
     }
-    for x in [r.w_q8, r.wc_q8, r.last_update_seq] {
+    for x in [r.w_bytes.to_bits(), r.wc_bytes.to_bits(), r.last_update_seq] {
         v.extend_from_slice(&x.to_le_bytes());
     }
     v.extend_from_slice(&r.int_header.unwrap_or(0).to_le_bytes());

@@ -16,7 +16,7 @@ pub extern "C" fn probe_hpcc_on_ack(
 ) -> u32 {
     let bytes = int.get(..len).unwrap_or(&[]);
     let up = state.on_ack(cfg, ack_seq, snd_nxt, bytes);
-    up.window_q8_bytes ^ (up.rate_bps as u32) ^ (up.branch as u32)
+    up.window_bytes.to_bits() ^ (up.rate_bps as u32) ^ (up.branch as u32)
 }
 
 /// `IntView::parse` alone (the zero-copy INT parser) on opaque bytes.
