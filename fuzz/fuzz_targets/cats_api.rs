@@ -120,7 +120,7 @@ fuzz_target!(|data: &[u8]| {
         let mss = u32::from(b.u16());
         let high = [b.u32(), b.u32(), b.u32(), b.u32()];
         let low = [b.u32(), b.u32(), b.u32(), b.u32()];
-        let mult = [(); 5].map(|()| Multiplier::from_q16_bits(b.u32()));
+        let mult = [(); 5].map(|()| Multiplier::from_bits(b.u32()));
         let Ok(cfg) = Config::new(mss, high, low, mult) else {
             return;
         };
@@ -137,7 +137,7 @@ fuzz_target!(|data: &[u8]| {
             mss: f64::from(cfg.mss_bytes()),
             high: wm(Config::high_bytes),
             low: wm(Config::low_bytes),
-            mult: Prio::ALL.map(|p| f64::from(cfg.multiplier(p).to_q16_bits()) / 65_536.0),
+            mult: Prio::ALL.map(|p| f64::from(cfg.multiplier(p).to_bits()) / 65_536.0),
             capacity: QUEUE_CAPACITY,
         },
         snd_buf_bytes: snd_buf,

@@ -72,7 +72,7 @@ fn starve_run(case: &StarveCase) -> Result<[f64; 5], TestCaseError> {
         ..
     } = *case;
     let low = [0, 1, 2, 3].map(|i| (h[i] * lp[i] / 1000).clamp(1, h[i] - 1));
-    let cfg = Config::new(mss, h, low, mm.map(Multiplier::from_q16_bits)).unwrap();
+    let cfg = Config::new(mss, h, low, mm.map(Multiplier::from_bits)).unwrap();
     let params = RefParams {
         mss: f64::from(mss),
         high: h.map(f64::from),

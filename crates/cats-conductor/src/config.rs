@@ -4,54 +4,37 @@
 use crate::Prio;
 use cc_math::word::mulhu;
 
-/// A payback multiplier `M` in unsigned Q16.16 fixed point: `M = bits / 65 536`.
+/// A payback multiplier `M`: unsigned Q16.16 (`fixed::types::U16F16`, `M = bits / 65 536`).
 ///
-/// * Range: `0 ..= 64.0` (`bits ≤ 2^22`, checked by [`Config::new`]); resolution `2^-16 ≈ 1.5e-5`.
+/// * Range: `0 ..= 64.0` ([`MAX_MULTIPLIER`], checked by [`Config::new`]); resolution
+///   `2^-16 ≈ 1.5e-5`.
 /// * The paper's defaults 0.25 / 0.5 / 1.0 / 1.5 / 2.0 are exact (16 384 / 32 768 / 65 536 / 98 304
 ///   / 131 072), so `trunc(N·M)` of the paper is computed exactly: `(N·bits) >> 16` is the floor of
 ///   the exact real product `N·bits/65 536`, and for `N ≥ 0` floor = trunc.
-/// * A value that is not a multiple of `2^-16` (e.g. 0.3) cannot be held; [`Multiplier::from_ratio`]
+/// * A value that is not a multiple of `2^-16` (e.g. 0.3) cannot be held; [`multiplier_from_ratio`]
 ///   rounds it to the nearest step, and the firmware then runs *that* multiplier. The host replay
 ///   quantises `m0…m4` the same way before handing them to both sides and says so in its summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Multiplier(u32);
+pub type Multiplier = fixed::types::U16F16;
 
-impl Multiplier {
-    /// Number of fractional bits.
-    pub const FRAC_BITS: u32 = 16;
-    /// Largest multiplier [`Config::new`] accepts (64.0), as raw bits.
-    pub const MAX_BITS: u32 = 1 << 22;
-    /// 1.0.
-    pub const ONE: Self = Self(1 << 16);
+/// Largest multiplier [`Config::new`] accepts: 64.0.
+pub const MAX_MULTIPLIER: Multiplier = Multiplier::from_bits(1 << 22);
 
-    /// From raw Q16.16 bits (`M = bits / 65 536`).
-    pub const fn from_q16_bits(bits: u32) -> Self {
-        Self(bits)
+/// `num / den` rounded to the nearest Q16.16 step (ties up); `None` if `den == 0` or the value
+/// does not fit in 32 bits. For configuration time only (it divides).
+pub const fn multiplier_from_ratio(num: u32, den: u32) -> Option<Multiplier> {
+    if den == 0 {
+        return None;
     }
-
-    /// `num / den` rounded to the nearest Q16.16 step (ties up); `None` if `den == 0` or the value
-    /// does not fit in 32 bits. For configuration time only (it divides).
-    pub const fn from_ratio(num: u32, den: u32) -> Option<Self> {
-        if den == 0 {
-            return None;
-        }
-        // round(num·2^16/den) = floor((2·num·2^16 + den) / (2·den)); all in u64/u128, no overflow.
-        let n = (num as u128) << 17;
-        let d = (den as u128) << 1;
-        #[allow(clippy::arithmetic_side_effects)] // d > 0; n < 2^49, + den < 2^33: no overflow
-        let q = (n + den as u128) / d;
-        if q > u32::MAX as u128 {
-            None
-        } else {
-            #[allow(clippy::cast_possible_truncation)] // checked just above
-            Some(Self(q as u32))
-        }
-    }
-
-    /// The raw Q16.16 bits.
-    pub const fn to_q16_bits(self) -> u32 {
-        self.0
+    // round(num·2^16/den) = floor((2·num·2^16 + den) / (2·den)); all in u128, no overflow.
+    let n = (num as u128) << 17;
+    let d = (den as u128) << 1;
+    #[allow(clippy::arithmetic_side_effects)] // d > 0; n < 2^49, + den < 2^33: no overflow
+    let q = (n + den as u128) / d;
+    if q > u32::MAX as u128 {
+        None
+    } else {
+        #[allow(clippy::cast_possible_truncation)] // checked just above
+        Some(Multiplier::from_bits(q as u32))
     }
 }
 
@@ -67,7 +50,7 @@ pub enum ConfigError {
     LowIsZero(Prio),
     /// `H_p > L_p` is required.
     LowNotBelowHigh(Prio),
-    /// A multiplier above [`Multiplier::MAX_BITS`] (64.0).
+    /// A multiplier above [`MAX_MULTIPLIER.to_bits()`] (64.0).
     MultiplierTooLarge(Prio),
     /// `M_total = ΣM_k` must be positive (the deadlock rule divides by it).
     MultiplierSumZero,
@@ -96,11 +79,11 @@ pub enum ConfigError {
 ///     [60_000, 30_000, 15_000, 6_000],
 ///     [30_000, 15_000, 7_500, 3_000],
 ///     [
-///         Multiplier::from_q16_bits(16_384),  // 0.25
-///         Multiplier::from_q16_bits(32_768),  // 0.5
-///         Multiplier::from_q16_bits(65_536),  // 1.0
-///         Multiplier::from_q16_bits(98_304),  // 1.5
-///         Multiplier::from_q16_bits(131_072), // 2.0
+///         Multiplier::from_bits(16_384),  // 0.25
+///         Multiplier::from_bits(32_768),  // 0.5
+///         Multiplier::from_bits(65_536),  // 1.0
+///         Multiplier::from_bits(98_304),  // 1.5
+///         Multiplier::from_bits(131_072), // 2.0
 ///     ],
 /// ) {
 ///     Ok(c) => c,
@@ -119,8 +102,8 @@ pub enum ConfigError {
 ///     1460,
 ///     [60_000, 30_000, 15_000, 6_000],
 ///     [30_000, 15_000, 7_500, 600], // L3 = 600: 1.5/5.25 = 0.286 ≥ 600/7460 = 0.080
-///     [Multiplier::from_q16_bits(16_384), Multiplier::from_q16_bits(32_768),
-///      Multiplier::ONE, Multiplier::from_q16_bits(98_304), Multiplier::from_q16_bits(131_072)],
+///     [Multiplier::from_bits(16_384), Multiplier::from_bits(32_768),
+///      Multiplier::ONE, Multiplier::from_bits(98_304), Multiplier::from_bits(131_072)],
 /// ) {
 ///     Ok(c) => c,
 ///     Err(_) => panic!("invalid CATS configuration"),
@@ -159,11 +142,11 @@ impl Config {
         [60_000, 30_000, 15_000, 6_000],
         [30_000, 15_000, 7_500, 3_000],
         [
-            Multiplier::from_q16_bits(16_384),
-            Multiplier::from_q16_bits(32_768),
-            Multiplier::from_q16_bits(65_536),
-            Multiplier::from_q16_bits(98_304),
-            Multiplier::from_q16_bits(131_072),
+            Multiplier::from_bits(16_384),
+            Multiplier::from_bits(32_768),
+            Multiplier::from_bits(65_536),
+            Multiplier::from_bits(98_304),
+            Multiplier::from_bits(131_072),
         ],
     ) {
         Ok(c) => c,
@@ -190,11 +173,11 @@ impl Config {
         let mut m_total: u32 = 0;
         let mut k = 0;
         while k < 5 {
-            if mult[k].0 > Multiplier::MAX_BITS {
+            if mult[k].to_bits() > MAX_MULTIPLIER.to_bits() {
                 return Err(ConfigError::MultiplierTooLarge(Prio::ALL[k]));
             }
-            mult_q16[k] = mult[k].0;
-            m_total += mult[k].0; // ≤ 5·2^22 < 2^25
+            mult_q16[k] = mult[k].to_bits();
+            m_total += mult[k].to_bits(); // ≤ 5·2^22 < 2^25
             k += 1;
         }
         if m_total == 0 {
@@ -270,12 +253,12 @@ impl Config {
     /// `M_p`.
     #[allow(clippy::indexing_slicing)] // index() ≤ 4 < 5 = len
     pub const fn multiplier(&self, p: Prio) -> Multiplier {
-        Multiplier(self.mult_q16[p.index()])
+        Multiplier::from_bits(self.mult_q16[p.index()])
     }
 
     /// `M_total = Σ M_k` over all five queues.
     pub const fn m_total(&self) -> Multiplier {
-        Multiplier(self.m_total_q16)
+        Multiplier::from_bits(self.m_total_q16)
     }
 
     /// Whether Eq. 1 (`M_i/M_total < L_i/(H_i + MSS)`, with `MSS_max = mss_bytes`) holds for every
@@ -309,7 +292,7 @@ impl Config {
     #[inline(always)]
     pub(crate) fn payback(&self, j: usize, n_bytes: u32) -> u32 {
         let m = self.mult_q16.get(j).copied().unwrap_or(0);
-        let n_q16 = n_bytes.wrapping_shl(Multiplier::FRAC_BITS); // n < 2^16: exact
+        let n_q16 = n_bytes.wrapping_shl(Multiplier::FRAC_NBITS); // n < 2^16: exact
         mulhu(n_q16, m)
     }
 

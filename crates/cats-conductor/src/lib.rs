@@ -38,7 +38,7 @@ mod config;
 
 use heapless::Deque;
 
-pub use config::{Config, ConfigError, Multiplier};
+pub use config::{Config, ConfigError, MAX_MULTIPLIER, Multiplier, multiplier_from_ratio};
 
 /// A priority: P0 is the highest, P4 the lowest (bulk; no watermarks, never in debt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -7,14 +7,14 @@
 
 use cats_conductor::{
     Chunk, Conductor, Config, ConfigError, Decision, Descriptor, EnqueueError, Multiplier, Prio,
-    State,
+    State, multiplier_from_ratio,
 };
 use proptest::prelude::*;
 
 const Q: u32 = 65_536; // 1.0 in Q16.16
 
 fn m(bits: [u32; 5]) -> [Multiplier; 5] {
-    bits.map(Multiplier::from_q16_bits)
+    bits.map(Multiplier::from_bits)
 }
 
 fn cfg_mss(mss: u32) -> Config {
@@ -53,9 +53,9 @@ fn default_is_the_papers_configuration() {
     assert_eq!(c.high_bytes(Prio::P3), Some(6_000));
     assert_eq!(c.low_bytes(Prio::P2), Some(7_500));
     assert_eq!(c.high_bytes(Prio::P4), None);
-    assert_eq!(c.multiplier(Prio::P0).to_q16_bits(), Q / 4);
-    assert_eq!(c.multiplier(Prio::P3).to_q16_bits(), Q * 3 / 2);
-    assert_eq!(c.m_total().to_q16_bits(), Q * 21 / 4); // 5.25
+    assert_eq!(c.multiplier(Prio::P0).to_bits(), Q / 4);
+    assert_eq!(c.multiplier(Prio::P3).to_bits(), Q * 3 / 2);
+    assert_eq!(c.m_total().to_bits(), Q * 21 / 4); // 5.25
     // Paper: "for P3 at MSS_max = 1460 B, 0.285 < 0.402": 1.5/5.25 = 0.2857 < 3000/7460 = 0.4021.
     assert!(c.eq1_holds());
     assert_eq!(c.eq1_violations(), 0);
@@ -108,11 +108,11 @@ fn config_rejects_bad_watermarks_and_reports_eq1() {
 
 #[test]
 fn multiplier_from_ratio_rounds_to_nearest() {
-    assert_eq!(Multiplier::from_ratio(1, 4).unwrap().to_q16_bits(), 16_384);
-    assert_eq!(Multiplier::from_ratio(3, 2).unwrap().to_q16_bits(), 98_304);
+    assert_eq!(multiplier_from_ratio(1, 4).unwrap().to_bits(), 16_384);
+    assert_eq!(multiplier_from_ratio(3, 2).unwrap().to_bits(), 98_304);
     // 0.3·65536 = 19660.8 → 19661
-    assert_eq!(Multiplier::from_ratio(3, 10).unwrap().to_q16_bits(), 19_661);
-    assert_eq!(Multiplier::from_ratio(1, 0), None);
+    assert_eq!(multiplier_from_ratio(3, 10).unwrap().to_bits(), 19_661);
+    assert_eq!(multiplier_from_ratio(1, 0), None);
 }
 
 #[test]

@@ -130,7 +130,7 @@ pub unsafe extern "C" fn cc_cats_params_default(out: *mut CcCatsParams) {
         mss_bytes: d.mss_bytes(),
         high_bytes: [Prio::P0, Prio::P1, Prio::P2, Prio::P3].map(|p| d.high_bytes(p).unwrap_or(0)),
         low_bytes: [Prio::P0, Prio::P1, Prio::P2, Prio::P3].map(|p| d.low_bytes(p).unwrap_or(0)),
-        mult_q16: Prio::ALL.map(|p| d.multiplier(p).to_q16_bits()),
+        mult_q16: Prio::ALL.map(|p| d.multiplier(p).to_bits()),
     };
     // SAFETY: caller contract on `out`.
     unsafe { block::out(out, params) }
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn cc_cats_config_init(
         p.mss_bytes,
         p.high_bytes,
         p.low_bytes,
-        p.mult_q16.map(Multiplier::from_q16_bits),
+        p.mult_q16.map(Multiplier::from_bits),
     ) {
         Ok(c) => {
             // SAFETY: caller contract.

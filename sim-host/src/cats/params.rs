@@ -30,7 +30,7 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     let mut high: [u32; 4] = [0, 1, 2, 3].map(|i| d.high_bytes(Prio::ALL[i]).unwrap_or(1));
     let mut low: [Option<u32>; 4] = [None; 4];
     let mut mult: [f64; 5] =
-        [0, 1, 2, 3, 4].map(|i| f64::from(d.multiplier(Prio::ALL[i]).to_q16_bits()) / 65_536.0);
+        [0, 1, 2, 3, 4].map(|i| f64::from(d.multiplier(Prio::ALL[i]).to_bits()) / 65_536.0);
     let mut last: std::collections::HashMap<&str, &Param> = Default::default();
     for p in params {
         let key = p.key.as_str();
@@ -56,7 +56,7 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     }
     let low: [u32; 4] = std::array::from_fn(|i| low[i].unwrap_or(high[i] / 2));
     let mut quantised = Vec::new();
-    let mut mq = [Multiplier::from_q16_bits(0); 5];
+    let mut mq = [Multiplier::from_bits(0); 5];
     let mut mult_used = [0.0; 5];
     for i in 0..5 {
         let bits = (mult[i] * 65_536.0).round();
@@ -65,7 +65,7 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
         } else {
             bits as u32
         };
-        mq[i] = Multiplier::from_q16_bits(bits);
+        mq[i] = Multiplier::from_bits(bits);
         mult_used[i] = f64::from(bits) / 65_536.0;
         if mult_used[i] != mult[i] {
             quantised.push((format!("m{i}"), mult[i], mult_used[i]));

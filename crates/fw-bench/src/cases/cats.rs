@@ -70,7 +70,7 @@ fn params_words(c: &Config) -> Vec<u32> {
     let mut v = vec![c.mss_bytes()];
     v.extend(Prio::ALL[..4].iter().map(|&p| c.high_bytes(p).unwrap_or(0)));
     v.extend(Prio::ALL[..4].iter().map(|&p| c.low_bytes(p).unwrap_or(0)));
-    v.extend(Prio::ALL.iter().map(|&p| c.multiplier(p).to_q16_bits()));
+    v.extend(Prio::ALL.iter().map(|&p| c.multiplier(p).to_bits()));
     debug_assert_eq!(v.len() * 4, size_of::<cc_ffi::cats::CcCatsParams>());
     v
 }
