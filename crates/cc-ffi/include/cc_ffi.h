@@ -124,30 +124,34 @@ typedef uint32_t CcCatsDecision;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// The branch of HPCC's Algorithm 1 an ACK took (issue §2).
+// Which part of HPCC's Algorithm 1 an ACK took.
+//
+// The one definition of the branch codes: the discriminants are the C ABI's values (cc-ffi
+// returns this type, cbindgen writes it into the header as `CcHpccBranch`), and fw-bench and
+// the host read codes back with `from_code`.
 enum CcHpccBranch
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
+  : uint8_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  // Malformed INT block: rejected, nothing changed.
+  // Malformed INT: rejected, state unchanged.
   CC_HPCC_BRANCH_BAD = 0,
-  // First INT of the flow: stored, window unchanged.
+  // First INT of the flow: stored, `last_update_seq = snd_nxt`, window unchanged.
   CC_HPCC_BRANCH_INIT = 1,
-  // `path_id` or `nhop` changed: INT re-stored, window unchanged.
+  // `path_id` or `nhop` changed: INT re-stored, `last_update_seq = snd_nxt`, window unchanged.
   CC_HPCC_BRANCH_RESYNC = 2,
   // Every hop had `Δts = 0`: INT stored, nothing else changed.
   CC_HPCC_BRANCH_SKIP = 3,
-  // `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI`.
+  // `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
   CC_HPCC_BRANCH_MD = 4,
-  // Additive increase: `W = Wc + W_AI`.
+  // Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
   CC_HPCC_BRANCH_AI = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum CcHpccBranch CcHpccBranch;
 #else
-typedef uint32_t CcHpccBranch;
+typedef uint8_t CcHpccBranch;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -266,32 +270,36 @@ typedef uint32_t CcPacerNext;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// The branch of TIMELY's Algorithm 1 a completion took.
+// The branch of TIMELY's Algorithm 1 an event took.
+//
+// The one definition of the branch codes: the discriminants are the C ABI's values (cc-ffi
+// returns this type, cbindgen writes it into the header as `CcTimelyBranch`), and fw-bench and
+// the host read codes back with `from_code`.
 enum CcTimelyBranch
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
+  : uint8_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   // Rejected (`t_complete < t_send`): nothing changed.
   CC_TIMELY_BRANCH_SKIP = 0,
   // First valid sample: remembered, rate unchanged.
   CC_TIMELY_BRANCH_INIT = 1,
-  // `rtt < T_low`: additive increase.
+  // `rtt < T_low`: `rate += δ`.
   CC_TIMELY_BRANCH_LOW = 2,
-  // `rtt > T_high`: multiplicative decrease by `1 − β·(1 − T_high/rtt)`.
+  // `rtt > T_high`: `rate ← rate·(1 − β·(1 − T_high/rtt))`.
   CC_TIMELY_BRANCH_HIGH = 3,
-  // `g ≤ 0` long enough: hyper-active increase `N·δ`.
+  // `g ≤ 0` after `hai_after` such events in a row: `rate += N·δ`.
   CC_TIMELY_BRANCH_HAI = 4,
-  // `g ≤ 0`: additive increase.
+  // `g ≤ 0`: `rate += δ`.
   CC_TIMELY_BRANCH_INC = 5,
-  // `g > 0`: multiplicative decrease by `1 − β·g`.
+  // `g > 0`: `rate ← rate·(1 − β·g)`.
   CC_TIMELY_BRANCH_DEC = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum CcTimelyBranch CcTimelyBranch;
 #else
-typedef uint32_t CcTimelyBranch;
+typedef uint8_t CcTimelyBranch;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 

@@ -7,7 +7,9 @@
 //! block returns `CC_HPCC_BRANCH_BAD` and changes nothing. Semantics: `docs/hpcc.md`.
 
 use core::num::NonZeroU32;
-use hpcc_cc::{Branch, Config, DEFAULT_MAX_HOPS, Params, Ratio, RawParts, State, U24F8, U32F32};
+use hpcc_cc::{
+    Config, DEFAULT_MAX_HOPS, HpccBranch, Params, Ratio, RawParts, State, U24F8, U32F32,
+};
 
 use crate::{CcStatus, block};
 
@@ -53,38 +55,6 @@ pub struct CcHpccParams {
     pub w_ai_bytes: u32,
     /// `maxStage` (≤ 255).
     pub max_stage: u32,
-}
-
-/// The branch of HPCC's Algorithm 1 an ACK took (issue §2).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcHpccBranch {
-    /// Malformed INT block: rejected, nothing changed.
-    Bad = 0,
-    /// First INT of the flow: stored, window unchanged.
-    Init = 1,
-    /// `path_id` or `nhop` changed: INT re-stored, window unchanged.
-    Resync = 2,
-    /// Every hop had `Δts = 0`: INT stored, nothing else changed.
-    Skip = 3,
-    /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI`.
-    Md = 4,
-    /// Additive increase: `W = Wc + W_AI`.
-    Ai = 5,
-}
-
-impl From<Branch> for CcHpccBranch {
-    #[inline(always)]
-    fn from(b: Branch) -> Self {
-        match b {
-            Branch::Bad => Self::Bad,
-            Branch::Init => Self::Init,
-            Branch::Resync => Self::Resync,
-            Branch::Skip => Self::Skip,
-            Branch::Md => Self::Md,
-            Branch::Ai => Self::Ai,
-        }
-    }
 }
 
 /// What [`cc_hpcc_on_ack_ex`] reports besides the branch.
@@ -242,13 +212,13 @@ pub unsafe extern "C" fn cc_hpcc_on_ack(
     int: *const u8,
     int_len: u32,
     out_window_q8_bytes: *mut u32,
-) -> CcHpccBranch {
+) -> HpccBranch {
     // SAFETY: caller contract.
     let (cfg, st, int) = unsafe { ack_args(cfg, flow, int, int_len) };
     let (w, branch) = st.on_ack_window(cfg, ack_seq, snd_nxt, int);
     // SAFETY: caller contract.
     unsafe { block::out(out_window_q8_bytes, w.to_bits()) };
-    branch.into()
+    branch
 }
 
 /// [`cc_hpcc_on_ack`] with the pacing rate as well (`*out`).
@@ -264,7 +234,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
     int: *const u8,
     int_len: u32,
     out: *mut CcHpccUpdate,
-) -> CcHpccBranch {
+) -> HpccBranch {
     // SAFETY: caller contract.
     let (cfg, st, int) = unsafe { ack_args(cfg, flow, int, int_len) };
     let u = st.on_ack(cfg, ack_seq, snd_nxt, int);
@@ -274,7 +244,7 @@ pub unsafe extern "C" fn cc_hpcc_on_ack_ex(
     };
     // SAFETY: caller contract.
     unsafe { block::out(out, r) };
-    u.branch.into()
+    u.branch
 }
 
 /// Pacing rate `R = W/T` (bit/s) for a Q24.8 window under `cfg`.
@@ -395,7 +365,7 @@ mod tests {
                 );
                 assert_eq!(
                     (got, w),
-                    (want.branch.into(), want.window_bytes.to_bits()),
+                    (want.branch, want.window_bytes.to_bits()),
                     "ack {i}"
                 );
                 assert_eq!(cc_hpcc_rate_bps(cfg.as_ptr(), w), want.rate_bps);
@@ -415,11 +385,7 @@ mod tests {
             let u = u.assume_init();
             assert_eq!(
                 (got, u.window_q8_bytes, u.rate_bps),
-                (
-                    want.branch.into(),
-                    want.window_bytes.to_bits(),
-                    want.rate_bps
-                )
+                (want.branch, want.window_bytes.to_bits(), want.rate_bps)
             );
             // Malformed (null with length 0, a truncated block): BAD, state unchanged.
             let before = *block::get(flow.as_ptr());
@@ -432,9 +398,9 @@ mod tests {
                 0,
                 &mut w,
             );
-            assert_eq!(got, CcHpccBranch::Bad);
+            assert_eq!(got, HpccBranch::Bad);
             let got = cc_hpcc_on_ack(cfg.as_ptr(), flow.as_mut_ptr(), 1, 2, b.as_ptr(), 9, &mut w);
-            assert_eq!(got, CcHpccBranch::Bad);
+            assert_eq!(got, HpccBranch::Bad);
             assert_eq!(*block::get(flow.as_ptr()), before);
             // State round trip.
             let mut st = MaybeUninit::<CcHpccState>::uninit();

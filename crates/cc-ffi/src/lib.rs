@@ -60,12 +60,14 @@
 //!         Err(_) => CcStatus::InvalidConfig,
 //!     }
 //! }
-//! #[repr(u32)] pub enum CcTimelyBranch { /* mirrors timely_cc's branch enum */ }
 //! #[unsafe(no_mangle)]
 //! pub unsafe extern "C" fn cc_timely_on_completion(cfg: *const CcTimelyConfig, flow: *mut CcTimelyFlow,
 //!                                                  t_send_ns: u64, t_complete_ns: u64, bytes: u32,
-//!                                                  out_rate_bps: *mut u64) -> CcTimelyBranch { … }
+//!                                                  out_rate_bps: *mut u64) -> timely_cc::TimelyBranch { … }
 //! ```
+//! The branch codes are the algorithm crate's own `#[repr(u8)]` enum, returned as it is: add the
+//! crate to `[parse] include` and the enum to `[export.rename]` in `cbindgen.toml` (C name
+//! `Cc<Algo>Branch`).
 //! Then regenerate the header (`CC_FFI_BLESS=1 cargo test -p cc-ffi --test header`), call the
 //! functions from `examples/c-firmware/main.c`, and add the fw-bench case (fw-bench
 //! `src/cases/mod.rs` says how).

@@ -6,7 +6,7 @@
 //! sending rate for the optional application-limited rule, and the RTT). Semantics:
 //! `docs/timely.md`.
 
-use timely_cc::{Branch, Completion, Config, Params, Ratio, RawParts, State};
+use timely_cc::{Branch, Completion, Config, Params, Ratio, RawParts, State, TimelyBranch};
 
 use crate::{CcStatus, block};
 
@@ -70,41 +70,6 @@ pub struct CcTimelyParams {
     pub app_limited_den: u32,
     /// Non-zero: scale every rate change by `min(1, bytes·8 / (rate·minRTT))` (§5).
     pub per_completion_scaling: u32,
-}
-
-/// The branch of TIMELY's Algorithm 1 a completion took.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcTimelyBranch {
-    /// Rejected (`t_complete < t_send`): nothing changed.
-    Skip = 0,
-    /// First valid sample: remembered, rate unchanged.
-    Init = 1,
-    /// `rtt < T_low`: additive increase.
-    Low = 2,
-    /// `rtt > T_high`: multiplicative decrease by `1 − β·(1 − T_high/rtt)`.
-    High = 3,
-    /// `g ≤ 0` long enough: hyper-active increase `N·δ`.
-    Hai = 4,
-    /// `g ≤ 0`: additive increase.
-    Inc = 5,
-    /// `g > 0`: multiplicative decrease by `1 − β·g`.
-    Dec = 6,
-}
-
-impl From<Branch> for CcTimelyBranch {
-    #[inline(always)]
-    fn from(b: Branch) -> Self {
-        match b {
-            Branch::Skip => Self::Skip,
-            Branch::Init => Self::Init,
-            Branch::Low => Self::Low,
-            Branch::High => Self::High,
-            Branch::Hai => Self::Hai,
-            Branch::Inc => Self::Inc,
-            Branch::Dec => Self::Dec,
-        }
-    }
 }
 
 /// A completion with everything [`cc_timely_on_completion_ex`] can use.
@@ -254,13 +219,13 @@ pub unsafe extern "C" fn cc_timely_on_completion(
     t_complete_ns: u64,
     bytes: u32,
     out_rate_bps: *mut u64,
-) -> CcTimelyBranch {
+) -> TimelyBranch {
     // SAFETY: caller contract.
     let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     // SAFETY: caller contract.
     unsafe { block::out(out_rate_bps, u.rate_bps) };
-    u.branch.into()
+    u.branch
 }
 
 /// The result of [`cc_timely_on_completion_rv`] and [`cc_timely_on_rtt`], returned by value
@@ -269,7 +234,7 @@ pub unsafe extern "C" fn cc_timely_on_completion(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcTimelyResult {
     /// The branch taken.
-    pub branch: CcTimelyBranch,
+    pub branch: TimelyBranch,
     /// The rate after the event in units of 128 bit/s (bit/s = `rate_u128bps · 128`, up to
     /// 549.7 Gb/s).
     pub rate_u128bps: u32,
@@ -279,7 +244,7 @@ impl CcTimelyResult {
     #[inline(always)]
     fn of(st: &State, branch: Branch) -> Self {
         Self {
-            branch: branch.into(),
+            branch,
             rate_u128bps: st.rate_u128bps(),
         }
     }
@@ -339,7 +304,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_ex(
     flow: *mut CcTimelyFlow,
     ev: *const CcTimelyCompletion,
     out: *mut CcTimelyUpdate,
-) -> CcTimelyBranch {
+) -> TimelyBranch {
     // SAFETY: caller contract.
     let (cfg, st, ev) = unsafe { (block::get(cfg), block::get_mut(flow), block::param(ev)) };
     let u = st.on_completion(
@@ -358,7 +323,7 @@ pub unsafe extern "C" fn cc_timely_on_completion_ex(
     };
     // SAFETY: caller contract.
     unsafe { block::out(out, r) };
-    u.branch.into()
+    u.branch
 }
 
 /// Reads the flow's raw state into `*out`.
@@ -459,15 +424,11 @@ mod tests {
                     16_384,
                     &mut rate,
                 );
-                assert_eq!(
-                    (got, rate),
-                    (want.branch.into(), want.rate_bps),
-                    "event {i}"
-                );
+                assert_eq!((got, rate), (want.branch, want.rate_bps), "event {i}");
             }
             assert_eq!(
                 cc_timely_on_completion(cfg.as_ptr(), flow.as_mut_ptr(), 10, 5, 1, &mut rate),
-                CcTimelyBranch::Skip
+                TimelyBranch::Skip
             );
             let mut st = MaybeUninit::<CcTimelyState>::uninit();
             cc_timely_flow_get_state(flow.as_ptr(), st.as_mut_ptr());

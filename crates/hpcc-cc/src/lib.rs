@@ -351,27 +351,57 @@ impl Default for Config {
     }
 }
 
-/// Which part of Algorithm 1 an ACK took. The discriminants are the C ABI's `CcHpccBranch`
-/// codes (so the conversion is free).
+/// Which part of HPCC's Algorithm 1 an ACK took.
+///
+/// The one definition of the branch codes: the discriminants are the C ABI's values (cc-ffi
+/// returns this type, cbindgen writes it into the header as `CcHpccBranch`), and fw-bench and
+/// the host read codes back with `from_code`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
-pub enum Branch {
+pub enum HpccBranch {
+    /// Malformed INT: rejected, state unchanged.
+    Bad = 0,
     /// First INT of the flow: stored, `last_update_seq = snd_nxt`, window unchanged.
     Init = 1,
     /// `path_id` or `nhop` changed: INT re-stored, `last_update_seq = snd_nxt`, window unchanged.
     Resync = 2,
     /// Every hop had `Δts = 0`: INT stored, nothing else changed.
     Skip = 3,
-    /// Malformed INT: rejected, state unchanged.
-    Bad = 0,
     /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
     Md = 4,
     /// Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
     Ai = 5,
 }
 
-impl Branch {
+/// The crate's name for [`HpccBranch`] (the C header and multi-algorithm code use the long one).
+pub type Branch = HpccBranch;
+
+impl HpccBranch {
+    /// Every branch, in code order.
+    pub const ALL: [Branch; 6] = [
+        Branch::Bad,
+        Branch::Init,
+        Branch::Resync,
+        Branch::Skip,
+        Branch::Md,
+        Branch::Ai,
+    ];
+
+    /// The branch with C ABI code `code` (its discriminant), `None` for any other value.
+    #[must_use]
+    pub const fn from_code(code: u8) -> Option<Branch> {
+        match code {
+            0 => Some(Branch::Bad),
+            1 => Some(Branch::Init),
+            2 => Some(Branch::Resync),
+            3 => Some(Branch::Skip),
+            4 => Some(Branch::Md),
+            5 => Some(Branch::Ai),
+            _ => None,
+        }
+    }
+
     /// Lower-case name (`init`, `resync`, `skip`, `bad`, `md`, `ai`), as in the replay output.
     #[must_use]
     pub const fn name(self) -> &'static str {

@@ -727,3 +727,14 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn branch_codes_round_trip_through_from_code() {
+    for (i, b) in HpccBranch::ALL.iter().enumerate() {
+        assert_eq!(*b as u8, i as u8, "ALL is in code order");
+        assert_eq!(HpccBranch::from_code(*b as u8), Some(*b));
+    }
+    for code in 6..=255u8 {
+        assert_eq!(HpccBranch::from_code(code), None);
+    }
+}

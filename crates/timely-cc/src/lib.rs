@@ -107,27 +107,61 @@ impl Completion {
     }
 }
 
-/// The branch of Algorithm 1 an event took.
+/// The branch of TIMELY's Algorithm 1 an event took.
+///
+/// The one definition of the branch codes: the discriminants are the C ABI's values (cc-ffi
+/// returns this type, cbindgen writes it into the header as `CcTimelyBranch`), and fw-bench and
+/// the host read codes back with `from_code`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Branch {
+#[repr(u8)]
+pub enum TimelyBranch {
     /// Rejected (`t_complete < t_send`): nothing changed.
-    Skip,
+    Skip = 0,
     /// First valid sample: remembered, rate unchanged.
-    Init,
+    Init = 1,
     /// `rtt < T_low`: `rate += δ`.
-    Low,
+    Low = 2,
     /// `rtt > T_high`: `rate ← rate·(1 − β·(1 − T_high/rtt))`.
-    High,
+    High = 3,
     /// `g ≤ 0` after `hai_after` such events in a row: `rate += N·δ`.
-    Hai,
+    Hai = 4,
     /// `g ≤ 0`: `rate += δ`.
-    Inc,
+    Inc = 5,
     /// `g > 0`: `rate ← rate·(1 − β·g)`.
-    Dec,
+    Dec = 6,
 }
 
-impl Branch {
+/// The crate's name for [`TimelyBranch`] (the C header and multi-algorithm code use the long one).
+pub type Branch = TimelyBranch;
+
+impl TimelyBranch {
+    /// Every branch, in code order.
+    pub const ALL: [Branch; 7] = [
+        Branch::Skip,
+        Branch::Init,
+        Branch::Low,
+        Branch::High,
+        Branch::Hai,
+        Branch::Inc,
+        Branch::Dec,
+    ];
+
+    /// The branch with C ABI code `code` (its discriminant), `None` for any other value.
+    #[must_use]
+    pub const fn from_code(code: u8) -> Option<Branch> {
+        match code {
+            0 => Some(Branch::Skip),
+            1 => Some(Branch::Init),
+            2 => Some(Branch::Low),
+            3 => Some(Branch::High),
+            4 => Some(Branch::Hai),
+            5 => Some(Branch::Inc),
+            6 => Some(Branch::Dec),
+            _ => None,
+        }
+    }
+
     /// The branch's name as in traces and reports (`skip`, `init`, `low`, …).
     #[must_use]
     pub const fn name(self) -> &'static str {

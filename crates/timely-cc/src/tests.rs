@@ -807,3 +807,14 @@ fn non_dyadic_alpha_takes_the_product_form() {
     assert_eq!(cfg.oma_shift, 0);
     assert_eq!(CFG.oma_shift, 3); // the paper's α = 7/8
 }
+
+#[test]
+fn branch_codes_round_trip_through_from_code() {
+    for (i, b) in TimelyBranch::ALL.iter().enumerate() {
+        assert_eq!(*b as u8, i as u8, "ALL is in code order");
+        assert_eq!(TimelyBranch::from_code(*b as u8), Some(*b));
+    }
+    for code in 7..=255u8 {
+        assert_eq!(TimelyBranch::from_code(code), None);
+    }
+}

@@ -30,8 +30,12 @@ pub const HEADER: &str = "t_send_ns,t_complete_ns,bytes";
 /// The columns of `--out`, exactly.
 pub const OUT_HEADER: &str =
     "event,t_ns,rtt_ns,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
-/// Branch names in report order.
-pub const BRANCHES: [&str; 7] = ["init", "low", "high", "hai", "inc", "dec", "skip"];
+/// The branches in report order (their names are `timely_cc`'s, which the f64 reference's
+/// labels must equal).
+pub const BRANCHES: [timely_cc::Branch; 7] = {
+    use timely_cc::TimelyBranch::{Dec, Hai, High, Inc, Init, Low, Skip};
+    [Init, Low, High, Hai, Inc, Dec, Skip]
+};
 
 /// One trace row.
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -46,7 +50,7 @@ pub struct Row {
 
 fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    for b in BRANCHES {
+    for b in BRANCHES.map(timely_cc::Branch::name) {
         if let Some(n) = c.get(b) {
             m.insert(b.to_string(), (*n).into());
         }

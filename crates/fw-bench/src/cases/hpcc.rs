@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail, ensure};
-use hpcc_cc::{Branch, Params, State};
+use hpcc_cc::{Branch, HpccBranch, Params, State};
 use sim_host::hpcc::HEADER;
 use sim_host::hpcc::{Row, Setup};
 
@@ -42,16 +42,14 @@ pub(super) fn parse(path: &Path) -> Result<Trace> {
     Ok(Trace { setup, acks })
 }
 
-fn branch_name(code: u32) -> Result<&'static str> {
-    Ok(match code {
-        0 => "bad",
-        1 => "init",
-        2 => "resync",
-        3 => "skip",
-        4 => "md",
-        5 => "ai",
-        c => bail!("cc_hpcc_on_ack returned {c}"),
-    })
+/// The branch a call returned: the low byte of `a0` (`HpccBranch` is `#[repr(u8)]`; a result
+/// struct returned in registers leaves its padding bytes above it undefined).
+fn branch_name(a0: u32) -> Result<&'static str> {
+    let code = a0.to_le_bytes()[0];
+    match HpccBranch::from_code(code) {
+        Some(b) => Ok(b.name()),
+        None => bail!("cc_hpcc_on_ack returned branch {code}"),
+    }
 }
 
 /// `CcHpccParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host).
@@ -161,7 +159,7 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
             let (want_w, want_b) = host.on_ack_window(&host_cfg, *ack, *nxt, bytes);
             let name = branch_name(r.a0)?;
             ensure!(
-                name == Branch::name(want_b) && w == want_w,
+                name == Branch::name(want_b) && w == want_w.to_bits(),
                 "{}: ack {ack}: simulated {name} {w}, host {want_b:?} {want_w}",
                 path.display()
             );

@@ -11,7 +11,7 @@
 use anyhow::{Result, bail, ensure};
 use cc_ffi::timely::CcTimelyParams;
 use sim_host::timely::{HEADER, Row, params};
-use timely_cc::{Branch, Completion, Params, State};
+use timely_cc::{Branch, Completion, Params, State, TimelyBranch};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace, words};
 use crate::machine::Machine;
@@ -51,17 +51,14 @@ fn params_bytes(p: &Params) -> Vec<u8> {
     v
 }
 
-fn branch_name(code: u32) -> Result<&'static str> {
-    Ok(match code {
-        0 => "skip",
-        1 => "init",
-        2 => "low",
-        3 => "high",
-        4 => "hai",
-        5 => "inc",
-        6 => "dec",
-        c => bail!("a cc_timely entry point returned branch {c}"),
-    })
+/// The branch a call returned: the low byte of `a0` (`TimelyBranch` is `#[repr(u8)]`; a result
+/// struct returned in registers leaves its padding bytes above it undefined).
+fn branch_name(a0: u32) -> Result<&'static str> {
+    let code = a0.to_le_bytes()[0];
+    match TimelyBranch::from_code(code) {
+        Some(b) => Ok(b.name()),
+        None => bail!("a cc_timely entry point returned branch {code}"),
+    }
 }
 
 /// Which C entry point a run calls.
