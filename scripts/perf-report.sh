@@ -2,6 +2,9 @@
 # Regenerates the measured block of docs/performance.md (issue 5's "one command"):
 #   1. fw-probe, release riscv32imac, opt-level 3 (counts + size) and opt-level "s" (size);
 #   2. the cc-ffi staticlib and the C example firmware (examples/c-firmware);
+#   2b. the same two images with the Zbb extension (fw-probe and libcc_ffi.a with
+#      RUSTFLAGS="-C target-feature=+zbb" in target/zbb, the C code with -march=rv32imac_zbb):
+#      the Zbb columns beside the rv32imac ones;
 #   3. ref-probe, the f64 references for riscv32imac (soft float);
 #   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
 #      cross-check, sizes, state;
@@ -26,6 +29,10 @@ CARGO_PROFILE_RELEASE_OPT_LEVEL=s cargo build --release -q -p fw-probe --target 
     --target-dir target/opt-s
 echo "== C example firmware" >&2
 make -s -C examples/c-firmware all
+echo "== fw-probe and C example firmware with Zbb (-C target-feature=+zbb)" >&2
+RUSTFLAGS="-C target-feature=+zbb" cargo build --release -q -p fw-probe --target "$target" \
+    --target-dir target/zbb
+make -s -C examples/c-firmware ZBB=1 all
 echo "== ref-probe (the f64 references, soft float)" >&2
 cargo build --release -q -p ref-probe --target "$target"
 
@@ -34,6 +41,8 @@ args=(
     --probe-os "target/opt-s/$target/release/fw-probe"
     --c-firmware examples/c-firmware/build/firmware.elf
     --reference "target/$target/release/ref-probe"
+    --probe-zbb "target/zbb/$target/release/fw-probe"
+    --c-firmware-zbb examples/c-firmware/build-zbb/firmware.elf
     --fixtures fixtures
 )
 echo "== fw-bench report" >&2

@@ -9,6 +9,7 @@
 //!   [`table`] turns their samples into the markdown table of `docs/performance.md`.
 //! * [`size`] charges `.text`/`.rodata`/`.data` bytes of a linked ELF to crates.
 //! * [`qemu`] cross-checks a whole-program count against QEMU user mode.
+//! * [`zbb`] decodes and executes the Zbb instructions `rvsim` lacks (for `+zbb` builds).
 //! * [`report`] assembles `docs/performance.md`'s generated section.
 
 pub mod cases;
@@ -19,3 +20,4 @@ pub mod qemu;
 pub mod report;
 pub mod size;
 pub mod table;
+pub mod zbb;

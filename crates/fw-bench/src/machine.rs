@@ -17,6 +17,13 @@
 //! aligned address); it ends when `pc` reaches the sentinel, so the count includes the callee's
 //! `ret` and nothing of the harness. The interpreter is deterministic: the same ELF and inputs
 //! always give the same count.
+//!
+//! # Zbb
+//! `rvsim` decodes RV32IMAC only. With [`Machine::zbb`] set, a word it rejects as illegal that is
+//! one of the Zbb instructions ([`crate::zbb`]) is executed by this module and counted as one
+//! retired instruction, as on hardware and under `qemu-riscv32 -cpu rv32,zbb=true`. Without it
+//! (the default: the measured rv32imac builds), a Zbb instruction stops the run like any other
+//! illegal instruction, so an rv32imac image that contains one is caught rather than counted.
 
 use std::collections::HashMap;
 
@@ -24,6 +31,7 @@ use anyhow::{Context, Result, bail, ensure};
 use rvsim::{CpuError, CpuState, Interp, Memory, MemoryAccess, SimpleClock};
 
 use crate::elf::{Elf, SymKind};
+use crate::zbb;
 
 /// `ra` for a host call: reaching this `pc` means the callee returned.
 pub const RETURN_SENTINEL: u32 = 0xFFFF_FFF0;
@@ -127,6 +135,8 @@ pub struct Machine {
     gp: u32,
     /// Instruction budget per call or run.
     pub max_steps: u64,
+    /// Execute the Zbb extension (RV32 encodings); off by default (rv32imac).
+    pub zbb: bool,
     funcs: Vec<(u32, u32, String)>,
     profile: Option<PcCounts>,
 }
@@ -164,6 +174,7 @@ impl Machine {
             scratch_used: 0,
             gp,
             max_steps: DEFAULT_MAX_STEPS,
+            zbb: false,
             funcs,
             profile: None,
         }
@@ -339,6 +350,30 @@ impl Machine {
                     }
                     n => bail!("unsupported ecall a7 = {n} at pc {pc:#x}"),
                 },
+                Err((CpuError::IllegalInstruction, None)) => {
+                    let word = self.fetch_word(pc);
+                    match word.and_then(zbb::decode) {
+                        Some(insn) if self.zbb => {
+                            insn.exec(&mut cpu.x);
+                            cpu.pc = pc.wrapping_add(4);
+                            clock.instret += 1;
+                        }
+                        found => bail!(
+                            "IllegalInstruction at pc {pc:#x} ({}) after {} instructions: {}",
+                            self.function_at(pc).unwrap_or("?"),
+                            clock.instret,
+                            match (word, found) {
+                                (Some(_), Some(insn)) => format!(
+                                    "{:?} is a Zbb instruction and this machine runs rv32imac \
+                                     (set `Machine::zbb`, `--zbb`, for a +zbb build)",
+                                    insn.op
+                                ),
+                                (Some(w), None) => format!("word {w:#010x}"),
+                                (None, _) => "a 16-bit word rvsim does not decode".to_owned(),
+                            }
+                        ),
+                    }
+                }
                 Err((err, op)) => bail!(
                     "{err:?} at pc {pc:#x} ({}) after {} instructions: {op:?}",
                     self.function_at(pc).unwrap_or("?"),
@@ -346,6 +381,14 @@ impl Machine {
                 ),
             }
         }
+    }
+
+    /// The 32-bit instruction word at `pc`, or `None` if the halfword there is a compressed
+    /// instruction (low bits not `11`) or `pc` is unmapped.
+    fn fetch_word(&mut self, pc: u32) -> Option<u32> {
+        let b = self.mem.slice_mut(pc, 4)?;
+        let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        (w & 3 == 3).then_some(w)
     }
 
     /// The function containing `pc`, if the symbol table says.

@@ -36,6 +36,12 @@ struct ImageArgs {
     /// ref-probe ELF: the f64 references, soft float (cases on it are skipped if absent).
     #[arg(long, default_value = REFERENCE)]
     reference: PathBuf,
+    /// fw-probe ELF built with `-C target-feature=+zbb` (the Zbb column; needs --c-firmware-zbb).
+    #[arg(long)]
+    probe_zbb: Option<PathBuf>,
+    /// C example firmware ELF built with Zbb (`make ZBB=1`), for the Zbb column.
+    #[arg(long)]
+    c_firmware_zbb: Option<PathBuf>,
     /// Directory of fixtures the cases draw events from.
     #[arg(long, default_value = "fixtures")]
     fixtures: PathBuf,
@@ -45,16 +51,29 @@ struct ImageArgs {
 }
 
 impl ImageArgs {
-    fn split(&self) -> (Images, Ctx) {
+    /// The rv32imac images, the `+zbb` ones (if both Zbb images are given) and the context.
+    fn split(&self) -> (Images, Option<Images>, Ctx) {
         let c = self.c_firmware.exists().then(|| self.c_firmware.clone());
         let r = self.reference.exists().then(|| self.reference.clone());
+        let zbb = match (&self.probe_zbb, &self.c_firmware_zbb) {
+            (Some(p), Some(c)) => Some(Images {
+                probe: p.clone(),
+                probe_os: None,
+                c_firmware: Some(c.clone()),
+                reference: None,
+                zbb: true,
+            }),
+            _ => None,
+        };
         (
             Images {
                 probe: self.probe.clone(),
                 probe_os: self.probe_os.clone(),
                 c_firmware: c,
                 reference: r,
+                zbb: false,
             },
+            zbb,
             Ctx {
                 fixtures: self.fixtures.clone(),
                 limit: self.limit,
@@ -88,6 +107,9 @@ enum Cmd {
         /// Print where the instructions went.
         #[arg(long)]
         profile: bool,
+        /// The ELF is a `+zbb` build: execute Zbb instructions (else they are illegal).
+        #[arg(long)]
+        zbb: bool,
     },
     /// Run a whole program from its entry point to the exit ecall (a7 = 93).
     Run {
@@ -102,6 +124,10 @@ enum Cmd {
         /// Also count under qemu-riscv32 and fail if the counts differ.
         #[arg(long)]
         qemu_check: bool,
+        /// The ELF is a `+zbb` build: execute Zbb instructions (else they are illegal); QEMU runs
+        /// it with `-cpu rv32,zbb=true`.
+        #[arg(long)]
+        zbb: bool,
     },
     /// `.text`/`.rodata`/`.data` bytes per crate of one or more linked ELF files.
     Size {
@@ -146,9 +172,16 @@ fn real_main() -> Result<ExitCode> {
             only,
             profile,
         } => {
-            let (images, ctx) = images.split();
+            let (images, zbb, ctx) = images.split();
             let rep = report::run_cases(&images, &ctx, only.as_deref(), profile)?;
-            print!("{}", table::markdown(&rep.rows));
+            let zbb_rows = match &zbb {
+                Some(z) => Some(report::run_cases(z, &ctx, only.as_deref(), false)?.rows),
+                None => None,
+            };
+            print!(
+                "{}",
+                table::markdown_with_zbb(&rep.rows, zbb_rows.as_deref())
+            );
             for s in &rep.skipped {
                 println!("\n*Not measured:* {s}");
             }
@@ -161,8 +194,10 @@ fn real_main() -> Result<ExitCode> {
             symbol,
             args,
             profile,
+            zbb,
         } => {
             let mut m = Machine::load(&elf)?;
+            m.zbb = zbb;
             if profile {
                 m.enable_profile();
             }
@@ -187,8 +222,10 @@ fn real_main() -> Result<ExitCode> {
             expect_exit,
             profile,
             qemu_check,
+            zbb,
         } => {
             let mut m = Machine::load(&elf)?;
+            m.zbb = zbb;
             if profile {
                 m.enable_profile();
             }
@@ -209,7 +246,7 @@ fn real_main() -> Result<ExitCode> {
                 );
             }
             if qemu_check {
-                match qemu::count(&elf)? {
+                match qemu::count(&elf, zbb)? {
                     Some(q) if q == r.instret => println!("qemu-riscv32 agrees: {q} instructions"),
                     Some(q) => bail!("qemu-riscv32 counts {q} instructions, rvsim {}", r.instret),
                     None => println!("qemu-riscv32 not installed: cross-check skipped"),
@@ -238,8 +275,8 @@ fn real_main() -> Result<ExitCode> {
             }
         }
         Cmd::Report { images, update } => {
-            let (images, ctx) = images.split();
-            let block = report::generate(&images, &ctx)?;
+            let (images, zbb, ctx) = images.split();
+            let block = report::generate(&images, zbb.as_ref(), &ctx)?;
             match update {
                 Some(path) => {
                     let doc = std::fs::read_to_string(&path)

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use crate::cases::{CASES, Ctx, Image};
 use crate::machine::{Machine, ProfileRow};
 use crate::table::{self, Row};
-use crate::{qemu, size};
+use crate::{qemu, size, zbb};
 
 /// First line of the generated block in `docs/performance.md`.
 pub const BEGIN: &str =
@@ -27,6 +27,8 @@ pub struct Images {
     pub c_firmware: Option<PathBuf>,
     /// ref-probe: the f64 references, soft float.
     pub reference: Option<PathBuf>,
+    /// The images are `+zbb` builds: the machine executes Zbb (see [`crate::zbb`]).
+    pub zbb: bool,
 }
 
 impl Images {
@@ -70,6 +72,7 @@ pub fn run_cases(
             continue;
         };
         let mut m = Machine::load(path)?;
+        m.zbb = images.zbb;
         if m.elf().symbol(case.symbol).is_none() {
             rep.skipped.push(format!(
                 "`{}`: not in {} (not built yet?)",
@@ -162,32 +165,96 @@ pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String
     s
 }
 
-/// The whole generated block (between [`BEGIN`] and [`END`], exclusive).
-pub fn generate(images: &Images, ctx: &Ctx) -> Result<String> {
+/// Static count of each Zbb instruction in the executable sections of `m`'s image (a linear
+/// sweep: 16- and 32-bit instructions by their low bits), by mnemonic, most frequent first.
+pub fn zbb_opcodes(m: &mut Machine) -> Result<Vec<(String, usize)>> {
+    const SHF_EXECINSTR: u32 = 4;
+    let text: Vec<(u32, u32)> = m
+        .elf()
+        .sections
+        .iter()
+        .filter(|s| s.flags & SHF_EXECINSTR != 0 && s.size > 0)
+        .map(|s| (s.addr, s.size))
+        .collect();
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for (addr, size) in text {
+        let bytes = m.read_bytes(addr, size)?;
+        let mut i = 0;
+        while i + 2 <= bytes.len() {
+            if bytes[i] & 3 != 3 {
+                i += 2;
+                continue;
+            }
+            let Some(w) = bytes.get(i..i + 4) else { break };
+            i += 4;
+            if let Some(z) = zbb::decode(u32::from_le_bytes([w[0], w[1], w[2], w[3]])) {
+                let name = z.op.mnemonic().to_owned();
+                match counts.iter_mut().find(|(n, _)| *n == name) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((name, 1)),
+                }
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(counts)
+}
+
+/// The whole generated block (between [`BEGIN`] and [`END`], exclusive). With `zbb_images`
+/// (`+zbb` builds of the probe and the C firmware), the per-call table gets a Zbb median/p99
+/// column, the cross-check and size tables a Zbb row.
+pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Result<String> {
     let mut s = String::new();
     let calls = run_cases(images, ctx, None, false)?;
+    let zbb_calls = match zbb_images {
+        Some(z) => Some(run_cases(z, ctx, None, false)?),
+        None => None,
+    };
     let _ = writeln!(
         s,
         "### Retired instructions per call (rv32imac, rvsim)\n\n\
          Release build (LTO, opt-level 3); at most {} calls per case; one instruction = one \
-         retired RV32IMAC instruction from the callee's first instruction through its `ret`.\n",
+         retired RV32IMAC instruction from the callee's first instruction through its `ret`.",
         ctx.limit
     );
-    s.push_str(&table::markdown(&calls.rows));
+    if zbb_calls.is_some() {
+        s.push_str(
+            "The Zbb columns: the same calls on the same events, with fw-probe and the cc-ffi \
+             staticlib built with `-C target-feature=+zbb` and the C firmware with \
+             `-march=rv32imac_zbb` (rvsim executes the Zbb instructions, one each, as \
+             `qemu-riscv32 -cpu rv32,zbb=true` does). Goals are judged on the rv32imac median.\n",
+        );
+    }
+    s.push('\n');
+    s.push_str(&table::markdown_with_zbb(
+        &calls.rows,
+        zbb_calls.as_ref().map(|z| z.rows.as_slice()),
+    ));
     for note in &calls.skipped {
         let _ = writeln!(s, "\n*Not measured:* {note}");
+    }
+    if zbb_images.is_none() {
+        s.push_str("\n*Not measured:* the Zbb columns (no `+zbb` images given).\n");
     }
     s.push_str(&reference_markdown(&calls.rows));
 
     s.push_str("\n### Whole-program cross-check against QEMU user mode\n\n");
     s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree |\n|---|---:|---:|---:|---|\n");
-    let mut programs = vec![("fw-probe", images.probe.clone())];
+    let mut programs = vec![("fw-probe", images.probe.clone(), false)];
     if let Some(c) = &images.c_firmware {
-        programs.push(("c-firmware", c.clone()));
+        programs.push(("c-firmware", c.clone(), false));
     }
-    for (label, path) in programs {
-        let r = Machine::load(&path)?.run_program()?;
-        let q = qemu::count(&path)?;
+    if let Some(z) = zbb_images {
+        programs.push(("fw-probe, Zbb", z.probe.clone(), true));
+        if let Some(c) = &z.c_firmware {
+            programs.push(("c-firmware, Zbb", c.clone(), true));
+        }
+    }
+    for (label, path, zbb) in programs {
+        let mut m = Machine::load(&path)?;
+        m.zbb = zbb;
+        let r = m.run_program()?;
+        let q = qemu::count(&path, zbb)?;
         let (qs, agree) = match q {
             Some(q) => (q.to_string(), if q == r.instret { "yes" } else { "**NO**" }),
             None => ("(qemu not installed)".to_owned(), "—"),
@@ -205,9 +272,16 @@ pub fn generate(images: &Images, ctx: &Ctx) -> Result<String> {
         Some(p) => Some(size::report(Machine::load(p)?.elf())),
         None => None,
     };
+    let zbb = match zbb_images {
+        Some(z) => Some(size::report(Machine::load(&z.probe)?.elf())),
+        None => None,
+    };
     let mut builds = vec![("opt-level 3", &o3)];
     if let Some(os) = &os {
         builds.push(("opt-level \"s\"", os));
+    }
+    if let Some(z) = &zbb {
+        builds.push(("opt-level 3, Zbb", z));
     }
     s.push_str(&size::markdown(&builds));
     match o3.recip_table {
@@ -218,6 +292,30 @@ pub fn generate(images: &Images, ctx: &Ctx) -> Result<String> {
             );
         }
         None => s.push_str("\nReciprocal table: not linked in this image.\n"),
+    }
+
+    if let Some(z) = zbb_images {
+        s.push_str(
+            "\n### Zbb instructions in the `+zbb` images\n\n\
+             Static count per mnemonic in the executable sections (objdump prints `rori` as \
+             `ror`). Only code compiled here uses Zbb: `compiler_builtins`, libgcc and the \
+             non-generic parts of `core` come prebuilt for rv32imac.\n\n\
+             | instruction | fw-probe | c-firmware |\n|---|---:|---:|\n",
+        );
+        let p = zbb_opcodes(&mut Machine::load(&z.probe)?)?;
+        let c = match &z.c_firmware {
+            Some(c) => zbb_opcodes(&mut Machine::load(c)?)?,
+            None => Vec::new(),
+        };
+        let mut names: Vec<&str> = p.iter().chain(&c).map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let total =
+            |v: &[(String, usize)], n: &str| v.iter().find(|(m, _)| m == n).map_or(0, |(_, k)| *k);
+        names.sort_by_key(|n| std::cmp::Reverse(total(&c, n) + total(&p, n)));
+        for n in names {
+            let _ = writeln!(s, "| `{n}` | {} | {} |", total(&p, n), total(&c, n));
+        }
     }
 
     s.push_str("\n### Per-flow state\n\n");

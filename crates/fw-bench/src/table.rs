@@ -93,19 +93,42 @@ pub fn rows(
 
 /// The markdown table of `rows`.
 pub fn markdown(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "| algorithm | entry point | case / branch | n calls | min | median | p99 | max | goal (median) |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---|\n",
-    );
+    markdown_with_zbb(rows, None)
+}
+
+/// The markdown table of `rows` (the rv32imac build), with the median and p99 of the same row
+/// (same algorithm, entry point and case) of a `+zbb` build beside them when `zbb` is given.
+/// Goals are judged on the rv32imac median.
+pub fn markdown_with_zbb(rows: &[Row], zbb: Option<&[Row]>) -> String {
+    let mut s = String::from(match zbb {
+        None => {
+            "| algorithm | entry point | case / branch | n calls | min | median | p99 | max | goal (median) |\n\
+             |---|---|---|---:|---:|---:|---:|---:|---|\n"
+        }
+        Some(_) => {
+            "| algorithm | entry point | case / branch | n calls | min | median | p99 | max | Zbb median | Zbb p99 | goal (rv32imac median) |\n\
+             |---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
+        }
+    });
     for r in rows {
         let goal = match r.goal {
             Some(g) if r.median <= g.median_max => format!("≤ {} ✔", g.median_max),
             Some(g) => format!("≤ {} **missed**", g.median_max),
             None => "—".to_owned(),
         };
+        let zbb_cols = match zbb {
+            None => String::new(),
+            Some(z) => match z
+                .iter()
+                .find(|z| z.algorithm == r.algorithm && z.entry == r.entry && z.case == r.case)
+            {
+                Some(z) => format!(" {} | {} |", z.median, z.p99),
+                None => " — | — |".to_owned(),
+            },
+        };
         let _ = writeln!(
             s,
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |{zbb_cols} {} |",
             r.algorithm, r.entry, r.case, r.n, r.min, r.median, r.p99, r.max, goal
         );
     }
@@ -132,5 +155,12 @@ mod tests {
         let md = markdown(&r);
         assert!(md.contains("≤ 5 **missed**"), "{md}");
         assert!(md.contains("≤ 5 ✔"), "{md}");
+        // The Zbb columns: matched by case; a row the Zbb build lacks shows dashes; goals stay
+        // on the rv32imac median.
+        let z = rows("X", "f", |_| None, &samples[1..2]);
+        let md = markdown_with_zbb(&r, Some(&z));
+        assert!(md.contains("| Zbb median | Zbb p99 |"), "{md}");
+        assert!(md.contains("| 1 | 3 | 3 | 1 | 1 | ≤ 5 ✔ |"), "{md}");
+        assert!(md.contains("| 7 | — | — | ≤ 5 **missed** |"), "{md}");
     }
 }
