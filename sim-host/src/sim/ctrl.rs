@@ -164,6 +164,15 @@ impl Setup {
         }
     }
 
+    /// Width of the RTT histogram's buckets, ns: 10 in a datacenter, 10 µs for CATS's
+    /// wide-area paths (2^20 buckets either way: up to 10.5 ms or 10.5 s).
+    pub fn rtt_bucket_ns(&self) -> u64 {
+        match self {
+            Setup::Cats(_) => 10_000,
+            Setup::Timely { .. } | Setup::Hpcc { .. } => 10,
+        }
+    }
+
     /// HPCC's base RTT T, ps (0 for TIMELY).
     pub fn base_rtt_ps(&self) -> u64 {
         match self {

@@ -422,6 +422,7 @@ impl Sim {
         );
         sim.rto_ps = (worst_q_ps + 4 * (host_delay + fab_delay) + 100_000_000).min(10_000_000_000);
         sim.rto_ps = sim.rto_ps.max(sim.setup.min_rto_ps());
+        sim.stats.rtt = super::stats::Hist::new(sim.setup.rtt_bucket_ns(), 1 << 20);
         // Workload.
         let groups = sim.groups.clone();
         for (gi, g) in groups.iter().enumerate() {

@@ -93,7 +93,8 @@ pub struct Report {
     /// First time after the peak when the longest queue is at most two packets, ns (`None`
     /// if it never drains).
     pub queue_drained_ns: Option<u64>,
-    /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, rounded down).
+    /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, CATS 10 µs; rounded
+    /// down).
     pub rtt_ns: [u64; 4],
     /// Goodput of every flow together over the run, b/s.
     pub goodput_bps: f64,
