@@ -533,9 +533,10 @@ pub fn write(
                         );
                         crate::plot::Series {
                             name: format!(
-                                "P{p} ({} B, done {})",
-                                run.bytes[p],
-                                ms(run.completion_ns[p])
+                                "P{p} {} kB: {}",
+                                run.bytes[p] as f64 / 1e3,
+                                run.completion_ns[p]
+                                    .map_or("—".into(), |t| format!("{:.0} ms", t as f64 / 1e6))
                             ),
                             points,
                             color: crate::plot::PALETTE[p],
