@@ -179,11 +179,12 @@ enum Cmd {
         /// Write the per-flow CSV, the time series and the summary JSON into this directory.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Record the chosen flows' TIMELY completions / HPCC ACKs as replayable CSV traces (HPCC
-        /// also as a pcapng capture).
+        /// Record the chosen flows' TIMELY completions / HPCC ACKs / CATS conductor events as
+        /// replayable CSV traces (HPCC also as a pcapng capture).
         #[arg(long, value_name = "DIR")]
         record: Option<PathBuf>,
-        /// fixed: the firmware crates; reference: the f64 references [default: the scenario's].
+        /// fixed: the firmware crates; reference: the f64 references (cats: the conductor)
+        /// [default: the scenario's].
         #[arg(long, value_enum)]
         controller: Option<sim_host::sim::scenario::ControllerKind>,
         /// RNG seed [default: the scenario's].
@@ -228,9 +229,9 @@ enum Cmd {
     },
 }
 
-const SIM_HELP: &str = "Scenario: TOML with name, algorithm (timely|hpcc), controller, seed, \
+const SIM_HELP: &str = "Scenario: TOML with name, algorithm (timely|hpcc|cats), controller, seed, \
 duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] (the `replay --set` keys), \
-[topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
+[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes), [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
 docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
 --seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
 finished and every invariant held; 1 an \

@@ -535,3 +535,196 @@ fn every_shipped_scenario_runs_its_first_100_us_within_the_invariants() {
         }
     }
 }
+
+/// The bottleneck's serialisation time of one data packet (1 000 B payload + 64 B header at
+/// 2 Mb/s), ns.
+const CATS_PACKET_NS: u64 = 1_064 * 8 * 1_000_000_000 / 2_000_000;
+
+fn cats_page_scenario(page: &Path, extra: &str) -> String {
+    format!(
+        r#"
+name = "t_cats"
+algorithm = "cats"
+duration_ns = 4_000_000_000
+mtu_bytes = 1000
+{extra}
+[web]
+page = "{}"
+[topology]
+kind = "dumbbell"
+left_hosts = 1
+right_hosts = 1
+host_rate_bps = 100_000_000
+host_delay_ns = 1_000_000
+fabric_rate_bps = 2_000_000
+fabric_delay_ns = 23_000_000
+buffer = "per_port"
+buffer_bytes = 100_000
+[[flows]]
+kind = "incast"
+src = [0]
+dst = 1
+[output]
+sample_ns = 1_000_000
+record_flows = [0]
+"#,
+        page.display()
+    )
+}
+
+/// Checks one CATS run's page bookkeeping: every byte of every priority delivered exactly once
+/// (no packet sent twice, none lost), FCP = P0 and P1 complete, page load = the last one.
+fn check_page(r: &sim_host::sim::web::WebRun, packets: u64) {
+    assert_eq!(
+        r.delivered_bytes, r.bytes,
+        "{}: every byte delivered",
+        r.scheduler
+    );
+    let total: u64 = r.bytes.iter().sum();
+    assert_eq!(
+        packets,
+        total.div_ceil(1000),
+        "{}: each packet once",
+        r.scheduler
+    );
+    let done: Vec<u64> = (0..5)
+        .map(|p| match (r.bytes[p], r.completion_ns[p]) {
+            (0, None) => 0,
+            (_, d) => d.unwrap(),
+        })
+        .collect();
+    assert_eq!(r.page_load_ns, done.iter().copied().max());
+    assert_eq!(r.fcp_ns, Some(done[0].max(done[1])));
+}
+
+#[test]
+fn cats_web_page_orders_by_priority_fifo_by_application_and_both_load_the_page_alike() {
+    let l = scenario::load(&scenarios_dir().join("cats_web_page.toml")).unwrap();
+    let app_order: Vec<u8> = l
+        .page
+        .as_ref()
+        .unwrap()
+        .messages
+        .iter()
+        .map(|m| m.0)
+        .collect();
+    assert_eq!(
+        app_order,
+        [4, 3, 2, 1, 0],
+        "the paper's reverse-priority page"
+    );
+    let mut runs = Vec::new();
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = check_invariants(&l, c);
+        let w = r.web.clone().expect("a cats report");
+        let b = w.baseline.clone().expect("the FIFO baseline ran");
+        assert_eq!(
+            (w.run.scheduler.as_str(), b.scheduler.as_str()),
+            ("cats", "fifo")
+        );
+        check_page(&w.run, r.counters.sent);
+        assert_eq!(r.counters.dropped + r.counters.timeouts, 0);
+        for run in [&w.run, &b] {
+            assert_eq!(run.delivered_bytes, run.bytes, "{}", run.scheduler);
+        }
+        // CATS: highest priority first (the paper's parameters let P0..P3 through in turn);
+        // FIFO: the application's order.
+        assert_eq!(w.run.completion_order, [0, 1, 2, 3, 4]);
+        assert_eq!(b.completion_order, app_order);
+        // The same bytes over the same bottleneck: the page loads alike (one packet time).
+        let (pc, pf) = (w.run.page_load_ns.unwrap(), b.page_load_ns.unwrap());
+        assert!(pc.abs_diff(pf) <= CATS_PACKET_NS, "{pc} vs {pf}");
+        assert!(
+            w.fcp_improvement_pct.unwrap() > 50.0,
+            "{:?}",
+            w.fcp_improvement_pct
+        );
+        runs.push(w);
+    }
+    // The fixed-point conductor and the f64 reference feed the same chunks: same times.
+    assert_eq!(runs[0].run, runs[1].run);
+    assert_eq!(runs[0].baseline, runs[1].baseline);
+}
+
+#[test]
+fn cats_deadlocks_in_the_loop_agree_fixed_and_reference_and_the_recording_replays() {
+    // No P4 and a configuration that breaks Eq. 1: every queue falls into debt, the deadlock
+    // rule runs, and Eq. 2's clamp keeps the page moving.
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("page.csv");
+    std::fs::write(
+        &page,
+        "# set mss_bytes=1000\n# set l2=1000\n# set l3=600\nt_ns,event,prio,bytes\n\
+         0,enqueue,3,30000\n0,enqueue,2,30000\n0,enqueue,1,40000\n0,enqueue,0,70000\n\
+         0,enqueue,0,5000\n0,feed,,\n100,ack,,1000\n",
+    )
+    .unwrap();
+    let l = load("t_cats.toml", &cats_page_scenario(&page, ""));
+    let rec = tmp.path().join("rec");
+    let mut runs = Vec::new();
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let o = SimOpts {
+            controller: Some(c),
+            record: Some(rec.clone()),
+            ..SimOpts::default()
+        };
+        let (r, _) = run_loaded(&l, &o).unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let w = r.web.unwrap();
+        check_page(&w.run, r.counters.sent);
+        assert!(w.run.deadlocks_resolved > 0, "the deadlock rule ran");
+        assert_eq!(w.run.completion_ns[4], None, "no P4 bytes");
+        let b = w.baseline.unwrap();
+        assert_eq!(b.completion_order, [3, 2, 1, 0]);
+        assert!(w.page_load_diff_ns.unwrap().unsigned_abs() <= CATS_PACKET_NS);
+        runs.push(w.run);
+    }
+    assert_eq!(runs[0], runs[1], "fixed and reference agree in the loop");
+    // The recorded conductor events replay (fixed vs reference) in full agreement.
+    let trace = std::fs::read_to_string(rec.join("t_cats_flow0.csv")).unwrap();
+    let acked: u64 = trace
+        .lines()
+        .filter_map(|l| l.split_once(",ack,,"))
+        .map(|(_, b)| b.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(acked, 175_000, "every byte acked once in the recording");
+    assert_eq!(trace.matches(",enqueue,").count(), 5);
+    replay_dir(&rec);
+}
+
+#[test]
+fn bad_cats_scenarios_exit_2_naming_file_and_key() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cats/web_page.csv");
+    let good = cats_page_scenario(&page, "");
+    let cases = [
+        (
+            good.replace("mtu_bytes = 1000", "mtu_bytes = 1460"),
+            "mtu_bytes",
+        ),
+        (
+            good.replace("[web]", "[web]\nshceduler = \"fifo\""),
+            "shceduler",
+        ),
+        (
+            good.replace("dst = 1", "dst = 1\nsize_bytes = 10"),
+            "flows[0].size_bytes",
+        ),
+        (good.replace("web_page.csv", "nope.csv"), "web.page"),
+        (cats_page_scenario(&page, "[params]\nh9 = 3"), "h9"),
+        (
+            INCAST_DROPS.replace("[params]", "[web]\npage = \"x.csv\"\n[params]"),
+            "web",
+        ),
+    ];
+    for (text, key) in cases {
+        let (code, err, p) = sim_exit(&text);
+        assert_eq!(code, Some(2), "{key}: {err}");
+        assert!(
+            err.contains(&p.display().to_string())
+                || err.contains("web_page")
+                || err.contains("nope"),
+            "{key}: names the file: {err}"
+        );
+        assert!(err.contains(key), "{key}: names the key: {err}");
+    }
+}

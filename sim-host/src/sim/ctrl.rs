@@ -2,7 +2,7 @@
 //! through `timely_cc::State::on_completion` / `hpcc_cc::State::on_ack`) or the f64
 //! reference, chosen per run. A small enum, no dynamic dispatch.
 
-use super::scenario::{Algorithm, ControllerKind, Loaded};
+use super::scenario::{Algorithm, ControllerKind, Loaded, Scheduler, TopoKind};
 use crate::hpcc::reference::{RefParams as HpccRefParams, Reference};
 use crate::timely::reference::{RefParams as TimelyRefParams, RefState};
 use crate::trace::Param;
@@ -24,16 +24,97 @@ pub enum Setup {
         /// Reference parameters.
         rp: HpccRefParams,
     },
+    /// CATS: the conductor's parameters (both sides), the page and the paced sender.
+    Cats(Box<WebSetup>),
+}
+
+/// A CATS scenario's sender.
+#[derive(Debug, Clone)]
+pub struct WebSetup {
+    /// Both conductors' parameters, exactly as `replay cats` builds them.
+    pub su: crate::cats::Setup,
+    /// What feeds the transport.
+    pub scheduler: Scheduler,
+    /// Messages `(priority, bytes)` in application order.
+    pub messages: Vec<(u8, u32)>,
+    /// Pacing rate on the wire, b/s.
+    pub pacing_rate_bps: u64,
+    /// Bytes in flight at most.
+    pub window_bytes: u64,
+}
+
+impl WebSetup {
+    fn build(l: &Loaded, extra: &[Param]) -> Result<WebSetup, String> {
+        let (Some(w), Some(page)) = (&l.sc.web, &l.page) else {
+            return Err(format!("{}: key `web`: required", l.file.display()));
+        };
+        let mut params = page.params.clone();
+        params.extend(l.params.iter().cloned());
+        params.extend(extra.iter().cloned());
+        let su = crate::cats::setup(&l.file, &params).map_err(|e| e.to_string())?;
+        let mss = su.cfg.mss_bytes();
+        if mss != l.sc.mtu_bytes {
+            return Err(format!(
+                "{}: key `mtu_bytes`: {} differs from the conductor's mss_bytes {mss} (one chunk per packet)",
+                l.file.display(),
+                l.sc.mtu_bytes
+            ));
+        }
+        for p in 0..5u8 {
+            let n = page.messages.iter().filter(|m| m.0 == p).count();
+            if n > crate::cats::QUEUE_CAPACITY {
+                return Err(format!(
+                    "{}: key `web.page`: {n} P{p} messages; a conductor queue holds {}",
+                    l.file.display(),
+                    crate::cats::QUEUE_CAPACITY
+                ));
+            }
+        }
+        let t = &l.sc.topology;
+        let bottleneck = match t.kind {
+            TopoKind::Star => t.host_rate_bps,
+            _ => t
+                .host_rate_bps
+                .min(t.fabric_rate_bps.unwrap_or(t.host_rate_bps)),
+        };
+        let fabric_delay = t.fabric_delay_ns.unwrap_or(t.host_delay_ns);
+        let one_way_ns = match t.kind {
+            TopoKind::Star => 2 * t.host_delay_ns,
+            TopoKind::Dumbbell => 2 * t.host_delay_ns + fabric_delay,
+            TopoKind::LeafSpine => 2 * t.host_delay_ns + 2 * fabric_delay,
+        };
+        let pacing = w.pacing_rate_bps.unwrap_or(bottleneck);
+        // Twice the bandwidth-delay product (BBR's cwnd gain), at least two packets.
+        let bdp = u128::from(bottleneck) * u128::from(2 * one_way_ns) / 8_000_000_000;
+        let window = w
+            .window_bytes
+            .unwrap_or((2 * bdp as u64).max(2 * u64::from(mss)));
+        Ok(WebSetup {
+            su,
+            scheduler: w.scheduler,
+            messages: page.messages.clone(),
+            pacing_rate_bps: pacing,
+            window_bytes: window,
+        })
+    }
+
+    /// The page's size, bytes.
+    pub fn total_bytes(&self) -> u64 {
+        self.messages.iter().map(|&(_, b)| u64::from(b)).sum()
+    }
 }
 
 impl Setup {
     /// Both sides from the scenario's `[params]` then `extra` (`--set`); the NIC rate key
     /// (`line_rate_bps` / `nic_rate_bps`) defaults to the host link rate and must equal it.
     pub fn build(l: &Loaded, extra: &[Param]) -> Result<Setup, String> {
+        if l.sc.algorithm == Algorithm::Cats {
+            return Ok(Setup::Cats(Box::new(WebSetup::build(l, extra)?)));
+        }
         let host = l.sc.topology.host_rate_bps;
         let rate_key = match l.sc.algorithm {
             Algorithm::Timely => "line_rate_bps",
-            Algorithm::Hpcc => "nic_rate_bps",
+            Algorithm::Hpcc | Algorithm::Cats => "nic_rate_bps",
         };
         let mut params = vec![Param {
             key: rate_key.into(),
@@ -52,7 +133,7 @@ impl Setup {
                     rp: b.reference,
                 }
             }
-            Algorithm::Hpcc => {
+            Algorithm::Hpcc | Algorithm::Cats => {
                 let s = crate::hpcc::Setup::from_params(&params).map_err(|e| e.to_string())?;
                 Setup::Hpcc {
                     cfg: s.cfg,
@@ -63,6 +144,7 @@ impl Setup {
         let nic = match &s {
             Setup::Timely { cfg, .. } => cfg.params().line_rate_bps,
             Setup::Hpcc { cfg, .. } => cfg.params().nic_rate_bps,
+            Setup::Cats(_) => host,
         };
         if nic != host {
             return Err(format!(
@@ -73,10 +155,28 @@ impl Setup {
         Ok(s)
     }
 
+    /// The least retransmission timeout, ps: 0 (the engine's datacenter timeout) except for
+    /// CATS, whose wide-area TCP has RFC 6298's (and ns-3's) 1 s floor.
+    pub fn min_rto_ps(&self) -> u64 {
+        match self {
+            Setup::Cats(_) => 1_000_000_000_000,
+            Setup::Timely { .. } | Setup::Hpcc { .. } => 0,
+        }
+    }
+
+    /// Width of the RTT histogram's buckets, ns: 10 in a datacenter, 10 µs for CATS's
+    /// wide-area paths (2^20 buckets either way: up to 10.5 ms or 10.5 s).
+    pub fn rtt_bucket_ns(&self) -> u64 {
+        match self {
+            Setup::Cats(_) => 10_000,
+            Setup::Timely { .. } | Setup::Hpcc { .. } => 10,
+        }
+    }
+
     /// HPCC's base RTT T, ps (0 for TIMELY).
     pub fn base_rtt_ps(&self) -> u64 {
         match self {
-            Setup::Timely { .. } => 0,
+            Setup::Timely { .. } | Setup::Cats(_) => 0,
             Setup::Hpcc { cfg, .. } => u64::from(cfg.params().base_rtt_ns) * 1_000,
         }
     }
@@ -115,6 +215,17 @@ impl Setup {
                     format!("min_rate_bps={}", p.min_rate_bps),
                 ]
             }
+            Setup::Cats(w) => {
+                let p = &w.su.params;
+                let mut v = vec![
+                    format!("mss_bytes={}", w.su.cfg.mss_bytes()),
+                    format!("snd_buf_bytes={}", w.su.snd_buf_bytes),
+                ];
+                v.extend((0..4).map(|i| format!("h{i}={}", p.high[i])));
+                v.extend((0..4).map(|i| format!("l{i}={}", p.low[i])));
+                v.extend((0..5).map(|i| format!("m{i}={}", p.mult[i])));
+                v
+            }
         }
     }
 }
@@ -130,6 +241,13 @@ pub enum Ctrl {
     HpccFixed(hpcc_cc::State),
     /// The HPCC f64 reference (boxed: it keeps the previous INT in a `Vec`).
     HpccRef(Box<Reference>),
+    /// A fixed pacing rate (b/s) and window (bytes): the CATS sender's transport.
+    Paced {
+        /// Pacing rate, b/s.
+        rate_bps: f64,
+        /// Window, bytes.
+        window: f64,
+    },
 }
 
 impl Ctrl {
@@ -148,6 +266,11 @@ impl Ctrl {
             (Setup::Hpcc { rp, .. }, ControllerKind::Reference) => {
                 Ctrl::HpccRef(Box::new(Reference::new(*rp)))
             }
+            // The controller kind picks the conductor (sim::web), not the transport.
+            (Setup::Cats(w), _) => Ctrl::Paced {
+                rate_bps: w.pacing_rate_bps as f64,
+                window: w.window_bytes as f64,
+            },
         }
     }
 
@@ -160,7 +283,8 @@ impl Ctrl {
                 cfg.rate_bps(st.window_bytes()) as f64
             }
             (Ctrl::HpccRef(r), _) => r.rate_bps(),
-            (Ctrl::HpccFixed(_), Setup::Timely { .. }) => 0.0,
+            (Ctrl::Paced { rate_bps, .. }, _) => *rate_bps,
+            (Ctrl::HpccFixed(_), _) => 0.0,
         }
     }
 
@@ -170,6 +294,7 @@ impl Ctrl {
             Ctrl::TimelyFixed(_) | Ctrl::TimelyRef(_) => None,
             Ctrl::HpccFixed(st) => Some(st.window_bytes().to_num()),
             Ctrl::HpccRef(r) => Some(r.w),
+            Ctrl::Paced { window, .. } => Some(*window),
         }
     }
 

@@ -218,6 +218,18 @@ pub struct Flow {
     last_progress_ps: u64,
     rto_armed: bool,
     record: bool,
+    /// Algorithm cats: the application and conductor feeding this flow ([`super::web`]).
+    pub web: Option<Box<super::web::WebFlow>>,
+}
+
+impl Flow {
+    /// The stream offset the sender may send up to: the flow's size, or what a CATS
+    /// application has fed so far.
+    fn send_limit(&self) -> u64 {
+        self.web
+            .as_ref()
+            .map_or(self.size, |w| w.fed().min(self.size))
+    }
 }
 
 /// Counters the invariants are checked on.
@@ -457,6 +469,8 @@ impl Sim {
             t.host_rate_bps.min(fab_rate),
         );
         sim.rto_ps = (worst_q_ps + 4 * (host_delay + fab_delay) + 100_000_000).min(10_000_000_000);
+        sim.rto_ps = sim.rto_ps.max(sim.setup.min_rto_ps());
+        sim.stats.rtt = super::stats::Hist::new(sim.setup.rtt_bucket_ns(), 1 << 20);
         // Workload.
         let groups = sim.groups.clone();
         for (gi, g) in groups.iter().enumerate() {
@@ -560,6 +574,8 @@ impl Sim {
     fn add_flow(&mut self, src: u32, dst: u32, size: Option<u64>, start_ps: u64) -> u32 {
         let id = self.flows.len() as u32;
         let ctrl = Ctrl::new(&self.setup, self.controller);
+        let web = super::web::WebFlow::new(&self.setup, self.controller);
+        let size = size.or(web.as_ref().map(|w| w.total_bytes()));
         let rate = ctrl.rate_bps(&self.setup);
         let window = ctrl.window_bytes();
         let (fab_links, sw_hops) = self.path_shape(src, dst);
@@ -623,6 +639,7 @@ impl Sim {
             last_progress_ps: start_ps,
             rto_armed: false,
             record,
+            web,
         });
         if record {
             self.rec.open(id, &self.setup, src, dst);
@@ -696,6 +713,10 @@ impl Sim {
                     self.host_try_send(host);
                 }
                 Ev::Start { flow } => {
+                    let f = &mut self.flows[flow as usize];
+                    if let Some(w) = &mut f.web {
+                        w.start(self.now / PS_PER_NS, &mut self.rec, flow, f.record);
+                    }
                     let src = self.flows[flow as usize].src;
                     self.hosts[src as usize].active.push(flow);
                     self.host_try_send(src);
@@ -1058,7 +1079,7 @@ impl Sim {
                 continue;
             }
             i += 1;
-            if f.snd_nxt >= f.size {
+            if f.snd_nxt >= f.send_limit() {
                 continue;
             }
             if let Some(w) = f.window
@@ -1091,7 +1112,7 @@ impl Sim {
         let int_hdr = if self.int_on { INT_HDR_BYTES } else { 0 };
         let timely = self.algo == Algorithm::Timely;
         let f = &mut self.flows[fid as usize];
-        let mut payload = mtu.min(f.size - f.snd_nxt);
+        let mut payload = mtu.min(f.send_limit() - f.snd_nxt);
         if timely {
             let boundary = (f.snd_nxt / seg + 1) * seg;
             payload = payload.min(boundary - f.snd_nxt);
@@ -1183,10 +1204,14 @@ impl Sim {
         let seg = u64::from(self.seg_bytes);
         let timely = self.algo == Algorithm::Timely;
         let ack_every = self.ack_every;
+        let now_ns = self.now / PS_PER_NS;
         let f = &mut self.flows[p.flow as usize];
         let reply = if p.seq == f.rcv_next {
             f.rcv_next += u64::from(p.payload);
             f.delivered = f.rcv_next;
+            if let Some(w) = &mut f.web {
+                w.on_deliver(f.rcv_next, now_ns);
+            }
             f.rcv_count += 1;
             f.nack_for = None;
             let last = f.rcv_next >= f.size || (timely && f.rcv_next.is_multiple_of(seg));
@@ -1299,6 +1324,11 @@ impl Sim {
                     if f.record {
                         self.rec.timely_row(fid, t_send, now_ns, bytes);
                     }
+                }
+            }
+            Algorithm::Cats => {
+                if let Some(w) = &mut f.web {
+                    w.on_ack(f.snd_una, now_ns, &mut self.rec, fid, f.record);
                 }
             }
         }

@@ -15,6 +15,7 @@ pub mod record;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod web;
 
 use crate::plot::{self, Panel, Series};
 use crate::trace::Param;
@@ -92,7 +93,8 @@ pub struct Report {
     /// First time after the peak when the longest queue is at most two packets, ns (`None`
     /// if it never drains).
     pub queue_drained_ns: Option<u64>,
-    /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, rounded down).
+    /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, CATS 10 µs; rounded
+    /// down).
     pub rtt_ns: [u64; 4],
     /// Goodput of every flow together over the run, b/s.
     pub goodput_bps: f64,
@@ -104,6 +106,9 @@ pub struct Report {
     pub jain_mean_bps: f64,
     /// Counters (and the invariants' inputs).
     pub counters: engine::Counters,
+    /// Algorithm cats: the page's per-priority completion times (and the FIFO baseline's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web: Option<web::WebReport>,
     /// Invariant violations (empty when all hold).
     pub violations: Vec<String>,
     /// Files written.
@@ -193,11 +198,52 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         .map(|p| p.display().to_string())
         .collect();
     let mut rep = report(l, &sim, controller, seed, wall);
+    // CATS: the FIFO baseline on the same network, for the comparison.
+    let baseline = match (&sc.web, sim.flows.first().and_then(|f| f.web.as_ref())) {
+        (Some(w), Some(_)) if w.scheduler == scenario::Scheduler::Cats && w.baseline => {
+            let mut lb = l.clone();
+            if let Some(wb) = &mut lb.sc.web {
+                wb.scheduler = scenario::Scheduler::Fifo;
+            }
+            let sb = ctrl::Setup::build(&lb, &o.set).map_err(SimError::Other)?;
+            let mut b = engine::Sim::new(&lb, sb, controller, seed, record::Recorder::none());
+            b.run(|_| {});
+            b.flows.swap_remove(0).web
+        }
+        _ => None,
+    };
+    if let Some(w) = sim.flows.first().and_then(|f| f.web.as_ref()) {
+        rep.web = Some(web::WebReport::new(
+            w.run_report(),
+            baseline.as_ref().map(|b| b.run_report()),
+        ));
+        if let Some(v) = web::violations(w)
+            .into_iter()
+            .chain(baseline.as_deref().and_then(web::violations))
+            .next()
+        {
+            rep.violations.push(v);
+        }
+    }
     if let Some(d) = &o.out {
         files.extend(write_out(d, &sc.name, &sim, &rep)?);
     }
     if let Some(d) = &o.plot {
         files.extend(write_plots(d, &sc.name, &sim, &rep)?);
+    }
+    if let (Some(w), Some(r)) = (sim.flows.first().and_then(|f| f.web.as_deref()), &rep.web) {
+        files.extend(
+            web::write(
+                o.out.as_deref(),
+                o.plot.as_deref(),
+                &sc.name,
+                &rep.controller,
+                r,
+                w,
+                baseline.as_deref(),
+            )
+            .map_err(SimError::Other)?,
+        );
     }
     rep.files = files;
     Ok((rep, sim))
@@ -314,6 +360,7 @@ fn report(
             shares.iter().sum::<f64>() / shares.len() as f64
         },
         counters: c.clone(),
+        web: None,
         violations,
         files: Vec::new(),
     }
@@ -402,6 +449,9 @@ pub fn text(r: &Report) -> String {
                 b.bucket, b.flows, b.p50, b.p95, b.p99
             );
         }
+    }
+    if let Some(w) = &r.web {
+        s.push_str(&web::text(w));
     }
     if r.violations.is_empty() {
         let _ = writeln!(s, "  invariants: all hold");

@@ -1,5 +1,5 @@
-//! `--record DIR`: the TIMELY completions and HPCC ACKs of chosen flows, streamed as they
-//! happen, in exactly the CSV formats `sim-host replay timely|hpcc` reads (with every
+//! `--record DIR`: the TIMELY completions, HPCC ACKs and CATS conductor events of chosen flows,
+//! streamed as they happen, in exactly the CSV formats `sim-host replay timely|hpcc|cats` reads (with every
 //! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
 //! and the ACKs with their INT, PSNs counting packets), written at the end.
 
@@ -81,6 +81,7 @@ impl Recorder {
                 self.acks.insert(id, (src, dst, Vec::new()));
                 crate::hpcc::HEADER
             }
+            Setup::Cats(_) => crate::cats::HEADER,
         });
         head.push('\n');
         if let Err(e) = w.write_all(head.as_bytes()) {
@@ -121,6 +122,16 @@ impl Recorder {
             hex.push_str(&format!("{b:02x}"));
         }
         self.line(id, format_args!("{t_ns},{ack_seq},{snd_nxt},{hex}\n"));
+    }
+
+    /// One CATS conductor event (`enqueue` with its priority and bytes, `ack` with the
+    /// send-buffer bytes it frees, `feed`).
+    pub fn cats_row(&mut self, id: u32, t_ns: u64, event: &str, prio: Option<u8>, bytes: u64) {
+        match (event, prio) {
+            ("feed", _) => self.line(id, format_args!("{t_ns},feed,,\n")),
+            (_, Some(p)) => self.line(id, format_args!("{t_ns},{event},{p},{bytes}\n")),
+            (_, None) => self.line(id, format_args!("{t_ns},{event},,{bytes}\n")),
+        }
     }
 
     /// Flushes every file; returns the paths written, or the first error.

@@ -45,6 +45,65 @@ pub enum Algorithm {
     Timely,
     /// HPCC (window from INT, per-ACK).
     Hpcc,
+    /// One paced sender whose transport is fed by the CATS conductor or in application order
+    /// (the `[web]` table: the page, the scheduler, the pacing).
+    Cats,
+}
+
+/// What feeds a CATS scenario's transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheduler {
+    /// The CATS conductor: one MSS at a time, highest eligible priority first.
+    #[default]
+    Cats,
+    /// Strictly in application order (the baseline: a plain TCP socket).
+    Fifo,
+}
+
+impl Scheduler {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Cats => "cats",
+            Scheduler::Fifo => "fifo",
+        }
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// `[web]` (algorithm `cats`): the page and how it is sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    /// The page: a CATS event trace (`t_ns,event,prio,bytes`, relative to the scenario) whose
+    /// `enqueue` rows at `t_ns = 0` are the page's messages, in application order, and whose
+    /// `# set` lines are the conductor's parameters (`[params]`, then `--set`, win). Its `ack`
+    /// and `feed` rows are not used: the closed loop makes its own.
+    pub page: String,
+    /// cats or fifo.
+    #[serde(default)]
+    pub scheduler: Scheduler,
+    /// scheduler cats: also run the FIFO baseline on the same network and report both and the
+    /// first-contentful-paint improvement.
+    #[serde(default = "default_true")]
+    pub baseline: bool,
+    /// Pacing rate on the wire, b/s (default: the slowest link's rate, the bottleneck).
+    pub pacing_rate_bps: Option<u64>,
+    /// Bytes in flight at most (default: twice the bottleneck's bandwidth-delay product).
+    pub window_bytes: Option<u64>,
+}
+
+/// The page of a CATS scenario, read from `[web] page`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// Messages `(priority 0..=4, bytes)` in application order.
+    pub messages: Vec<(u8, u32)>,
+    /// The trace's `# set` lines.
+    pub params: Vec<Param>,
 }
 
 /// Which implementation runs each flow's controller.
@@ -292,9 +351,11 @@ pub struct Scenario {
     /// HPCC: hpcc, per_ack or per_rtt.
     #[serde(default)]
     pub reaction: Reaction,
-    /// The algorithm's parameters, exactly the keys of `replay timely|hpcc --set`.
+    /// The algorithm's parameters, exactly the keys of `replay timely|hpcc|cats --set`.
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
+    /// cats: the page and the sender.
+    pub web: Option<WebSpec>,
     /// The network.
     pub topology: Topology,
     /// The workload.
@@ -399,6 +460,8 @@ pub struct Loaded {
     pub cdfs: Vec<Option<Cdf>>,
     /// Total hosts.
     pub hosts: u32,
+    /// cats: the page.
+    pub page: Option<Page>,
 }
 
 impl Loaded {
@@ -481,6 +544,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
         params,
         cdfs: Vec::new(),
         hosts,
+        page: None,
     };
     check(&mut l)?;
     Ok(l)
@@ -610,6 +674,9 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if sc.ack_every == 0 || sc.ack_every > 1024 {
         return Err(l.err("ack_every", "must be in 1 ..= 1024"));
     }
+    check_web(l)?;
+    let sc = &l.sc;
+    let hosts = l.hosts;
     if sc.reaction != Reaction::Hpcc && sc.algorithm != Algorithm::Hpcc {
         return Err(l.err("reaction", "applies to algorithm hpcc only"));
     }
@@ -625,7 +692,6 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if sc.flows.len() > 255 {
         return Err(l.err("flows", "at most 255 flow groups"));
     }
-    let hosts = l.hosts;
     let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut cdfs = Vec::new();
     for (i, g) in sc.flows.iter().enumerate() {
@@ -653,7 +719,10 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
                         return Err(l.err(&key("src"), format!("host {s} is also the destination")));
                     }
                 }
-                if g.kind == GroupKind::Incast && g.size_bytes.is_none() {
+                if g.kind == GroupKind::Incast
+                    && g.size_bytes.is_none()
+                    && sc.algorithm != Algorithm::Cats
+                {
                     return Err(l.err(&key("size_bytes"), "required for incast"));
                 }
                 if g.size_bytes == Some(0) {
@@ -703,4 +772,74 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     l.cdfs = cdfs;
     Ok(())
+}
+
+/// The `[web]` table and the page (algorithm cats), and the one flow it needs.
+fn check_web(l: &mut Loaded) -> Result<(), ScenarioError> {
+    let sc = &l.sc;
+    let cats = sc.algorithm == Algorithm::Cats;
+    let Some(w) = &sc.web else {
+        if cats {
+            return Err(l.err("web", "required for algorithm cats"));
+        }
+        return Ok(());
+    };
+    if !cats {
+        return Err(l.err("web", "applies to algorithm cats only"));
+    }
+    let one =
+        sc.flows.len() == 1 && sc.flows[0].kind == GroupKind::Incast && sc.flows[0].src.len() == 1;
+    if !one {
+        return Err(l.err(
+            "flows",
+            "algorithm cats sends one page: exactly one [[flows]] group, kind incast, one src",
+        ));
+    }
+    if sc.flows[0].size_bytes.is_some() {
+        return Err(l.err(
+            "flows[0].size_bytes",
+            "algorithm cats: the size is the page's (`[web] page`)",
+        ));
+    }
+    if w.pacing_rate_bps
+        .is_some_and(|r| !(1_000..=1_600_000_000_000).contains(&r))
+    {
+        return Err(l.err("web.pacing_rate_bps", "must be in 1 kb/s ..= 1.6 Tb/s"));
+    }
+    if w.window_bytes.is_some_and(|b| b < u64::from(sc.mtu_bytes)) {
+        return Err(l.err("web.window_bytes", "must hold at least one packet"));
+    }
+    let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let path = dir.join(&w.page);
+    let page = read_page(&path).map_err(|e| l.err("web.page", e.to_string()))?;
+    l.page = Some(page);
+    Ok(())
+}
+
+/// Reads a page: the `enqueue` rows (all at `t_ns = 0`) and the `# set` lines of a CATS trace.
+pub fn read_page(path: &Path) -> Result<Page, crate::trace::InputError> {
+    use crate::trace::InputError;
+    let mut r = crate::trace::TraceReader::open(path)?;
+    r.expect_header(crate::cats::HEADER)?;
+    let mut messages = Vec::new();
+    while let Some(row) = r.next_row::<crate::cats::Row>() {
+        let (line, row) = row?;
+        if let crate::cats::Event::Enqueue { prio, len_bytes } = row.event(path, line)? {
+            if row.t_ns != 0 {
+                return Err(InputError::at(
+                    path,
+                    line,
+                    "a page's messages are all queued at t_ns = 0",
+                ));
+            }
+            messages.push((prio.index() as u8, len_bytes));
+        }
+    }
+    if messages.is_empty() {
+        return Err(InputError::file(path, "no enqueue rows: the page is empty"));
+    }
+    Ok(Page {
+        messages,
+        params: r.params().to_vec(),
+    })
 }
