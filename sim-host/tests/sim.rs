@@ -84,6 +84,16 @@ sample_ns = 10_000
 record_flows = [0, 1]
 "#;
 
+/// A `sim-host` run exited 0 (its stderr is the message otherwise).
+fn assert_exit_0(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 fn check_invariants(l: &scenario::Loaded, controller: ControllerKind) -> sim_host::sim::Report {
     let o = SimOpts {
         controller: Some(controller),
@@ -387,12 +397,7 @@ fn cli_writes_outputs_and_json() {
         .arg(tmp.path().join("plot"))
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit_0(&o);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["controller"], "reference");
     assert_eq!(j["seed"], 3);
@@ -427,12 +432,7 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
             c.args(["--shard", s]);
         }
         let o = c.output().unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_exit_0(&o);
     };
     sweep("all", None);
     sweep("sharded", Some("0/3"));
@@ -444,12 +444,7 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
             .args(dirs.iter().map(|d| tmp.path().join(d)))
             .output()
             .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_exit_0(&o);
         String::from_utf8(o.stdout).unwrap()
     };
     let all = merge(&["all"]);
@@ -487,12 +482,7 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
         .arg(tmp.path().join("table.csv"))
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit_0(&o);
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("table.csv")).unwrap(),
         all
