@@ -750,9 +750,9 @@ void cc_hpcc_flow_set_state(struct CcHpccFlow *flow, const struct CcHpccState *s
 
 // `round(a · 2^16 / x)` without dividing (table reciprocal; relative error < 2^-14 plus
 // rounding). `x = 0` returns `UINT64_MAX` ("infinite"): check `x` first if that matters.
-// About 84 rv32imac instructions, ~31 of them emulating `clz` (rv32imac has no Zbb); see docs/performance.md.
-uint64_t cc_recip_q16(uint32_t x,
-                      uint32_t a);
+// 67 rv32imac instructions, part of them emulating `clz` (rv32imac has no Zbb); 46 built with
+// `+zbb` (the native `clz`); see docs/performance.md.
+uint64_t cc_recip_q16(uint32_t x, uint32_t a);
 
 // The reciprocal of `x`, for callers who divide many numbers by the same `x`: compute it once,
 // then use [`cc_recip_mul_scaled`]. Returns `CC_STATUS_ZERO_DIVISOR` (and leaves `*out`
