@@ -605,10 +605,19 @@ impl Sim {
         let base_rtt = prop + ack_ser + hdr_ser;
         let size_v = size.unwrap_or(u64::MAX);
         let ideal = if size.is_some() {
-            // Every packet's bytes on the first link at line rate.
+            // Every packet's bytes at the host's line rate plus the base RTT; when a fabric link
+            // on the path is slower (the CATS dumbbell's 2 Mb/s bottleneck behind 100 Mb/s host
+            // links), every packet's bytes at that rate plus propagation and the ACK's
+            // serialisation, if that is longer. Both are lower bounds of the FCT.
             let pk = size_v.div_ceil(u64::from(self.mtu));
-            let wire = size_v + pk * u64::from(HDR_BYTES + int_bytes(0));
-            (u128::from(wire) * 8_000_000_000_000).div_ceil(u128::from(host_rate)) as u64 + base_rtt
+            let wire = u128::from(size_v + pk * u64::from(HDR_BYTES + int_bytes(0)));
+            let at = |rate: u64| (wire * 8_000_000_000_000).div_ceil(u128::from(rate)) as u64;
+            let first_link = at(host_rate) + base_rtt;
+            if fab_links > 0 && fab_rate < host_rate {
+                first_link.max(at(fab_rate) + prop + ack_ser)
+            } else {
+                first_link
+            }
         } else {
             0
         };
