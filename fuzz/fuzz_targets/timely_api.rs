@@ -149,15 +149,19 @@ fuzz_target!(|data: &[u8]| {
             2f64.powi(-20)
         };
         // A scaled increase is s·N·δ with s in Q30: N·δ·2^-31 (docs/timely.md).
-        let step = match o.branch_ref {
-            "hai" => f64::from(p.hai_n) * p.delta_bps as f64,
-            "low" | "inc" => p.delta_bps as f64,
+        let n = match o.branch_ref {
+            "hai" => f64::from(p.hai_n),
+            "low" | "inc" => 1.0,
             _ => 0.0,
         };
+        let step = n * p.delta_bps as f64;
         let s_q30 = if scaling { step * 2f64.powi(-30) } else { 0.0 };
+        // δ itself is held in 128 b/s units, rounded to nearest (Config accepts it only within
+        // δ/8192 of the grid): N·δ is off by up to N·64 b/s.
+        let delta_grid = n * 64.0;
         let err = (o.forced_rate_bps as f64 - o.rate_ref_bps).abs();
         assert!(
-            err <= 256.0 + rel * ref_before.rate_bps + s_q30,
+            err <= 256.0 + rel * ref_before.rate_bps + s_q30 + delta_grid,
             "forced step off by {err} b/s: {o:?}\n{ev:?}\n{p:?}\nreference before: {:?}",
             ref_before
         );

@@ -151,3 +151,26 @@ fn rtt_spikes_of_50_to_300ms_saturate_identically() {
     }
     assert_identical_branches(&t);
 }
+
+/// Regression (fuzz, `timely_api`): the lockstep gave the reference the exact sending rate
+/// (9 765.600 b/s here) and the crate the rounded one (9 766 b/s); with the application-limited
+/// threshold at 4/4096 of 10 Mb/s = 9 765.625 b/s, only the crate grew the rate. Both sides now
+/// get the same whole-b/s measurement.
+#[test]
+fn sending_rate_half_a_bps_from_the_app_limited_threshold_grows_both_sides() {
+    let t = "t_send_ns,t_complete_ns,bytes\n0,30000,4096\n3355447284,3355477284,4096\n";
+    let sets = [
+        "app_limited=4/4096",
+        "init_rate_bps=10000000",
+        "min_rate_bps=10000000",
+    ];
+    assert_within(t, &sets);
+    let s = replay(t, &sets, Mode::Free);
+    let m = s.details.get("branches ref").expect("branch counts");
+    assert_eq!(
+        m.get("low").and_then(|v| v.as_u64()),
+        Some(1),
+        "{}",
+        s.render()
+    );
+}

@@ -818,3 +818,21 @@ fn branch_codes_round_trip_through_from_code() {
         assert_eq!(TimelyBranch::from_code(code), None);
     }
 }
+
+/// Found by `fuzz/timely_api` (a harness budget, not a defect): δ = 9 999 914 b/s is held as
+/// 78 124 units of 128 b/s (9 999 872 b/s, accepted: within δ/8192 of the grid), so a HAI step of
+/// N = 9 is 378 b/s short of 9·δ. The step is N times the rounded δ: off by at most N·64 b/s.
+#[test]
+fn hai_step_is_n_times_delta_rounded_to_the_rate_grid() {
+    let p = Params {
+        delta_bps: 9_999_914,
+        hai_n: 9,
+        ..Params::DEFAULT
+    };
+    let c = Config::new(p).unwrap();
+    assert_eq!(c.delta_u, 78_124);
+    assert_eq!(c.delta_hai_u, 9 * 78_124);
+    let off = (9 * 9_999_914) - u64::from(c.delta_hai_u) * 128;
+    assert_eq!(off, 378);
+    assert!(off <= 9 * 64);
+}

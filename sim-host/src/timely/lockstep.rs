@@ -100,10 +100,12 @@ impl Lockstep {
     /// Feeds one completion to both sides.
     pub fn step(&mut self, t_send_ns: u64, t_complete_ns: u64, bytes: u32) -> StepOut {
         // The flow's sending rate, for the optional application-limited rule: this segment
-        // over the gap since the previous send.
+        // over the gap since the previous send, in whole b/s (the unit the crate's API takes;
+        // both sides get the same measurement, so a rate within half a b/s of the threshold
+        // cannot send them different ways).
         let sending = match self.prev_t_send {
             Some(prev) if t_send_ns > prev => {
-                Some(f64::from(bytes) * 8e9 / (t_send_ns - prev) as f64)
+                Some((f64::from(bytes) * 8e9 / (t_send_ns - prev) as f64).round())
             }
             _ => None,
         };
@@ -112,7 +114,7 @@ impl Lockstep {
             t_send_ns,
             t_complete_ns,
             bytes,
-            sending_rate_bps: sending.map(|s| s.round() as u64),
+            sending_rate_bps: sending.map(|s| s as u64),
         };
         // One step from the reference's pre-event state (the forced-mode step).
         let mut shadow = quantise(&self.reference, &self.rp);
