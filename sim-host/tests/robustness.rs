@@ -663,3 +663,28 @@ fn plots_have_an_error_panel_marks_legend_and_relative_time() {
         }
     }
 }
+
+/// Regression (fuzz, `pcap_reader`): a pcapng Process Information Block whose length field is
+/// 10 made pcap-parser 0.17 compute `10 − 12` (a panic in debug builds, where this test runs):
+/// now exit 2 naming the file and the block.
+#[test]
+fn a_pcapng_process_information_block_shorter_than_12_bytes_is_refused() {
+    let capture: [u8; 61] = [
+        0x0a, 0x0d, 0x0d, 0x0a, 0x1c, 0x00, 0x00, 0x00, 0x4d, 0x3c, 0x2b, 0x1a, 0x01, 0x00, 0x32,
+        0x00, 0x3a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1c, 0x00, 0x00, 0x00, 0x01, 0x00,
+        0x00, 0x80, 0x0a, 0x00, 0x00, 0x00, 0x4d, 0x3c, 0xb2, 0xa1, 0x02, 0x00, 0xf1, 0x00, 0xff,
+        0x02, 0x06, 0xa1, 0x00, 0x04, 0x00, 0x1b, 0x2b, 0x3c, 0x4d, 0x04, 0x00, 0x00, 0xff, 0xff,
+        0x00,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.pcapng");
+    std::fs::write(&p, capture).unwrap();
+    let o = sim_host(&["replay", "hpcc", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let e = err(&o);
+    assert!(
+        e.contains("bad.pcapng") && e.contains("Process Information Block of 10 bytes"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}

@@ -163,6 +163,24 @@ fn short<I>(e: &PcapError<I>) -> String {
     }
 }
 
+/// The first four bytes of a pcapng file (its Section Header Block type).
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+/// The length of the pcapng block at the start of `data` when it is a Process Information Block
+/// (type `0x80000001`, in either byte order) shorter than the 12 bytes every block has.
+/// pcap-parser 0.17 accepts such a block's length and then computes `length − 12`, which
+/// overflows (a panic where overflow checks are on, e.g. debug builds and the fuzzer): it is
+/// refused here before the parser sees it.
+fn short_process_information_block(data: &[u8]) -> Option<u32> {
+    let (ty, len) = (data.get(0..4)?, data.get(4..8)?);
+    let len = match ty {
+        [0x01, 0x00, 0x00, 0x80] => u32::from_le_bytes(len.try_into().ok()?),
+        [0x80, 0x00, 0x00, 0x01] => u32::from_be_bytes(len.try_into().ok()?),
+        _ => return None,
+    };
+    (len < 12).then_some(len)
+}
+
 /// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
 /// Refused with a message that says where: a record whose captured length exceeds the
 /// snapshot or original length (a corrupt length field: "corrupt record at packet N"), a
@@ -187,7 +205,17 @@ pub fn read_capture(
     let mut link_types: Vec<i32> = Vec::new();
     let mut buf_size = 1usize << 16;
     let mut n = 0u64;
+    let pcapng = rdr.data().starts_with(&PCAPNG_MAGIC);
     loop {
+        if pcapng && let Some(len) = short_process_information_block(rdr.data()) {
+            return Err(InputError::file(
+                path,
+                format!(
+                    "malformed pcapng block after packet {n}: a Process Information Block of \
+                     {len} bytes (every block is at least 12)"
+                ),
+            ));
+        }
         match rdr.next() {
             Ok((offset, block)) => {
                 let mut frame: Option<(u64, Vec<u8>)> = None;
