@@ -241,25 +241,35 @@ const fn rate_units(x: u64) -> Option<u32> {
 }
 
 /// `log2(x)` in `Q16` for `x ≥ 1` (0 for 0): integer part from the bit length, 16 fraction bits
-/// by repeated squaring of the normalised mantissa (truncated: error < 2^-16 + 2^-30·16).
+/// by repeated squaring of the normalised mantissa, held in 32 bits as Q30 so that each
+/// squaring is one 32×32→64 product (`mul` + `mulhu`) on a 32-bit core. Truncated: the result
+/// is at most one Q16 unit below `floor(log2(x)·2^16)` (each squaring floors the mantissa by
+/// < 2^-30, which grows to < 2^-14 relative in the last bit's mantissa: the sixteenth bit can
+/// read 0 where the exact value is a hair above a multiple of 2^-16).
 /// `const`, branch-light and division-free, so it also serves the per-event residual path.
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // m < 2^32: m² < 2^64
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // x ≠ 0: int ≤ 63; the top 31 bits in a u32
 pub(crate) const fn log2_q16(x: u64) -> u32 {
     if x == 0 {
         return 0;
     }
     let int = 63 - x.leading_zeros(); // 0..=63
-    // Mantissa in Q31: [2^31, 2^32).
-    let mut m = (x << (63 - int)) >> 32;
+    // Mantissa in Q30: [2^30, 2^31), the top 31 bits of x.
+    log2_q16_mant(int, ((x << (63 - int)) >> 33) as u32)
+}
+
+/// [`log2_q16`] of a number whose leading 1 is bit `int` (`int < 2^16`) and whose 31 bits from
+/// it down are `m` (Q30, `[2^30, 2^31)`): `int·2^16` plus 16 fraction bits by repeated squaring.
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // m < 2^31: m² < 2^62
+pub(crate) const fn log2_q16_mant(int: u32, mut m: u32) -> u32 {
     let mut frac = 0u32;
     let mut i = 0;
     while i < 16 {
-        m = (m * m) >> 31; // [2^31, 2^33)
-        frac <<= 1;
-        if m >= 1 << 32 {
-            m >>= 1;
-            frac |= 1;
-        }
+        // m² in Q30, [2^30, 2^32): fits a u32 (one `mul`, one `mulhu`, two shifts and an or).
+        let sq = (((m as u64) * (m as u64)) >> 30) as u32;
+        // Its top bit is the next fraction bit; renormalise by it without a branch.
+        let bit = sq >> 31;
+        frac = (frac << 1) | bit;
+        m = sq >> bit;
         i += 1;
     }
     (int << 16) | frac

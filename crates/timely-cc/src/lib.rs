@@ -708,26 +708,43 @@ impl State {
     }
 
     /// The countdown at the first identical sample of a run: `±residual_events(|rtt_diff|)`
-    /// with `rtt_diff`'s sign (out of line: once per run).
+    /// with `rtt_diff`'s sign (out of line: once per run). `rtt_diff ≠ 0`.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // 0 ≤ k ≤ i16::MAX: −k fits
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // 0 ≤ k ≤ i16::MAX: −k fits
     fn countdown_start(&self, cfg: &Config) -> i16 {
-        let d = self.diff();
-        let k = Self::residual_events(cfg, d.unsigned_abs());
-        if d > 0 { k } else { -k }
+        let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
+        // |rtt_diff| as three words (the two's-complement negation of a negative one).
+        let (mh, mm, ml) = if h < 0 {
+            let (l2, c) = (!l).overflowing_add(1);
+            let (m2, c2) = (!m).overflowing_add(u32::from(c));
+            ((!(h as u32)).wrapping_add(u32::from(c2)), m2, l2)
+        } else {
+            (h as u32, m, l)
+        };
+        let k = Self::residual_events(cfg, mh, mm, ml);
+        if h < 0 { -k } else { k }
     }
 
     /// Identical samples for which an f64 EWMA of magnitude `mag·2^-68` ns (before the first
-    /// of them) keeps a non-zero gradient: the `k ≥ 1` with `g0·(1−α)^k > 2^-1075`, i.e.
-    /// `k < (log2 mag − 64 + C)/L` with `C = 1075 − 4 − log2 minRTT` and
-    /// `L = log2(1/(1−α))` from the config; 0 when `α = 1`; capped at `i16::MAX`.
+    /// of them; `mag = hi·2^64 + mid·2^32 + lo ≠ 0`) keeps a non-zero gradient: the `k ≥ 1` with
+    /// `g0·(1−α)^k > 2^-1075`, i.e. `k < (log2 mag − 64 + C)/L` with `C = 1075 − 4 − log2 minRTT`
+    /// and `L = log2(1/(1−α))` from the config; 0 when `α = 1`; capped at `i16::MAX`.
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // x < 2^27, inv_l < 2^32: < 2^59
-    fn residual_events(cfg: &Config, mag: u128) -> i16 {
-        // log2 of a 96-bit magnitude: of its top 64 bits, plus the bits shifted out.
-        let sh = 64u32.saturating_sub(mag.leading_zeros());
-        let log2 = i64::from(config::log2_q16((mag >> sh) as u64)) + (i64::from(sh) << 16);
-        let x = log2 - (64 << 16) + i64::from(cfg.resid_c_q16);
+    fn residual_events(cfg: &Config, hi: u32, mid: u32, lo: u32) -> i16 {
+        // log2 of the 96-bit magnitude from its leading word: the bit index of its leading 1
+        // and the 31 bits from there down (the next word fills in below a short leading word).
+        let (word, next, base) = if hi != 0 {
+            (hi, mid, 64)
+        } else if mid != 0 {
+            (mid, lo, 32)
+        } else {
+            (lo, 0, 0)
+        };
+        let z = word.leading_zeros(); // < 32: word ≠ 0
+        let top = (word << z) | ((next >> 1) >> (31 - z)); // leading 1 at bit 31
+        let log2 = config::log2_q16_mant(base + 31 - z, top >> 1);
+        let x = i64::from(log2) - (64 << 16) + i64::from(cfg.resid_c_q16);
         if x <= 0 || cfg.resid_inv_l == 0 {
             return 0;
         }

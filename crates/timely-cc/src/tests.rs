@@ -517,6 +517,41 @@ fn log2_q16_is_accurate() {
     }
 }
 
+/// The 32-bit squaring (Q30 mantissa) is at most one Q16 unit below the exact floor, over every
+/// bit length and mantissas spread across `[1, 2)` (powers of two exact).
+#[test]
+fn log2_q16_is_the_floor_or_one_unit_below() {
+    let mut worst = 0i64;
+    for int in 0..64u32 {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(int);
+        for k in 0..2_000u64 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let x = if k == 0 {
+                1u64 << int
+            } else {
+                (1u64 << int) | (seed >> (64 - int.max(1))) >> 1
+            };
+            let x = x.max(1);
+            let got = i64::from(config::log2_q16(x));
+            // floor(log2(x)·2^16) from f64 (53-bit log2: exact enough away from unit edges).
+            let exact = (x as f64).log2() * 65_536.0;
+            let want = exact.floor() as i64;
+            if (exact - exact.round()).abs() < 1e-6 && exact.round() as i64 != want {
+                continue; // too close to a unit edge for f64 to say which side
+            }
+            assert!(
+                got == want || got == want - 1,
+                "x = {x}: {got} vs floor {want} ({exact})"
+            );
+            worst = worst.max(want - got);
+        }
+        assert_eq!(config::log2_q16(1u64 << int), int << 16, "2^{int} is exact");
+    }
+    assert!(worst <= 1);
+}
+
 #[test]
 fn ratio_error_bound() {
     // Sweep T_high/rtt over many magnitudes, including rtt above the u32 range.
@@ -835,4 +870,41 @@ fn hai_step_is_n_times_delta_rounded_to_the_rate_grid() {
     let off = (9 * 9_999_914) - u64::from(c.delta_hai_u) * 128;
     assert_eq!(off, 378);
     assert!(off <= 9 * 64);
+}
+
+/// The countdown's `log2 |rtt_diff|` from the three words equals the 128-bit form it replaced
+/// (`log2_q16` of the top 64 bits plus the bits shifted out), on magnitudes of every length.
+#[test]
+fn residual_events_from_words_equals_the_128_bit_form() {
+    for alpha in [Ratio::new(7, 8), Ratio::new(1, 2), Ratio::new(3, 16)] {
+        let cfg = Config::new(Params {
+            alpha,
+            ..Params::DEFAULT
+        })
+        .unwrap();
+        let old = |mag: u128| -> i16 {
+            let sh = 64u32.saturating_sub(mag.leading_zeros());
+            let log2 = i64::from(config::log2_q16((mag >> sh) as u64)) + (i64::from(sh) << 16);
+            let x = log2 - (64 << 16) + i64::from(cfg.resid_c_q16);
+            if x <= 0 || cfg.resid_inv_l == 0 {
+                return 0;
+            }
+            let q = ((x as u64) * u64::from(cfg.resid_inv_l)).div_ceil(1 << 32);
+            q.saturating_sub(1).min(i16::MAX as u64) as i16
+        };
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for bits in 1..=96u32 {
+            for k in 0..300 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let r = (u128::from(seed) << 64) | u128::from(seed.rotate_left(17) ^ k);
+                let mag = (r >> (128 - bits)) | (1u128 << (bits - 1));
+                let (hi, mid, lo) = ((mag >> 64) as u32, (mag >> 32) as u32, mag as u32);
+                assert_eq!(
+                    State::residual_events(&cfg, hi, mid, lo),
+                    old(mag),
+                    "mag {mag:#x}"
+                );
+            }
+        }
+    }
 }
