@@ -97,11 +97,6 @@ impl WebSetup {
             window_bytes: window,
         })
     }
-
-    /// The page's size, bytes.
-    pub fn total_bytes(&self) -> u64 {
-        self.messages.iter().map(|&(_, b)| u64::from(b)).sum()
-    }
 }
 
 impl Setup {

@@ -961,8 +961,8 @@ impl Sim {
             return;
         } else if let Some(d) = pt.q_data.pop_front() {
             let w = u64::from(self.pkts[d as usize].wire);
-            if pt.is_switch && self.pfc.is_some() {
-                self.pfc_dequeued(self.pkts[d as usize].in_port, w);
+            if let (true, Some((_, xon))) = (pt.is_switch, self.pfc) {
+                self.pfc_dequeued(self.pkts[d as usize].in_port, w, xon);
             }
             let pt = &mut self.ports[port as usize];
             pt.q_bytes -= w;
@@ -1015,10 +1015,7 @@ impl Sim {
 
     /// PFC: a data packet that arrived through `in_port` left this switch's buffer; resume the
     /// upstream sender once the port's buffered bytes are down to XON.
-    fn pfc_dequeued(&mut self, in_port: u32, w: u64) {
-        let Some((_, xon)) = self.pfc else {
-            return;
-        };
+    fn pfc_dequeued(&mut self, in_port: u32, w: u64, xon: u64) {
         let ing = &mut self.ports[in_port as usize];
         ing.ingress_bytes -= w;
         if ing.pause_sent && ing.ingress_bytes <= xon {

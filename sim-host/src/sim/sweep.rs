@@ -374,14 +374,11 @@ pub fn summary(rows: &[Merged]) -> String {
 pub fn plot(rows: &[Merged], dir: &Path) -> Result<Vec<PathBuf>, String> {
     use crate::plot::{FIXED, OTHER, Panel, REF, Series, draw};
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-    let mut scenarios: Vec<&str> = rows.iter().map(|m| m.scenario.as_str()).collect();
-    scenarios.dedup();
+    let all = groups(rows);
     let mut files = Vec::new();
-    for sc in scenarios {
-        let g: Vec<_> = groups(rows)
-            .into_iter()
-            .filter(|((s, _), _)| *s == sc)
-            .collect();
+    // The groups are in row order, so one scenario's controllers are adjacent.
+    for g in all.chunk_by(|a, b| a.0.0 == b.0.0) {
+        let sc = g[0].0.0;
         let mut panels = Vec::new();
         for (k, metric) in METRICS.iter().enumerate() {
             if metric.column == "violations" {
