@@ -15,12 +15,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail, ensure};
+use anyhow::{Result, ensure};
 use hpcc_cc::{Branch, HpccBranch, Params, State};
 use sim_host::hpcc::HEADER;
 use sim_host::hpcc::{Row, Setup};
 
-use super::{Ctx, TraceFile, fixture_paths, read_trace};
+use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace};
 use crate::machine::Machine;
 use crate::table::Sample;
 
@@ -40,16 +40,6 @@ pub(super) fn parse(path: &Path) -> Result<Trace> {
         .map(|(line, r)| Ok((r.ack_seq, r.snd_nxt, r.int_bytes(path, line)?)))
         .collect::<Result<_>>()?;
     Ok(Trace { setup, acks })
-}
-
-/// The branch a call returned: the low byte of `a0` (`HpccBranch` is `#[repr(u8)]`; a result
-/// struct returned in registers leaves its padding bytes above it undefined).
-fn branch_name(a0: u32) -> Result<&'static str> {
-    let code = a0.to_le_bytes()[0];
-    match HpccBranch::from_code(code) {
-        Some(b) => Ok(b.name()),
-        None => bail!("cc_hpcc_on_ack returned branch {code}"),
-    }
 }
 
 /// `CcHpccParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host).
@@ -157,7 +147,11 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
             )?;
             let w = m.read_u32(out)?;
             let (want_w, want_b) = host.on_ack_window(&host_cfg, *ack, *nxt, bytes);
-            let name = branch_name(r.a0)?;
+            let name = branch_name(
+                r.a0,
+                |c| HpccBranch::from_code(c).map(HpccBranch::name),
+                "cc_hpcc_on_ack",
+            )?;
             ensure!(
                 name == Branch::name(want_b) && w == want_w.to_bits(),
                 "{}: ack {ack}: simulated {name} {w}, host {want_b:?} {want_w}",

@@ -66,6 +66,18 @@ fn fixture_paths(ctx: &Ctx, kind: &str) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// The name of the branch a call returned in `a0`: its low byte is the algorithm crate's
+/// `#[repr(u8)]` branch code, which `name` decodes (`None`: no such code); a result struct
+/// returned in registers leaves the padding bytes above it undefined.
+fn branch_name(
+    a0: u32,
+    name: impl Fn(u8) -> Option<&'static str>,
+    entry: &str,
+) -> Result<&'static str> {
+    let code = a0.to_le_bytes()[0];
+    name(code).with_context(|| format!("{entry} returned branch {code}"))
+}
+
 /// A 64-bit argument as the two words the ilp32 calling convention passes, low first.
 #[allow(clippy::cast_possible_truncation)] // the split itself
 fn words(x: u64) -> [u32; 2] {

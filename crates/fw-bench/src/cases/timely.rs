@@ -8,12 +8,12 @@
 //!
 //! Each fixture contributes at most `limit / fixtures` calls, from its start.
 
-use anyhow::{Result, bail, ensure};
+use anyhow::{Result, ensure};
 use cc_ffi::timely::CcTimelyParams;
 use sim_host::timely::{HEADER, Row, params};
 use timely_cc::{Branch, Completion, Params, State, TimelyBranch};
 
-use super::{Ctx, TraceFile, fixture_paths, read_trace, words};
+use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace, words};
 use crate::machine::Machine;
 use crate::table::Sample;
 
@@ -49,16 +49,6 @@ fn params_bytes(p: &Params) -> Vec<u8> {
     }
     debug_assert_eq!(v.len(), size_of::<CcTimelyParams>());
     v
-}
-
-/// The branch a call returned: the low byte of `a0` (`TimelyBranch` is `#[repr(u8)]`; a result
-/// struct returned in registers leaves its padding bytes above it undefined).
-fn branch_name(a0: u32) -> Result<&'static str> {
-    let code = a0.to_le_bytes()[0];
-    match TimelyBranch::from_code(code) {
-        Some(b) => Ok(b.name()),
-        None => bail!("a cc_timely entry point returned branch {code}"),
-    }
 }
 
 /// Which C entry point a run calls.
@@ -157,7 +147,11 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                 }
             };
             let want = host.on_completion(&host_cfg, &ev);
-            let name = branch_name(r.a0)?;
+            let name = branch_name(
+                r.a0,
+                |c| TimelyBranch::from_code(c).map(TimelyBranch::name),
+                "a cc_timely entry point",
+            )?;
             ensure!(
                 name == Branch::name(want.branch) && rate == want.rate_bps,
                 "{}: ({ts}, {tc}, {bytes}): simulated {name} {rate} b/s, host {:?} {} b/s",
