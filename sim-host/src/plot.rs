@@ -122,6 +122,18 @@ impl Envelope {
         }
     }
 
+    /// A panel of series `k` (the f64 reference) beside series `k + 1` (the fixed point), x
+    /// divided by `div`.
+    pub fn ref_vs_fixed(&self, k: usize, div: f64, y_label: &str) -> Panel {
+        Panel::new(
+            y_label,
+            vec![
+                self.line(k, div, "reference (f64)", REF),
+                self.line(k + 1, div, "fixed point", FIXED),
+            ],
+        )
+    }
+
     /// The marks, x divided by `div`.
     pub fn marks_in(&self, div: f64) -> Vec<f64> {
         self.marks().into_iter().map(|x| x / div).collect()

@@ -160,20 +160,8 @@ impl Lockstep for Replay {
 
     fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
         vec![
-            Panel::new(
-                "window (bytes)",
-                vec![
-                    env.line(0, div, "reference (f64)", plot::REF),
-                    env.line(1, div, "fixed point", plot::FIXED),
-                ],
-            ),
-            Panel::new(
-                "U (normalised inflight)",
-                vec![
-                    env.line(2, div, "reference (f64)", plot::REF),
-                    env.line(3, div, "fixed point", plot::FIXED),
-                ],
-            ),
+            env.ref_vs_fixed(0, div, "window (bytes)"),
+            env.ref_vs_fixed(2, div, "U (normalised inflight)"),
             Panel {
                 log_y: true,
                 marks: Some(("branches differ".into(), env.marks_in(div))),

@@ -334,13 +334,7 @@ impl crate::driver::Lockstep for Replay {
 
     fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
         vec![
-            Panel::new(
-                "bytes sent (all flows)",
-                vec![
-                    env.line(0, div, "reference (f64)", plot::REF),
-                    env.line(1, div, "fixed point", plot::FIXED),
-                ],
-            ),
+            env.ref_vs_fixed(0, div, "bytes sent (all flows)"),
             Panel {
                 marks: Some(("order differs".into(), env.marks_in(div))),
                 ..Panel::new(

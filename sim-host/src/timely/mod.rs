@@ -189,13 +189,7 @@ impl crate::driver::Lockstep for Replay {
 
     fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
         vec![
-            Panel::new(
-                "rate (b/s)",
-                vec![
-                    env.line(0, div, "reference (f64)", plot::REF),
-                    env.line(1, div, "fixed point", plot::FIXED),
-                ],
-            ),
+            env.ref_vs_fixed(0, div, "rate (b/s)"),
             Panel::new(
                 "RTT (ns)",
                 vec![env.line(2, div, "RTT (serialisation removed)", plot::OTHER)],
