@@ -174,10 +174,10 @@ impl Recorder {
         s.events = self.events;
         s.skipped = self.skipped;
         if L::HAS_REL_ERR {
-            s.rel_err = Some(self.err.summary(match L::KIND {
-                Kind::Hpcc => "window",
-                Kind::Timely | Kind::Cats | Kind::Pacer => "rate",
-            }));
+            s.rel_err = Some(
+                self.err
+                    .summary(L::KIND.info().rel_err_of.unwrap_or("rate")),
+            );
         }
         ls.finish(&self, &mut s);
         s.judge(opts.tolerances(L::KIND));

@@ -2,8 +2,7 @@
 //! committed files are exactly what the generators produce. Every generator is deterministic
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
-use crate::replay::Kind;
-use crate::{cats, hpcc, timely};
+use crate::kinds::Kind;
 use std::path::Path;
 
 /// One generated file.
@@ -17,12 +16,7 @@ pub struct FixtureFile {
 
 /// The files a kind's generators produce.
 pub fn generate(kind: Kind) -> Vec<FixtureFile> {
-    match kind {
-        Kind::Timely => timely::fixtures(),
-        Kind::Hpcc => hpcc::fixtures(),
-        Kind::Cats => cats::fixtures(),
-        Kind::Pacer => crate::pacer::fixtures(),
-    }
+    kind.fixtures()
 }
 
 /// Writes (or with `check`, compares) the fixtures of `kinds` under `dir`. Returns the exit code:

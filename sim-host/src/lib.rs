@@ -37,6 +37,7 @@ pub mod cats;
 pub mod driver;
 pub mod fixtures;
 pub mod hpcc;
+pub mod kinds;
 pub mod output;
 pub mod pacer;
 pub mod plot;
@@ -44,4 +45,8 @@ pub mod replay;
 pub mod sim;
 pub mod summary;
 pub mod timely;
-pub mod trace;
+/// The trace reader, parameters and the registry of trace kinds live in `cc-trace` (fw-bench
+/// uses them too); `crate::trace` names them here.
+pub mod trace {
+    pub use cc_trace::*;
+}

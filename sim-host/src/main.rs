@@ -2,7 +2,8 @@
 //! 2 bad input or usage.
 
 use clap::{Parser, Subcommand};
-use sim_host::replay::{self, KindArg, Mode, ReplayOpts, TolOverride};
+use sim_host::kinds::Kind;
+use sim_host::replay::{self, Mode, ReplayOpts, TolOverride};
 use sim_host::trace::{Param, parse_cli_set};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,71 +22,12 @@ struct Cli {
 const EXIT_CODES: &str = "Exit codes: 0 every trace within tolerance; 1 a fidelity figure outside \
 tolerance; 2 bad input or usage (the message names the file, the line and what is wrong).";
 
-const TIMELY_HELP: &str =
-    "Trace: CSV, header row `t_send_ns,t_complete_ns,bytes`, one completion per row \
-(NIC clock, ns; segment bytes). `#` lines are comments; `# set KEY=VALUE` lines before the first \
-data row set parameters (`--set` wins; `--set timely.KEY=VALUE` in `replay all`).
-
-Keys (default, unit):
-  line_rate_bps           10000000000  b/s (also max/init unless set)
-  min_rate_bps            10000000     b/s
-  max_rate_bps            line rate    b/s
-  init_rate_bps           max rate     b/s
-  t_low_ns                50000        ns
-  t_high_ns               500000       ns (≤ 134217727)
-  min_rtt_ns              20000        ns
-  alpha                   0.875        ratio in [1/16, 1] (decimal or a/b)
-  beta                    0.8          ratio in (0, 1]
-  delta_bps               10000000     b/s
-  hai_n                   5            multiplier
-  hai_after               5            completions (≤ 255)
-  app_limited             off          ratio of the rate (§5 rule), or off
-  per_completion_scaling  false        true/false (§5 rule)";
-
-const HPCC_HELP: &str =
-    "Trace: CSV, header row `t_ns,ack_seq,snd_nxt,int`, one ACK per row (the INT \
-block as lowercase hex, as on the wire), or a RoCEv2 capture (.pcap/.pcapng/.cap, any case): one \
-result per flow. `# set KEY=VALUE` lines before the first data row set parameters (`--set` wins; \
-`--set hpcc.KEY=VALUE` in `replay all`).
-
-Keys (default, unit):
-  nic_rate_bps   100000000000  b/s
-  base_rtt_ns    13000         ns (T)
-  eta            0.95          ratio in (0, 1]
-  max_stage      5             stages
-  w_ai_bytes     80            bytes
-  min_rate_bps   100000000     b/s";
-
-const CATS_HELP: &str =
-    "Trace: CSV, header row `t_ns,event,prio,bytes`; events `enqueue` (prio 0-4, \
-bytes), `ack` (bytes of send buffer freed), `feed`. `# set KEY=VALUE` lines before the first data \
-row set parameters (`--set` wins; `--set cats.KEY=VALUE` in `replay all`).
-
-Keys (default, unit):
-  mss_bytes      1460              bytes (1-65535)
-  snd_buf_bytes  131072            bytes free at the start
-  h0 h1 h2 h3    60000 30000 15000 6000  high watermarks, bytes
-  l0 l1 l2 l3    50 % of h         low watermarks, bytes
-  m0 m1 m2 m3 m4 0.25 0.5 1 1.5 2  payback multipliers (decimal)";
-
-const PACER_HELP: &str = "Trace: CSV, header row `t_ns,event,flow,value`, rows in time order; events \
-`rate` (b/s), `window` (bytes; makes a window flow), `enqueue` (bytes), `ack` (bytes), `tick` (flow \
-and value may be empty). Both schedules must agree on the order of segments and within 1 ns on \
-every send time (docs/pacer.md). `# set KEY=VALUE` lines before the first data row set parameters \
-(`--set` wins; `--set pacer.KEY=VALUE` in `replay all`).
-
-Keys (default, unit):
-  line_rate_bps      (trace)        b/s
-  seg_bytes          (trace)        bytes per segment
-  seg_bytes.<flow>                  bytes per segment of one flow
-  init_rate_bps      line rate      b/s before a flow's first `rate` row
-  hybrid_rate_bps    off            b/s of the hybrid burst pacer (§5)
-  burst_bytes        (trace)        bytes per hybrid burst";
-
 const ALL_HELP: &str = "Every kind, recognised by each file's header row (captures are hpcc); a \
-directory is walked (links followed, each file once). `--set KEY=VALUE` applies to every kind that \
-has KEY; `--set KIND.KEY=VALUE` to one kind; a key no kind has is a usage error. See `replay timely \
---help`, `replay hpcc --help`, `replay cats --help` for each format and its keys.";
+directory is walked (links inside it followed as long as they stay inside it, each file once). \
+`--set KEY=VALUE` applies to every kind that has KEY; `--set KIND.KEY=VALUE` to one kind; a key no \
+kind has, or that no trace of the run uses, is a usage error (exit 2). Every report lists the \
+parameters in force and where each came from. `replay KIND --help` gives each kind's format and \
+keys.";
 
 /// Options shared by every `replay` kind.
 #[derive(clap::Args)]
@@ -124,23 +66,67 @@ struct ReplayArgs {
     max_rel_err: Option<f64>,
 }
 
-#[derive(Subcommand)]
-enum ReplayKind {
-    /// Every kind, recognised by header row.
-    #[command(after_long_help = format!("{ALL_HELP}\n\n{EXIT_CODES}"))]
-    All(ReplayArgs),
-    /// TIMELY RTT traces.
-    #[command(after_long_help = format!("{TIMELY_HELP}\n\n{EXIT_CODES}"))]
-    Timely(ReplayArgs),
-    /// HPCC INT traces and RoCEv2 captures.
-    #[command(after_long_help = format!("{HPCC_HELP}\n\n{EXIT_CODES}"))]
-    Hpcc(ReplayArgs),
-    /// CATS conductor event traces.
-    #[command(after_long_help = format!("{CATS_HELP}\n\n{EXIT_CODES}"))]
-    Cats(ReplayArgs),
-    /// Segment pacer event traces (cc-pacer).
-    #[command(after_long_help = format!("{PACER_HELP}\n\n{EXIT_CODES}"))]
-    Pacer(ReplayArgs),
+/// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
+/// `all`; each takes [`ReplayArgs`] and lists its format and keys in `--help`.
+struct ReplayCmd {
+    /// `None`: `all`.
+    kind: Option<Kind>,
+    args: ReplayArgs,
+}
+
+impl clap::FromArgMatches for ReplayCmd {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = m.subcommand() else {
+            return Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand));
+        };
+        let kind = match name {
+            "all" => None,
+            n => Some(
+                Kind::named(n)
+                    .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?,
+            ),
+        };
+        Ok(Self {
+            kind,
+            args: ReplayArgs::from_arg_matches(sub)?,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for ReplayCmd {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        use clap::Args as _;
+        let mut cmd = cmd.subcommand(ReplayArgs::augment_args(
+            clap::Command::new("all")
+                .about("Every kind, recognised by header row.")
+                .after_long_help(format!("{ALL_HELP}\n\n{EXIT_CODES}")),
+        ));
+        for k in Kind::all() {
+            cmd = cmd.subcommand(ReplayArgs::augment_args(
+                clap::Command::new(k.name())
+                    .about(format!("{}.", capitalised(k.info().about)))
+                    .after_long_help(format!("{}\n{EXIT_CODES}", k.info().help())),
+            ));
+        }
+        cmd.subcommand_required(true)
+    }
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        name == "all" || Kind::named(name).is_some()
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 #[derive(Subcommand)]
@@ -149,7 +135,7 @@ enum Cmd {
     #[command(after_long_help = EXIT_CODES)]
     Replay {
         #[command(subcommand)]
-        kind: ReplayKind,
+        kind: ReplayCmd,
     },
     /// In-band network telemetry (HPCC) helpers.
     Int {
@@ -223,9 +209,9 @@ enum Cmd {
         /// Compare instead of writing; exit 1 if any file differs.
         #[arg(long)]
         check: bool,
-        /// Only this kind.
-        #[arg(long, value_enum)]
-        only: Option<KindArg>,
+        /// Only this kind (timely, hpcc, cats, pacer).
+        #[arg(long, value_parser = sim_host::kinds::parse_kind)]
+        only: Option<Kind>,
     },
 }
 
@@ -262,13 +248,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.cmd {
         Cmd::Replay { kind } => {
-            let (kind, a) = match kind {
-                ReplayKind::All(a) => (KindArg::All, a),
-                ReplayKind::Timely(a) => (KindArg::Timely, a),
-                ReplayKind::Hpcc(a) => (KindArg::Hpcc, a),
-                ReplayKind::Cats(a) => (KindArg::Cats, a),
-                ReplayKind::Pacer(a) => (KindArg::Pacer, a),
-            };
+            let ReplayCmd { kind, args: a } = kind;
             if let Some(v) = a.min_agreement
                 && !(0.0..=1.0).contains(&v)
             {
@@ -407,13 +387,9 @@ fn main() -> ExitCode {
             plot.as_deref(),
         ),
         Cmd::Fixtures { dir, check, only } => {
-            use sim_host::replay::Kind;
             let kinds: Vec<Kind> = match only {
-                None | Some(KindArg::All) => Kind::ALL.to_vec(),
-                Some(KindArg::Timely) => vec![Kind::Timely],
-                Some(KindArg::Hpcc) => vec![Kind::Hpcc],
-                Some(KindArg::Cats) => vec![Kind::Cats],
-                Some(KindArg::Pacer) => vec![Kind::Pacer],
+                Some(k) => vec![k],
+                None => Kind::all().collect(),
             };
             if check && !dir.is_dir() {
                 eprintln!(

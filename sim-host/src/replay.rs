@@ -4,7 +4,6 @@
 
 use crate::summary::{Summary, Tolerances, pct};
 use crate::trace::{InputError, Param, sniff_header};
-use crate::{cats, hpcc, pacer, timely};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -39,147 +38,50 @@ impl Mode {
     }
 }
 
-/// The trace kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KindArg {
-    /// Every kind, recognised by each trace's header row.
-    All,
-    /// TIMELY RTT traces.
-    Timely,
-    /// HPCC INT traces and pcap/pcapng captures.
-    Hpcc,
-    /// CATS conductor event traces.
-    Cats,
-    /// Segment pacer event traces (cc-pacer).
-    Pacer,
-}
-
-/// A concrete trace kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// TIMELY.
-    Timely,
-    /// HPCC.
-    Hpcc,
-    /// CATS.
-    Cats,
-    /// The segment pacer.
-    Pacer,
-}
+pub use crate::kinds::Kind;
 
 impl Kind {
-    /// All kinds.
-    pub const ALL: [Kind; 4] = [Kind::Timely, Kind::Hpcc, Kind::Cats, Kind::Pacer];
-
-    /// The kind's name, as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Timely => "timely",
-            Kind::Hpcc => "hpcc",
-            Kind::Cats => "cats",
-            Kind::Pacer => "pacer",
+    /// Whether the `--set` parameter `p` applies to this kind: its bare key is one of the kind's,
+    /// or it is `KIND.KEY` with this kind's name and key.
+    pub fn applies(self, p: &Param) -> bool {
+        match p.key.split_once('.') {
+            Some((k, key)) if Kind::named(k).is_some() => k == self.name() && self.has_key(key),
+            _ => self.has_key(&p.key),
         }
-    }
-
-    /// The kind's name in titles (`TIMELY`, `HPCC`, `CATS`).
-    pub fn title(self) -> &'static str {
-        match self {
-            Kind::Timely => "TIMELY",
-            Kind::Hpcc => "HPCC",
-            Kind::Cats => "CATS",
-            Kind::Pacer => "Pacer",
-        }
-    }
-
-    /// The parameter keys the kind accepts.
-    pub fn keys(self) -> &'static [&'static str] {
-        match self {
-            Kind::Timely => &timely::params::KEYS,
-            Kind::Hpcc => &hpcc::KEYS,
-            Kind::Cats => &cats::KEYS,
-            Kind::Pacer => &pacer::KEYS,
-        }
-    }
-
-    /// Whether `key` is one of the kind's parameters (the pacer's `seg_bytes.FLOW` included).
-    pub fn has_key(self, key: &str) -> bool {
-        self.keys().contains(&key)
-            || (self == Kind::Pacer
-                && key
-                    .strip_prefix("seg_bytes.")
-                    .is_some_and(|f| f.parse::<u32>().is_ok()))
-    }
-
-    /// The CSV header row that identifies the kind.
-    pub fn header(self) -> &'static str {
-        match self {
-            Kind::Timely => timely::HEADER,
-            Kind::Hpcc => hpcc::HEADER,
-            Kind::Cats => cats::HEADER,
-            Kind::Pacer => pacer::HEADER,
-        }
-    }
-
-    /// The command-line name of a kind argument (`all`, `timely`, …).
-    pub fn arg_name(arg: KindArg) -> &'static str {
-        match arg {
-            KindArg::All => "all",
-            KindArg::Timely => "timely",
-            KindArg::Hpcc => "hpcc",
-            KindArg::Cats => "cats",
-            KindArg::Pacer => "pacer",
-        }
-    }
-
-    fn matches(self, arg: KindArg) -> bool {
-        matches!(
-            (arg, self),
-            (KindArg::All, _)
-                | (KindArg::Timely, Kind::Timely)
-                | (KindArg::Hpcc, Kind::Hpcc)
-                | (KindArg::Cats, Kind::Cats)
-                | (KindArg::Pacer, Kind::Pacer)
-        )
     }
 
     /// Recognises a file's kind: captures are HPCC; CSV files by their header row.
     pub fn detect(path: &Path) -> Result<Kind, InputError> {
-        if is_capture(path) {
-            return Ok(Kind::Hpcc);
+        if is_capture(path)
+            && let Some(k) = Kind::all().find(|k| k.info().reads_captures)
+        {
+            return Ok(k);
         }
         let (line, header) = sniff_header(path)?;
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.header() == header)
-            .ok_or_else(|| {
-                let known: Vec<String> = Kind::ALL
-                    .iter()
-                    .map(|k| format!("{}: {}", k.name(), k.header()))
-                    .collect();
-                InputError::at(
-                    path,
-                    line,
-                    format!(
-                        "header row {header:?} is not a known trace kind ({})",
-                        known.join("; ")
-                    ),
-                )
-            })
+        Kind::all().find(|k| k.header() == header).ok_or_else(|| {
+            let known: Vec<String> = Kind::all()
+                .map(|k| format!("{}: {}", k.name(), k.header()))
+                .collect();
+            InputError::at(
+                path,
+                line,
+                format!(
+                    "header row {header:?} is not a known trace kind ({})",
+                    known.join("; ")
+                ),
+            )
+        })
     }
 
     fn replay(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-        let sums = match self {
-            Kind::Timely => timely::replay(path, opts),
-            Kind::Hpcc => hpcc::replay(path, opts),
-            Kind::Cats => cats::replay(path, opts),
-            Kind::Pacer => pacer::replay(path, opts),
-        }?;
+        let sums = self.replay_raw(path, opts)?;
         // A trace (or a capture's flow) in which nothing was compared would "pass" vacuously:
         // every row skipped, every INT block malformed, no CATS chunk fed.
         for s in &sums {
-            let compared = match self {
-                Kind::Cats | Kind::Pacer => s.agreement.total,
-                Kind::Timely | Kind::Hpcc => s.events.saturating_sub(s.skipped),
+            let compared = if self.info().rel_err_of.is_some() {
+                s.events.saturating_sub(s.skipped)
+            } else {
+                s.agreement.total
             };
             if compared == 0 {
                 return Err(InputError::file(
@@ -239,53 +141,128 @@ pub struct ReplayOpts {
 }
 
 impl ReplayOpts {
-    /// Checks `--set` keys before anything runs: `KIND.KEY` must name a kind and one of its
-    /// keys; a bare `KEY` must belong to at least one kind.
-    pub fn check_params(&self) -> Result<(), InputError> {
-        let list = || {
-            Kind::ALL
-                .iter()
-                .map(|k| format!("{}: {}", k.name(), k.keys().join(", ")))
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
+    /// Checks the command line before anything runs. `kind` is the kind replayed (`None`:
+    /// `replay all`). On a one-kind replay every `--set` key must be that kind's (bare, or as
+    /// `KIND.KEY`); in `replay all` a bare `KEY` must belong to at least one kind and `KIND.KEY`
+    /// must name a kind and one of its keys. A refusal names the kinds that have the key and the
+    /// closest key of the kind replayed. `--mode forced` is refused for a kind without a forced
+    /// mode.
+    pub fn check(&self, kind: Option<Kind>) -> Result<(), InputError> {
         for p in &self.params {
-            let ok = Kind::ALL.iter().any(|k| k.has_key(&p.key))
-                || p.key.split_once('.').is_some_and(|(kind, key)| {
-                    Kind::ALL.iter().any(|k| k.name() == kind && k.has_key(key))
-                });
-            if !ok {
-                return Err(p.error(format!(
+            let (prefix, key) = match p.key.split_once('.') {
+                Some((k, rest)) if Kind::named(k).is_some() => (Kind::named(k), rest),
+                _ => (None, p.key.as_str()),
+            };
+            let owners: Vec<&str> = Kind::all()
+                .filter(|k| k.has_key(key) && prefix.is_none_or(|x| x == *k))
+                .map(Kind::name)
+                .collect();
+            let problem = match kind {
+                Some(k) if prefix.is_some_and(|x| x != k) => Some(format!(
+                    "parameter {:?} is for {} traces, and this is a {} replay",
+                    p.key,
+                    prefix.map_or("", Kind::name),
+                    k.name()
+                )),
+                Some(k) if !k.has_key(key) => Some(format!(
+                    "{} has no parameter {key:?}{}{}",
+                    k.name(),
+                    if owners.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (it is a parameter of {})", owners.join(", "))
+                    },
+                    match k.info().closest_key(key) {
+                        Some(c) => format!("; did you mean {c}?"),
+                        None => format!("; {} keys: {}", k.name(), k.info().key_list()),
+                    }
+                )),
+                Some(_) => None,
+                None if owners.is_empty() => Some(format!(
                     "parameter {:?} belongs to no trace kind ({})",
                     p.key,
-                    list()
+                    Kind::all()
+                        .map(|k| format!("{}: {}", k.name(), k.info().key_list()))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )),
+                None => None,
+            };
+            if let Some(m) = problem {
+                return Err(p.error(m));
+            }
+        }
+        if let Some(k) = kind
+            && self.mode == Mode::Forced
+            && !k.info().has_forced_mode
+        {
+            return Err(InputError::file(
+                Path::new("--mode"),
+                format!(
+                    "--mode forced: {} has no forced mode (its replay has no state to re-seed); \
+                     leave --mode out",
+                    k.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// In `replay all`, once the kinds of the traces are known: every `--set` parameter must
+    /// apply to at least one of them (a parameter that applies to nothing replayed would be
+    /// reported as given and change nothing), and `--mode forced` needs a kind that has it.
+    pub fn check_used(&self, kinds: &[Kind]) -> Result<(), InputError> {
+        for p in &self.params {
+            if !kinds.iter().any(|k| k.applies(p)) {
+                let present: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                return Err(p.error(format!(
+                    "parameter {:?} applies to no trace of this run (its kinds: {}; the run has \
+                     {})",
+                    p.key,
+                    Kind::all()
+                        .filter(|k| k.applies(p))
+                        .map(Kind::name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if present.is_empty() {
+                        "no traces".into()
+                    } else {
+                        present.join(", ")
+                    }
                 )));
             }
+        }
+        if self.mode == Mode::Forced && !kinds.iter().any(|k| k.info().has_forced_mode) {
+            return Err(InputError::file(
+                Path::new("--mode"),
+                "--mode forced: no trace of this run has a forced mode",
+            ));
         }
         Ok(())
     }
 
     /// The options for one kind: `KIND.KEY=VALUE` applies to that kind only (as `KEY`), a bare
-    /// `KEY` to every kind that has it.
+    /// `KEY` to every kind that has it. A kind without a forced mode replays free (in `replay
+    /// all`; a one-kind replay refuses `--mode forced` for it, [`check`](Self::check)).
     pub fn for_kind(&self, kind: Kind) -> ReplayOpts {
         let mut o = self.clone();
         o.params = self
             .params
             .iter()
-            .filter_map(|p| {
-                if kind.has_key(&p.key) {
-                    return Some(p.clone());
+            .filter(|p| kind.applies(p))
+            .map(|p| {
+                let mut q = p.clone();
+                if let Some((k, key)) = p.key.split_once('.')
+                    && k == kind.name()
+                {
+                    q.key = key.to_string();
                 }
-                match p.key.split_once('.') {
-                    Some((k, key)) if k == kind.name() && kind.has_key(key) => {
-                        let mut q = p.clone();
-                        q.key = key.to_string();
-                        Some(q)
-                    }
-                    _ => None,
-                }
+                q
             })
             .collect();
+        if !kind.info().has_forced_mode {
+            o.mode = Mode::Free;
+        }
         o
     }
 
@@ -308,8 +285,8 @@ enum Outcome {
 
 /// Runs `sim-host replay KIND PATH`; returns the exit code. Prints the report to stdout and
 /// errors to stderr.
-pub fn run(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
-    if let Err(e) = opts.check_params() {
+pub fn run(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+    if let Err(e) = opts.check(kind) {
         return report_error(&e);
     }
     let code = if path == Path::new("-") {
@@ -329,7 +306,7 @@ pub fn run(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
 /// `-`: the trace on standard input, read once into a temporary file (a capture when it starts
 /// with a pcap or pcapng magic number, CSV otherwise) and replayed from there; reports name it
 /// `-`.
-fn run_stdin(kind: KindArg, opts: &ReplayOpts, json: bool) -> i32 {
+fn run_stdin(kind: Option<Kind>, opts: &ReplayOpts, json: bool) -> i32 {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
@@ -362,12 +339,18 @@ fn run_stdin(kind: KindArg, opts: &ReplayOpts, json: bool) -> i32 {
     code
 }
 
-fn run_file(kind: KindArg, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+fn run_file(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i32 {
     run_file_named(kind, path, path, opts, json)
 }
 
 /// Replays `path`, naming it `shown` in reports and errors.
-fn run_file_named(kind: KindArg, path: &Path, shown: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+fn run_file_named(
+    kind: Option<Kind>,
+    path: &Path,
+    shown: &Path,
+    opts: &ReplayOpts,
+    json: bool,
+) -> i32 {
     let (sums, errors) = match replay_file(kind, path, shown, opts) {
         Ok(s) => (s, Vec::new()),
         Err(e) => (Vec::new(), vec![e]),
@@ -424,7 +407,7 @@ fn print_json(sums: &[Summary], errors: &[InputError], code: i32) {
 }
 
 fn replay_file(
-    kind: KindArg,
+    kind: Option<Kind>,
     path: &Path,
     shown: &Path,
     opts: &ReplayOpts,
@@ -439,17 +422,18 @@ fn replay_file(
         crate::output::refuse_inputs(out, &[path])?;
     }
     let detected = Kind::detect(path).map_err(rename)?;
-    if !detected.matches(kind) {
+    if kind.is_some_and(|k| k != detected) {
         return Err(InputError::file(
             shown,
             format!(
                 "this is a {} trace (header {:?}), not a {} one",
                 detected.name(),
                 detected.header(),
-                Kind::arg_name(kind)
+                kind.map_or("all", Kind::name)
             ),
         ));
     }
+    opts.check_used(&[detected])?;
     let mut sums = detected
         .replay(path, &opts.for_kind(detected))
         .map_err(rename)?;
@@ -508,7 +492,7 @@ pub fn output_in(out_dir: &Path, root: &Path, trace: &Path, suffix: &str) -> Pat
     out_dir.join(name)
 }
 
-fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
+fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
     let files = match find_traces(dir) {
         Ok(f) => f,
         Err(e) => return report_error(&e),
@@ -520,7 +504,7 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
     let mut unknown = 0usize;
     for f in files {
         match Kind::detect(&f) {
-            Ok(k) if k.matches(kind) => jobs.push((f, k)),
+            Ok(k) if kind.is_none_or(|x| x == k) => jobs.push((f, k)),
             Ok(_) => {}
             Err(_) if opts.skip_unknown => unknown += 1,
             Err(e) => outcomes.push((f, Outcome::Failed(e))),
@@ -531,9 +515,18 @@ fn run_dir(kind: KindArg, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
             dir,
             format!(
                 "no {} traces found (looked for .csv, .pcap, .pcapng, .cap)",
-                Kind::arg_name(kind)
+                kind.map_or("all", Kind::name)
             ),
         ));
+    }
+    let mut kinds: Vec<Kind> = Vec::new();
+    for (_, k) in &jobs {
+        if !kinds.contains(k) {
+            kinds.push(*k);
+        }
+    }
+    if let Err(e) = opts.check_used(&kinds) {
+        return report_error(&e);
     }
     // Every output, named before anything is written: never an input, never twice.
     let inputs: Vec<&Path> = jobs.iter().map(|(f, _)| f.as_path()).collect();

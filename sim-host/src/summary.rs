@@ -1,7 +1,7 @@
 //! What a replay concludes: agreement between the fixed-point crate and the f64 reference,
 //! relative error statistics in bounded memory, tolerances and the verdict.
 
-use crate::replay::Kind;
+use crate::kinds::Kind;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -267,18 +267,11 @@ impl Tolerances {
     /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
     /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
     pub fn for_kind(kind: Kind) -> Self {
-        match kind {
-            // Decisions, not estimates: the order must be identical.
-            Kind::Cats | Kind::Pacer => Self {
-                min_agreement: 1.0,
-                max_p99_rel_err: 0.0,
-                max_rel_err: 0.0,
-            },
-            Kind::Timely | Kind::Hpcc => Self {
-                min_agreement: 0.999,
-                max_p99_rel_err: 1e-3,
-                max_rel_err: 1e-2,
-            },
+        let t = kind.info().tolerances;
+        Self {
+            min_agreement: t.min_agreement,
+            max_p99_rel_err: t.max_p99_rel_err,
+            max_rel_err: t.max_rel_err,
         }
     }
 }
@@ -570,7 +563,12 @@ mod tests {
         let mut a = Agreement::new("branch");
         a.add(true, at(0));
         a.add(false, at(1));
-        let mut s = Summary::new(Kind::Timely, "t".into(), crate::replay::Mode::Free, a);
+        let mut s = Summary::new(
+            crate::timely::KIND,
+            "t".into(),
+            crate::replay::Mode::Free,
+            a,
+        );
         s.rel_err = Some(ErrSummary {
             quantity: "rate".into(),
             max: 0.5,
@@ -578,7 +576,7 @@ mod tests {
             mean: 0.01,
             worst: Some(at(1)),
         });
-        s.judge(Tolerances::for_kind(Kind::Timely));
+        s.judge(Tolerances::for_kind(crate::timely::KIND));
         assert_eq!(s.failures.len(), 3, "{:?}", s.failures);
         assert!(!s.within_tolerance);
         assert!(s.render().contains("FAIL"));
@@ -590,17 +588,17 @@ mod tests {
     fn judge_fails_a_value_over_its_bound() {
         let mut a = Agreement::new("order");
         a.add(true, at(0));
-        let mut s = Summary::new(Kind::Cats, "t".into(), crate::replay::Mode::Free, a);
+        let mut s = Summary::new(crate::cats::KIND, "t".into(), crate::replay::Mode::Free, a);
         s.bound("P0 starvation gap (bytes)", 64_561.0, 64_561.0);
         s.bound("P1 starvation gap (bytes)", 1e12, f64::INFINITY);
-        s.judge(Tolerances::for_kind(Kind::Cats));
+        s.judge(Tolerances::for_kind(crate::cats::KIND));
         assert!(s.within_tolerance, "{:?}", s.failures);
         assert!(
             s.render()
                 .contains("PASS (within order ≥ 100.000 %, 2 values ≤ their bounds)")
         );
         s.bound("P3 starvation gap (bytes)", 70_000.0, 64_560.6);
-        s.judge(Tolerances::for_kind(Kind::Cats));
+        s.judge(Tolerances::for_kind(crate::cats::KIND));
         assert_eq!(
             s.failures,
             ["P3 starvation gap (bytes) 70000 > bound 64561 (by 5439)"]

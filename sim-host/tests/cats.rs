@@ -3,7 +3,7 @@
 
 use sim_host::cats;
 use sim_host::fixtures;
-use sim_host::replay::{Kind, Mode, ReplayOpts};
+use sim_host::replay::{Mode, ReplayOpts};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -30,7 +30,7 @@ fn detail(s: &sim_host::summary::Summary, k: &str) -> String {
 
 #[test]
 fn every_fixture_replays_with_identical_orders() {
-    let files = fixtures::generate(Kind::Cats);
+    let files = fixtures::generate(sim_host::cats::KIND);
     assert!(files.len() >= 4);
     for f in &files {
         for mode in [Mode::Free, Mode::Forced] {
@@ -63,7 +63,7 @@ fn every_fixture_replays_with_identical_orders() {
 
 #[test]
 fn committed_fixtures_are_what_the_generators_produce() {
-    for f in fixtures::generate(Kind::Cats) {
+    for f in fixtures::generate(sim_host::cats::KIND) {
         let on_disk = std::fs::read(dir().join(&f.name)).unwrap();
         assert!(
             on_disk == f.bytes,
@@ -314,7 +314,7 @@ fn replay_over_a_starvation_bound_fails() {
     );
     // The same gap against a bound it exceeds.
     s.bounds[3].bound = 54_321.0;
-    s.judge(ReplayOpts::default().tolerances(sim_host::replay::Kind::Cats));
+    s.judge(ReplayOpts::default().tolerances(sim_host::cats::KIND));
     assert!(!s.within_tolerance);
     assert_eq!(
         s.failures,

@@ -4,7 +4,7 @@
 
 use sim_host::fixtures::generate;
 use sim_host::hpcc::{self, capture, reference};
-use sim_host::replay::{Kind, Mode, ReplayOpts};
+use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::trace::parse_cli_set;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,7 @@ fn every_fixture_is_within_tolerance_free_and_forced() {
 
 #[test]
 fn fixtures_are_identical_to_the_generators() {
-    let files = generate(Kind::Hpcc);
+    let files = generate(sim_host::hpcc::KIND);
     assert_eq!(files.len(), 9);
     for f in files {
         let committed = std::fs::read(dir().join(&f.name)).unwrap();

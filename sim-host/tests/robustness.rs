@@ -502,13 +502,13 @@ fn set_in_replay_all_is_scoped_by_kind_and_unknown_keys_are_named_once() {
 
 #[test]
 fn each_kinds_help_lists_its_header_every_key_and_the_exit_codes() {
-    use sim_host::replay::Kind;
-    for k in Kind::ALL {
+    use sim_host::kinds::Kind;
+    for k in Kind::all() {
         let o = sim_host(&["replay", k.name(), "--help"]);
         assert_eq!(o.status.code(), Some(0));
         let h = out(&o);
         assert!(h.contains(k.header()), "{}: header row missing", k.name());
-        for key in k.keys() {
+        for key in k.info().keys.iter().map(|k| k.name) {
             assert!(
                 h.contains(key),
                 "{}: key {key} missing from --help",

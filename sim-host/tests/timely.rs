@@ -3,7 +3,7 @@
 //! outputs and errors, and the identical-RTT EWMA regression.
 
 use sim_host::fixtures;
-use sim_host::replay::{Kind, Mode, ReplayOpts};
+use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::timely::lockstep::Lockstep;
 use sim_host::timely::params;
 use sim_host::trace::{Param, parse_cli_set};
@@ -54,7 +54,7 @@ fn every_fixture_replays_within_tolerance_in_both_modes() {
 
 #[test]
 fn committed_fixtures_are_what_the_generators_make() {
-    let made = fixtures::generate(Kind::Timely);
+    let made = fixtures::generate(sim_host::timely::KIND);
     assert!(made.len() >= 4);
     for f in made {
         let on_disk = std::fs::read(fixture_dir().join(&f.name)).unwrap();

@@ -17,152 +17,22 @@
 
 pub mod generate;
 pub mod lockstep;
-pub mod params;
 pub use cc_reference::cats as reference;
+pub use cc_trace::cats::{
+    DEFAULT_SND_BUF_BYTES, Event, HEADER, INFO, MAX_CHUNKS_PER_EVENT, QUEUE_CAPACITY, Row, params,
+};
 
 pub use params::{Setup, setup};
 
 use crate::fixtures::FixtureFile;
+use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::{At, Summary};
 use crate::trace::{InputError, Param};
-use cats_conductor::Prio;
 use lockstep::{Lockstep, StepOut};
 use reference::starvation_bound_bytes;
-use serde::Deserialize;
 use std::path::Path;
-
-/// The trace's header row, exactly.
-pub const HEADER: &str = "t_ns,event,prio,bytes";
-
-/// Messages per priority queue on both sides (the firmware's const-generic capacity).
-pub const QUEUE_CAPACITY: usize = 1024;
-
-/// Default free send-buffer space at the start, bytes.
-pub const DEFAULT_SND_BUF_BYTES: u64 = 131_072;
-
-/// The most chunks one `ack` or `feed` event may find queued (2^20): the replay compares an
-/// event's chunks in memory (48 bytes each), so a trace asking for more is bad input at that
-/// line rather than a replay that runs out of memory.
-pub const MAX_CHUNKS_PER_EVENT: u64 = 1 << 20;
-
-/// Every parameter key.
-pub const KEYS: [&str; 15] = [
-    "mss_bytes",
-    "snd_buf_bytes",
-    "h0",
-    "h1",
-    "h2",
-    "h3",
-    "l0",
-    "l1",
-    "l2",
-    "l3",
-    "m0",
-    "m1",
-    "m2",
-    "m3",
-    "m4",
-];
-
-/// One row of a CATS event trace, as written (`t_ns,event,prio,bytes`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct Row {
-    /// Trace time, ns.
-    pub t_ns: u64,
-    /// `enqueue`, `ack` or `feed`.
-    pub event: String,
-    /// Priority 0..=4 (enqueue only).
-    pub prio: Option<u8>,
-    /// Message length (enqueue) or freed send-buffer space (ack), bytes.
-    pub bytes: Option<u64>,
-}
-
-/// A decoded trace event (issue 4 §2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// Queue a message of `len_bytes` at `prio`, then make exactly one feed attempt.
-    Enqueue {
-        /// Its priority.
-        prio: Prio,
-        /// Its length, bytes (< 2^32).
-        len_bytes: u32,
-    },
-    /// `bytes` of send-buffer space become free; then feed until nothing is sent.
-    Ack {
-        /// Space freed, bytes.
-        bytes: u64,
-    },
-    /// Feed until nothing is sent.
-    Feed,
-}
-
-impl Event {
-    /// The CATS event rule, the one place it is written (the replay, the host bench and fw-bench
-    /// all use it): after the event's own effect ([`freed_bytes`](Self::freed_bytes) of space
-    /// for an `ack`, the message for an `enqueue`), `decide` is called until it sends nothing —
-    /// at most once after an `enqueue`, without limit after an `ack` or a `feed`. `decide`
-    /// returns whether a chunk was sent (or an error, which stops the feeding).
-    pub fn feed<E>(self, mut decide: impl FnMut() -> Result<bool, E>) -> Result<(), E> {
-        let attempts = match self {
-            Event::Enqueue { .. } => 1,
-            Event::Ack { .. } | Event::Feed => u64::MAX,
-        };
-        let mut n = 0;
-        while n < attempts && decide()? {
-            n += 1;
-        }
-        Ok(())
-    }
-
-    /// Send-buffer space the event frees (an `ack`'s bytes; 0 otherwise).
-    pub fn freed_bytes(self) -> u64 {
-        match self {
-            Event::Ack { bytes } => bytes,
-            Event::Enqueue { .. } | Event::Feed => 0,
-        }
-    }
-}
-
-impl Row {
-    /// Decodes the row, naming `path:line` and the field on any problem.
-    pub fn event(&self, path: &Path, line: u64) -> Result<Event, InputError> {
-        match self.event.as_str() {
-            "enqueue" => {
-                let p = self
-                    .prio
-                    .ok_or_else(|| InputError::at(path, line, "enqueue needs a prio (0..=4)"))?;
-                let prio = Prio::from_index(usize::from(p)).ok_or_else(|| {
-                    InputError::at(path, line, format!("prio {p}: must be 0..=4"))
-                })?;
-                let bytes = self
-                    .bytes
-                    .ok_or_else(|| InputError::at(path, line, "enqueue needs bytes"))?;
-                let len_bytes = u32::try_from(bytes).map_err(|_| {
-                    InputError::at(
-                        path,
-                        line,
-                        format!("bytes {bytes}: a message is < 2^32 bytes"),
-                    )
-                })?;
-                Ok(Event::Enqueue { prio, len_bytes })
-            }
-            "ack" => Ok(Event::Ack {
-                bytes: self
-                    .bytes
-                    .ok_or_else(|| InputError::at(path, line, "ack needs bytes"))?,
-            }),
-            "feed" => Ok(Event::Feed),
-            other => Err(InputError::at(
-                path,
-                line,
-                format!("event {other:?}: expected enqueue, ack or feed"),
-            )),
-        }
-    }
-}
 
 /// Per-side bookkeeping of what was fed.
 #[derive(Debug, Clone, Default)]
@@ -226,6 +96,16 @@ pub fn starvation_verdict(worst_wait: &[u64; 5], bounds: &[f64; 5]) -> String {
     }
 }
 
+/// cats in the host's registry of trace kinds ([`crate::kinds`]).
+pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+    info: &INFO,
+    replay,
+    fixtures,
+};
+
+/// cats as a [`Kind`](crate::kinds::Kind).
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
     crate::driver::replay_csv::<Replay>(path, opts)
@@ -249,7 +129,7 @@ pub struct Replay {
 }
 
 impl crate::driver::Lockstep for Replay {
-    const KIND: Kind = Kind::Cats;
+    const KIND: Kind = KIND;
     const AGREEMENT: &'static str = "order";
     const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed";

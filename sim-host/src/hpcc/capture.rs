@@ -24,7 +24,6 @@
 //! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
 
 use super::{Flow, Setup};
-use crate::replay::Kind;
 use crate::replay::ReplayOpts;
 use crate::summary::Summary;
 use crate::trace::InputError;
@@ -489,7 +488,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             if let Some(cut) = &ignored.cut {
                 s.detail("warning", cut.clone());
             }
-            s.judge(opts.tolerances(Kind::Hpcc));
+            s.judge(opts.tolerances(super::KIND));
             out.push(s);
         }
     }

@@ -5,8 +5,9 @@ use super::Row;
 use super::params::Setup;
 use super::reference::Reference;
 use crate::driver::{Lockstep, Recorder};
+use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Kind, Mode, ReplayOpts};
+use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Summary, rel_err};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
@@ -110,7 +111,7 @@ impl Replay {
 }
 
 impl Lockstep for Replay {
-    const KIND: Kind = Kind::Hpcc;
+    const KIND: Kind = super::KIND;
     const AGREEMENT: &'static str = "branch";
     const HEADER: &'static str = super::HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;

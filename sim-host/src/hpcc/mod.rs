@@ -14,8 +14,8 @@
 pub mod capture;
 pub mod generate;
 pub mod lockstep;
-pub mod params;
 pub use cc_reference::hpcc as reference;
+pub use cc_trace::hpcc::{HEADER, INFO, Row, hex_bytes, params};
 
 pub use lockstep::{Flow, Replay, quantise};
 pub use params::Setup;
@@ -26,18 +26,15 @@ use crate::summary::Summary;
 use crate::trace::InputError;
 use std::path::Path;
 
-/// The trace's header row, exactly.
-pub const HEADER: &str = "t_ns,ack_seq,snd_nxt,int";
+/// hpcc in the host's registry of trace kinds ([`crate::kinds`]).
+pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+    info: &INFO,
+    replay,
+    fixtures,
+};
 
-/// Every key `replay hpcc` accepts (`# set` lines and `--set`).
-pub const KEYS: [&str; 6] = [
-    "nic_rate_bps",
-    "base_rtt_ns",
-    "eta",
-    "max_stage",
-    "w_ai_bytes",
-    "min_rate_bps",
-];
+/// hpcc as a [`Kind`](crate::kinds::Kind).
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
 /// captures.
@@ -87,46 +84,6 @@ pub fn int_decode(hex: &str) -> Result<String, String> {
         .collect();
     let bytes = hex_bytes(&cleaned)?;
     pretty(&bytes)
-}
-
-/// One row of an INT trace (`t_ns,ack_seq,snd_nxt,int`).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Row {
-    /// Trace time, ns.
-    pub t_ns: u64,
-    /// The ACK's sequence number.
-    pub ack_seq: u32,
-    /// The sender's `snd_nxt` when the ACK arrived.
-    pub snd_nxt: u32,
-    /// The INT block as hex, exactly as on the wire.
-    pub int: String,
-}
-
-impl Row {
-    /// The INT block's bytes, naming `path:line` and the field when the hex is bad.
-    pub fn int_bytes(&self, path: &Path, line: u64) -> Result<Vec<u8>, InputError> {
-        hex_bytes(&self.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))
-    }
-}
-
-/// Decodes lowercase/uppercase hex (no separators) into bytes.
-pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let s = s.trim();
-    if !s.len().is_multiple_of(2) {
-        return Err(format!("odd number of hex digits ({})", s.len()));
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
-                format!(
-                    "not hex at character {}: {:?}",
-                    i + 1,
-                    s.get(i..i + 2).unwrap_or("")
-                )
-            })
-        })
-        .collect()
 }
 
 /// A readable dump of one INT block (`sim-host int decode`).

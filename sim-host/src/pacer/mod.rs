@@ -25,113 +25,31 @@
 
 pub mod generate;
 pub mod lockstep;
-pub mod params;
 pub use cc_reference::pacer as reference;
+pub use cc_trace::pacer::{Event, HEADER, INFO, Row, params};
 
 pub use lockstep::{FixedSegment, Lockstep};
 pub use params::{Setup, setup};
 
 use crate::driver::Recorder;
 use crate::fixtures::FixtureFile;
+use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Kind, ReplayOpts};
+use crate::replay::ReplayOpts;
 use crate::summary::{At, Summary};
 use crate::trace::{InputError, Param};
 use cc_pacer::Pacer;
 use reference::RefSegment;
-use serde::Deserialize;
 use std::collections::VecDeque;
 use std::path::Path;
 
-/// The trace's header row, exactly.
-pub const HEADER: &str = "t_ns,event,flow,value";
 /// Flows a replay can hold (both sides), all of which may be window or hybrid flows.
 pub const CAPACITY: usize = 4096;
 /// The largest send-time difference allowed between the two sides, ns (issue 12).
 pub const MAX_SEND_TIME_ERR_NS: f64 = 1.0;
-/// Parameter keys (`seg_bytes.<flow>` sets one flow's segment size).
-pub const KEYS: [&str; 6] = [
-    "line_rate_bps",
-    "seg_bytes",
-    "init_rate_bps",
-    "hybrid_rate_bps",
-    "burst_bytes",
-    "seg_bytes.<flow>",
-];
 
 /// The fixed-point pacer a replay runs (boxed: ≈ 120 KB).
 pub type Fixed = Pacer<CAPACITY, CAPACITY>;
-
-/// One trace row, as written.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Row {
-    /// Trace time, ns.
-    pub t_ns: u64,
-    /// `rate`, `window`, `enqueue`, `ack` or `tick`.
-    pub event: String,
-    /// Flow number (not needed for `tick`).
-    pub flow: Option<u32>,
-    /// b/s for `rate`, bytes otherwise (not needed for `tick`).
-    pub value: Option<u64>,
-}
-
-/// A decoded event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// Rate, b/s.
-    Rate(u32, u64),
-    /// Window, bytes.
-    Window(u32, u32),
-    /// More bytes.
-    Enqueue(u32, u32),
-    /// Bytes acknowledged.
-    Ack(u32, u32),
-    /// Nothing.
-    Tick,
-}
-
-impl Event {
-    /// The flow the event is about.
-    pub fn flow(self) -> Option<u32> {
-        match self {
-            Event::Rate(f, _) | Event::Window(f, _) | Event::Enqueue(f, _) | Event::Ack(f, _) => {
-                Some(f)
-            }
-            Event::Tick => None,
-        }
-    }
-}
-
-impl Row {
-    /// Decodes the row, naming `path:line` on any problem.
-    pub fn event(&self, path: &Path, line: u64) -> Result<Event, InputError> {
-        let err = |m: String| InputError::at(path, line, m);
-        if self.event == "tick" {
-            return Ok(Event::Tick);
-        }
-        let flow = self
-            .flow
-            .ok_or_else(|| err(format!("{} needs a flow", self.event)))?;
-        let value = self
-            .value
-            .ok_or_else(|| err(format!("{} needs a value", self.event)))?;
-        let bytes = || {
-            u32::try_from(value)
-                .map_err(|_| err(format!("value {value}: bytes must be < 2^32 in one row")))
-        };
-        Ok(match self.event.as_str() {
-            "rate" => Event::Rate(flow, value),
-            "window" => Event::Window(flow, bytes()?),
-            "enqueue" => Event::Enqueue(flow, bytes()?),
-            "ack" => Event::Ack(flow, bytes()?),
-            other => {
-                return Err(err(format!(
-                    "event {other:?}: expected rate, window, enqueue, ack or tick"
-                )));
-            }
-        })
-    }
-}
 
 /// Per-flow tallies (reference side) for the summary's checks.
 #[derive(Debug, Clone, Default)]
@@ -139,6 +57,16 @@ struct FlowTally {
     bytes: u64,
     segments: u64,
 }
+
+/// pacer in the host's registry of trace kinds ([`crate::kinds`]).
+pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+    info: &INFO,
+    replay,
+    fixtures,
+};
+
+/// pacer as a [`Kind`](crate::kinds::Kind).
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -218,7 +146,7 @@ impl Replay {
 }
 
 impl crate::driver::Lockstep for Replay {
-    const KIND: Kind = Kind::Pacer;
+    const KIND: Kind = KIND;
     const AGREEMENT: &'static str = "order";
     const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str =

@@ -11,22 +11,20 @@
 
 pub mod generate;
 pub mod lockstep;
-pub mod params;
 pub use cc_reference::timely as reference;
+pub use cc_trace::timely::{HEADER, INFO, Row, params};
 
 use crate::fixtures::FixtureFile;
+use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
+use crate::replay::Mode;
 use crate::replay::ReplayOpts;
-use crate::replay::{Kind, Mode};
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::InputError;
 use lockstep::Lockstep;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The trace's header row, exactly.
-pub const HEADER: &str = "t_send_ns,t_complete_ns,bytes";
 /// The columns of `--out`, exactly.
 pub const OUT_HEADER: &str =
     "event,t_ns,rtt_ns,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
@@ -37,17 +35,6 @@ pub const BRANCHES: [timely_cc::Branch; 7] = {
     [Init, Low, High, Hai, Inc, Dec, Skip]
 };
 
-/// One trace row.
-#[derive(Debug, Clone, Copy, Deserialize)]
-pub struct Row {
-    /// Send time, ns.
-    pub t_send_ns: u64,
-    /// Completion time, ns.
-    pub t_complete_ns: u64,
-    /// Segment size.
-    pub bytes: u32,
-}
-
 fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for b in BRANCHES.map(timely_cc::Branch::name) {
@@ -57,6 +44,16 @@ fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
     }
     serde_json::Value::Object(m)
 }
+
+/// timely in the host's registry of trace kinds ([`crate::kinds`]).
+pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+    info: &INFO,
+    replay,
+    fixtures,
+};
+
+/// timely as a [`Kind`](crate::kinds::Kind).
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -76,7 +73,7 @@ pub struct Replay {
 }
 
 impl crate::driver::Lockstep for Replay {
-    const KIND: Kind = Kind::Timely;
+    const KIND: Kind = KIND;
     const AGREEMENT: &'static str = "branch";
     const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;

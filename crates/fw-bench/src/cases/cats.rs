@@ -12,7 +12,7 @@
 //! slip cannot produce plausible-looking counts; the ABI's own return codes label the samples.
 //!
 //! The traces are read, and their `# set` lines mapped to a configuration and start space, by
-//! sim-host (`TraceReader`, `sim_host::cats::setup`): the configuration `sim-host replay` runs;
+//! cc-trace (`TraceReader`, `cc_trace::cats::setup`): the configuration `sim-host replay` runs;
 //! the C side is given the same parameters.
 //!
 //! Each fixture contributes at most `limit / fixtures` calls per entry point, from its start.
@@ -23,7 +23,7 @@ use std::path::Path;
 use anyhow::{Result, bail, ensure};
 use cats_conductor::{Conductor, Config, Decision, Descriptor, Prio};
 use cc_ffi::cats::CC_CATS_QUEUE_CAPACITY;
-use sim_host::cats::{Event, HEADER, Row, Setup, setup};
+use cc_trace::cats::{Event, HEADER, Row, Setup, setup};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
 use crate::machine::Machine;
@@ -36,7 +36,7 @@ struct Trace {
     events: Vec<Event>,
 }
 
-/// Reads a fixture with sim-host's trace reader and CATS parameter mapping (`sim_host::cats::setup`:
+/// Reads a fixture with cc-trace's trace reader and CATS parameter mapping (`cc_trace::cats::setup`:
 /// `L_p` defaults to half the effective `H_p`, multipliers are rounded to Q16.16).
 fn parse(path: &Path) -> Result<Trace> {
     let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
@@ -44,7 +44,7 @@ fn parse(path: &Path) -> Result<Trace> {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    // sim-host's own decoding (and its errors): one meaning of a CATS trace row in the project.
+    // cc-trace's decoding (and its errors): one meaning of a CATS trace row in the project.
     let events = rows
         .into_iter()
         .map(|(line, r)| r.event(path, line))
@@ -225,7 +225,7 @@ impl Sim<'_> {
             Event::Ack { bytes } => self.space += bytes,
             Event::Feed => {}
         }
-        // The CATS event rule (sim_host::cats::Event::feed): once after an enqueue, until
+        // The CATS event rule (cc_trace::cats::Event::feed): once after an enqueue, until
         // nothing is sent after an ack or a feed.
         e.feed(|| self.decide())
     }

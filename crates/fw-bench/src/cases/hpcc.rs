@@ -10,15 +10,15 @@
 //! flow is set to the host's state with `cc_hpcc_flow_set_state` (not counted), so every measured
 //! call sees the state the whole trace leads to, as on the NIC. Every simulated result (branch and
 //! window) is checked against the host. The trace is read, and its `# set` lines mapped to a
-//! configuration, by sim-host (`TraceReader`, `hpcc::Setup::from_params`: the
+//! configuration, by cc-trace (`TraceReader`, `hpcc::Setup::from_params`: the
 //! configuration `sim-host replay` runs); the C side is given the same `Params`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, ensure};
+use cc_trace::hpcc::HEADER;
+use cc_trace::hpcc::{Row, Setup};
 use hpcc_cc::{Branch, HpccBranch, Params, State};
-use sim_host::hpcc::HEADER;
-use sim_host::hpcc::{Row, Setup};
 
 use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace};
 use crate::machine::Machine;
@@ -31,7 +31,7 @@ pub(super) struct Trace {
     pub(super) acks: Vec<(u32, u32, Vec<u8>)>,
 }
 
-/// Reads a fixture with sim-host's trace reader and HPCC parameter mapping.
+/// Reads a fixture with cc-trace's trace reader and HPCC parameter mapping.
 pub(super) fn parse(path: &Path) -> Result<Trace> {
     let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
     let setup = Setup::from_params(&set)?;

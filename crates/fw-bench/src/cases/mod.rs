@@ -3,7 +3,7 @@
 //! # Adding an algorithm (mechanical)
 //! 1. Write `cases/<kind>.rs` with one `fn run_<entry>(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>>`
 //!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` with [`read_trace`]
-//!    (sim-host's trace reader; the `# set` parameters go through sim-host's parameter builder
+//!    (cc-trace's trace reader; the `# set` parameters go through cc-trace's parameter builder
 //!    for the kind, so the benchmark runs exactly the configuration `sim-host replay` would),
 //!    makes at most `ctx.limit` calls, copies the config and flow state into scratch memory once (`m.push_bytes`), then
 //!    for each event calls the exported symbol with `m.call(symbol, &[cfg, flow, …])` and labels
@@ -20,8 +20,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use cc_trace::{Param, TraceReader, merged_params};
 use serde::de::DeserializeOwned;
-use sim_host::trace::{Param, TraceReader, merged_params};
 
 use crate::machine::Machine;
 use crate::table::{Goal, Sample};
@@ -84,7 +84,7 @@ fn words(x: u64) -> [u32; 2] {
     [x as u32, (x >> 32) as u32]
 }
 
-/// A whole fixture as sim-host's [`TraceReader`] reads it.
+/// A whole fixture as cc-trace's [`TraceReader`] reads it.
 struct TraceFile<T> {
     /// The `# set` parameters, merged as `sim-host replay` merges them (no `--set` here).
     params: Vec<Param>,
@@ -92,7 +92,7 @@ struct TraceFile<T> {
     rows: Vec<(u64, T)>,
 }
 
-/// Reads `path` with sim-host's [`TraceReader`], checking the header row is `header`. Errors
+/// Reads `path` with cc-trace's [`TraceReader`], checking the header row is `header`. Errors
 /// name the file and line.
 fn read_trace<T: DeserializeOwned>(path: &Path, header: &str) -> Result<TraceFile<T>> {
     let mut r = TraceReader::open(path)?;

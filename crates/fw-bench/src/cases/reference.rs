@@ -11,7 +11,7 @@
 
 use anyhow::{Result, ensure};
 use cc_reference::{hpcc as rh, timely as rt};
-use sim_host::timely::{HEADER as TIMELY_HEADER, Row as TimelyRow, params};
+use cc_trace::timely::{HEADER as TIMELY_HEADER, Row as TimelyRow, params};
 
 use super::hpcc::{hop_label, nhop, parse};
 use super::{Ctx, TraceFile, fixture_paths, read_trace, words};

@@ -2,7 +2,7 @@
 //! `fixtures/timely/*.csv` (`t_send_ns,t_complete_ns,bytes`), one flow per fixture, labelled by
 //! the branch the call returns. Every simulated result (branch and rate) is checked against the
 //! host build of `timely_cc` fed the same completions. The trace is read, and its `# set` lines
-//! mapped to a configuration, by sim-host (`TraceReader`, `timely::params::build`: the
+//! mapped to a configuration, by cc-trace (`TraceReader`, `timely::params::build`: the
 //! configuration `sim-host replay` runs); the C side is given the same parameters as a
 //! `CcTimelyParams` (the shipped fixtures all set the paper's defaults).
 //!
@@ -10,7 +10,7 @@
 
 use anyhow::{Result, ensure};
 use cc_ffi::timely::CcTimelyParams;
-use sim_host::timely::{HEADER, Row, params};
+use cc_trace::timely::{HEADER, Row, params};
 use timely_cc::{Branch, Completion, Params, State, TimelyBranch};
 
 use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace, words};
@@ -84,7 +84,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
     let mut samples = Vec::new();
     for path in &paths {
         let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
-        // The fixture's `# set` lines through sim-host's TIMELY mapping (the configuration
+        // The fixture's `# set` lines through cc-trace's TIMELY mapping (the configuration
         // `sim-host replay` runs); the C side gets the same parameters through the C ABI.
         let host_cfg = params::build(path, &set)?.cfg;
         m.reset_scratch();

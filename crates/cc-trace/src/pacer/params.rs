@@ -1,7 +1,7 @@
 //! Both sides' parameters from the trace's `# set` lines and `--set` (one rule set, [`Param`]).
 
-use super::KEYS;
-use crate::trace::{InputError, Param};
+use super::INFO;
+use crate::{InputError, Param};
 use cc_pacer::{Config, Rate};
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,8 +11,12 @@ use std::path::Path;
 pub struct Setup {
     /// The fixed side's NIC.
     pub cfg: Config,
+    /// Line rate, b/s, as given.
+    pub line_bps: u64,
     /// Line rate, units of 128 b/s.
     pub line_units: u64,
+    /// Hybrid pacing rate, b/s, as given.
+    pub hybrid_bps: Option<u64>,
     /// Hybrid pacing: rate (units) and burst bytes.
     pub hybrid: Option<(u64, u64)>,
     /// Default segment size.
@@ -44,21 +48,21 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     };
     for p in params {
         match p.key.as_str() {
-            "line_rate_bps" => line_bps = p.parse()?,
-            "seg_bytes" => seg = check_seg(p, p.parse()?)?,
-            "init_rate_bps" => init = Some(p.parse()?),
-            "hybrid_rate_bps" => hybrid_bps = Some(p.parse()?),
-            "burst_bytes" => burst = p.parse()?,
+            "line_rate_bps" => line_bps = p.uint()?,
+            "seg_bytes" => seg = check_seg(p, p.uint_as()?)?,
+            "init_rate_bps" => init = Some(p.uint()?),
+            "hybrid_rate_bps" => hybrid_bps = Some(p.uint()?),
+            "burst_bytes" => burst = p.uint_as()?,
             k => {
                 if let Some(f) = k.strip_prefix("seg_bytes.") {
                     let f: u32 = f.parse().map_err(|_| {
                         p.error(format!("parameter {k}: expected seg_bytes.<flow number>"))
                     })?;
-                    seg_of.insert(f, check_seg(p, p.parse()?)?);
+                    seg_of.insert(f, check_seg(p, p.uint_as()?)?);
                 } else {
                     return Err(p.error(format!(
                         "unknown parameter {k:?} (pacer keys: {})",
-                        KEYS.join(", ")
+                        INFO.key_list()
                     )));
                 }
             }
@@ -74,6 +78,16 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
             },
             p,
         );
+    }
+    // A burst size means something only to the hybrid pacer: without it the value would be
+    // reported as in force and change nothing.
+    if hybrid_bps.is_none()
+        && let Some(p) = last.get("burst_bytes")
+    {
+        return Err(p.error(
+            "parameter burst_bytes has no effect without hybrid_rate_bps (the hybrid burst pacer \
+             is off): set hybrid_rate_bps too, or drop burst_bytes",
+        ));
     }
     let blame = |key: &str, msg: String| match last.get(key) {
         Some(p) => p.error(msg),
@@ -107,10 +121,44 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     };
     Ok(Setup {
         cfg,
+        line_bps,
         line_units: u64::from(line.units()),
         hybrid,
+        hybrid_bps,
         seg_bytes: seg,
         seg_of,
         init_rate_bps: init.unwrap_or(line_bps),
     })
+}
+
+impl Setup {
+    /// The parameters in force, `(key, value, what a default follows)`, for the report.
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        let mut v = vec![
+            ("line_rate_bps".to_string(), self.line_bps.to_string(), None),
+            ("seg_bytes".into(), self.seg_bytes.to_string(), None),
+        ];
+        let mut flows: Vec<_> = self.seg_of.iter().collect();
+        flows.sort();
+        for (f, b) in flows {
+            v.push((format!("seg_bytes.{f}"), b.to_string(), None));
+        }
+        v.push((
+            "init_rate_bps".into(),
+            self.init_rate_bps.to_string(),
+            Some("line_rate_bps"),
+        ));
+        match self.hybrid {
+            None => v.push(("hybrid_rate_bps".into(), "off".into(), None)),
+            Some((_, burst)) => {
+                v.push((
+                    "hybrid_rate_bps".into(),
+                    self.hybrid_bps.unwrap_or_default().to_string(),
+                    None,
+                ));
+                v.push(("burst_bytes".into(), burst.to_string(), None));
+            }
+        }
+        v
+    }
 }

@@ -1,9 +1,9 @@
 //! Both sides' parameters from the trace's `# set` lines and `--set` (one rule set, [`Param`]).
 
-use super::reference::RefParams;
-use super::{DEFAULT_SND_BUF_BYTES, KEYS, QUEUE_CAPACITY};
-use crate::trace::{InputError, Param};
+use super::{DEFAULT_SND_BUF_BYTES, INFO, QUEUE_CAPACITY};
+use crate::{InputError, Param};
 use cats_conductor::{Config, ConfigError, Multiplier, Prio};
+use cc_reference::cats::RefParams;
 use std::path::Path;
 
 /// The parameters of one replay, as given and as each side runs them.
@@ -34,10 +34,10 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     let mut last: std::collections::HashMap<&str, &Param> = Default::default();
     for p in params {
         let key = p.key.as_str();
-        let Some(&k) = KEYS.iter().find(|&&k| k == key) else {
+        let Some(k) = INFO.keys.iter().map(|k| k.name).find(|&k| k == key) else {
             return Err(p.error(format!(
                 "unknown parameter {key:?} (cats keys: {})",
-                KEYS.join(", ")
+                INFO.key_list()
             )));
         };
         last.insert(k, p);
@@ -140,4 +140,27 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
         snd_buf_bytes: snd_buf,
         quantised,
     })
+}
+
+impl Setup {
+    /// The parameters in force, `(key, value, what a default follows)`, for the report
+    /// (multipliers as run: rounded to 2^-16).
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        const HIGH: [&str; 4] = ["h0", "h1", "h2", "h3"];
+        let p = &self.params;
+        let mut v = vec![
+            ("mss_bytes".to_string(), format!("{}", p.mss), None),
+            ("snd_buf_bytes".into(), self.snd_buf_bytes.to_string(), None),
+        ];
+        for (i, h) in p.high.iter().enumerate() {
+            v.push((format!("h{i}"), format!("{h}"), None));
+        }
+        for (i, l) in p.low.iter().enumerate() {
+            v.push((format!("l{i}"), format!("{l}"), HIGH.get(i).copied()));
+        }
+        for (i, m) in p.mult.iter().enumerate() {
+            v.push((format!("m{i}"), format!("{m}"), None));
+        }
+        v
+    }
 }

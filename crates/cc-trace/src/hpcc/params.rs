@@ -1,7 +1,7 @@
 //! Both sides' parameters from the trace's `# set` lines and `--set` (one rule set, [`Param`]).
 
-use super::reference::RefParams;
-use crate::trace::{InputError, Param};
+use crate::{InputError, Param};
+use cc_reference::hpcc::RefParams;
 use hpcc_cc::{Config, ConfigError, Params, Ratio};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -72,7 +72,8 @@ impl Setup {
                 "min_rate_bps" => p.min_rate_bps = int_param(prm)?,
                 other => {
                     return Err(prm.error(format!(
-                        "unknown parameter {other:?} (hpcc keys: nic_rate_bps, base_rtt_ns, eta, max_stage, w_ai_bytes, min_rate_bps)"
+                        "unknown parameter {other:?} (hpcc keys: {})",
+                        super::INFO.key_list()
                     )));
                 }
             }
@@ -125,4 +126,19 @@ fn blame<'a>(set_by: &BTreeMap<&str, (usize, &'a Param)>, e: ConfigError) -> Opt
                 .max_by_key(|(i, _)| *i)
         })
         .map(|(_, p)| *p)
+}
+
+impl Setup {
+    /// The parameters in force, `(key, value, what a default follows)`, for the report.
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        let r = &self.refp;
+        vec![
+            ("nic_rate_bps".into(), format!("{}", r.nic_rate_bps), None),
+            ("base_rtt_ns".into(), format!("{}", r.base_rtt_ns), None),
+            ("eta".into(), crate::ratio_text(r.eta_num, r.eta_den), None),
+            ("max_stage".into(), r.max_stage.to_string(), None),
+            ("w_ai_bytes".into(), format!("{}", r.w_ai_bytes), None),
+            ("min_rate_bps".into(), format!("{}", r.min_rate_bps), None),
+        ]
+    }
 }

@@ -1,28 +1,10 @@
 //! `# set KEY=VALUE` / `--set KEY=VALUE` → the fixed-point `Params` and the reference's
 //! `RefParams`, from the same text (keys are exactly the `timely_cc::Params` field names).
 
-use super::reference::RefParams;
-use crate::trace::{InputError, Param};
+use crate::{InputError, Param};
+use cc_reference::timely::RefParams;
 use std::path::Path;
 use timely_cc::{Config, ConfigError, Params, Ratio};
-
-/// Every key `replay timely` accepts.
-pub const KEYS: [&str; 14] = [
-    "line_rate_bps",
-    "min_rate_bps",
-    "max_rate_bps",
-    "init_rate_bps",
-    "t_low_ns",
-    "t_high_ns",
-    "min_rtt_ns",
-    "alpha",
-    "beta",
-    "delta_bps",
-    "hai_n",
-    "hai_after",
-    "app_limited",
-    "per_completion_scaling",
-];
 
 /// Both sides' parameters, built from the same settings.
 #[derive(Debug, Clone)]
@@ -83,7 +65,7 @@ fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
         TLowAboveTHigh => (&["t_low_ns", "t_high_ns"], "t_low_ns is above t_high_ns"),
         THighOutOfRange => (
             &["t_high_ns"],
-            "t_high_ns must be in 1 ..= 67108863 ns (the RTT format's top)",
+            "t_high_ns must be in 1 ..= 134217727 ns (timely_cc::MAX_RTT_NS, the RTT format's top)",
         ),
         ZeroMinRtt => (&["min_rtt_ns"], "min_rtt_ns must be > 0"),
         AlphaOutOfRange => (&["alpha"], "alpha must be in [1/16, 1]"),
@@ -95,6 +77,46 @@ fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
         ZeroHaiN => (&["hai_n"], "hai_n must be ≥ 1"),
         HaiAfterTooLarge => (&["hai_after"], "hai_after must be ≤ 255"),
         AppLimitedOutOfRange => (&["app_limited"], "app_limited must be in (0, 1] or off"),
+    }
+}
+
+impl Both {
+    /// The parameters in force, `(key, value, what a default follows)`, for the report.
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        let p = self.cfg.params();
+        let r = |x: Ratio| crate::ratio_text(u64::from(x.num), u64::from(x.den));
+        vec![
+            ("line_rate_bps".into(), p.line_rate_bps.to_string(), None),
+            ("min_rate_bps".into(), p.min_rate_bps.to_string(), None),
+            (
+                "max_rate_bps".into(),
+                p.max_rate_bps.to_string(),
+                Some("line_rate_bps"),
+            ),
+            (
+                "init_rate_bps".into(),
+                p.init_rate_bps.to_string(),
+                Some("max_rate_bps"),
+            ),
+            ("t_low_ns".into(), p.t_low_ns.to_string(), None),
+            ("t_high_ns".into(), p.t_high_ns.to_string(), None),
+            ("min_rtt_ns".into(), p.min_rtt_ns.to_string(), None),
+            ("alpha".into(), r(p.alpha), None),
+            ("beta".into(), r(p.beta), None),
+            ("delta_bps".into(), p.delta_bps.to_string(), None),
+            ("hai_n".into(), p.hai_n.to_string(), None),
+            ("hai_after".into(), p.hai_after.to_string(), None),
+            (
+                "app_limited".into(),
+                p.app_limited.map_or_else(|| "off".into(), r),
+                None,
+            ),
+            (
+                "per_completion_scaling".into(),
+                p.per_completion_scaling.to_string(),
+                None,
+            ),
+        ]
     }
 }
 
@@ -134,7 +156,7 @@ pub fn build(trace: &Path, params: &[Param]) -> Result<Both, InputError> {
             other => {
                 return Err(q.error(format!(
                     "unknown parameter {other:?} (known: {})",
-                    KEYS.join(", ")
+                    super::INFO.key_list()
                 )));
             }
         }

@@ -1,0 +1,102 @@
+//! The registry of trace kinds on the host: each entry is the kind's `cc-trace` description
+//! (name, header row, keys with defaults, units and limits, tolerances) plus what the host does
+//! with it (replay, fixture generators). `replay`, its `--help`, `fixtures`, the reports and the
+//! tests iterate [`KINDS`]; adding a kind is its own folder and one line here.
+
+use crate::fixtures::FixtureFile;
+use crate::replay::ReplayOpts;
+use crate::summary::Summary;
+use crate::trace::InputError;
+use crate::trace::kinds::KindInfo;
+use std::path::Path;
+
+/// What the host does with one trace kind.
+pub struct Entry {
+    /// The kind as `cc-trace` describes it.
+    pub info: &'static KindInfo,
+    /// Replays one trace (or capture) of the kind: one summary per trace, or per capture flow.
+    pub replay: fn(&Path, &ReplayOpts) -> Result<Vec<Summary>, InputError>,
+    /// The shipped fixtures of the kind (`fixtures/<name>/`), made by deterministic generators.
+    pub fixtures: fn() -> Vec<FixtureFile>,
+}
+
+/// Every trace kind, in report order: one line per kind.
+pub static KINDS: [&Entry; 4] = [
+    &crate::timely::ENTRY,
+    &crate::hpcc::ENTRY,
+    &crate::cats::ENTRY,
+    &crate::pacer::ENTRY,
+];
+
+/// A trace kind: a handle on its registry entry.
+#[derive(Clone, Copy)]
+pub struct Kind(pub &'static Entry);
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+impl Eq for Kind {}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Kind {
+    /// Every kind, in report order.
+    pub fn all() -> impl Iterator<Item = Kind> {
+        KINDS.iter().map(|e| Kind(e))
+    }
+
+    /// The kind named `name` (as on the command line).
+    pub fn named(name: &str) -> Option<Kind> {
+        Self::all().find(|k| k.name() == name)
+    }
+
+    /// The kind's description (keys, tolerances, header).
+    pub fn info(self) -> &'static KindInfo {
+        self.0.info
+    }
+
+    /// The kind's name, as on the command line.
+    pub fn name(self) -> &'static str {
+        self.0.info.name
+    }
+
+    /// The kind's name in titles (`TIMELY`, `HPCC`, `CATS`, `Pacer`).
+    pub fn title(self) -> &'static str {
+        self.0.info.title
+    }
+
+    /// The CSV header row that identifies the kind.
+    pub fn header(self) -> &'static str {
+        self.0.info.header
+    }
+
+    /// Whether `key` is one of the kind's parameters (`seg_bytes.<flow>` members included).
+    pub fn has_key(self, key: &str) -> bool {
+        self.0.info.has_key(key)
+    }
+
+    /// The shipped fixtures of the kind.
+    pub fn fixtures(self) -> Vec<FixtureFile> {
+        (self.0.fixtures)()
+    }
+
+    /// Replays one trace of the kind (no check that anything was compared: see
+    /// [`crate::replay`]).
+    pub fn replay_raw(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+        (self.0.replay)(path, opts)
+    }
+}
+
+/// Parses a kind name for the command line (`--only`), listing the kinds on failure.
+pub fn parse_kind(s: &str) -> Result<Kind, String> {
+    Kind::named(s).ok_or_else(|| {
+        let names: Vec<_> = Kind::all().map(Kind::name).collect();
+        format!("{s:?} is not a trace kind ({})", names.join(", "))
+    })
+}
