@@ -86,9 +86,9 @@ impl Kind {
         (self.0.fixtures)()
     }
 
-    /// Replays one trace of the kind (no check that anything was compared: see
-    /// [`crate::replay`]).
-    pub fn replay_raw(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    /// Replays one trace of the kind (whether anything meaningful was compared is checked by
+    /// the driver before any output is written: [`crate::driver::Recorder::finish`]).
+    pub fn replay(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
         (self.0.replay)(path, opts)
     }
 }

@@ -64,6 +64,11 @@ struct ReplayArgs {
     /// Maximum relative error of the rate/window [default: 1e-2].
     #[arg(long, value_name = "RATIO")]
     max_rel_err: Option<f64>,
+    /// Minimum share of a trace's events that must move the reference's state (a rate or
+    /// window branch; a decision for cats and pacer) for a verdict, 0..1 [default: 0.5]. At least
+    /// one such event is always needed.
+    #[arg(long, value_name = "RATIO")]
+    min_meaningful: Option<f64>,
 }
 
 /// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
@@ -249,11 +254,16 @@ fn main() -> ExitCode {
     let code = match cli.cmd {
         Cmd::Replay { kind } => {
             let ReplayCmd { kind, args: a } = kind;
-            if let Some(v) = a.min_agreement
-                && !(0.0..=1.0).contains(&v)
-            {
-                eprintln!("error: --min-agreement {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
-                return ExitCode::from(replay::EXIT_INPUT as u8);
+            for (name, v) in [
+                ("--min-agreement", a.min_agreement),
+                ("--min-meaningful", a.min_meaningful),
+            ] {
+                if let Some(v) = v
+                    && !(0.0..=1.0).contains(&v)
+                {
+                    eprintln!("error: {name} {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
+                    return ExitCode::from(replay::EXIT_INPUT as u8);
+                }
             }
             for (name, v) in [
                 ("--min-agreement", a.min_agreement),
@@ -278,6 +288,7 @@ fn main() -> ExitCode {
                     max_rel_err: a.max_rel_err,
                 },
                 skip_unknown: a.skip_unknown,
+                min_meaningful: a.min_meaningful,
             };
             replay::run(kind, &a.path, &opts, a.json)
         }

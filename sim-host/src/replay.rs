@@ -72,29 +72,6 @@ impl Kind {
             )
         })
     }
-
-    fn replay(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-        let sums = self.replay_raw(path, opts)?;
-        // A trace (or a capture's flow) in which nothing was compared would "pass" vacuously:
-        // every row skipped, every INT block malformed, no CATS chunk fed.
-        for s in &sums {
-            let compared = if self.info().rel_err_of.is_some() {
-                s.events.saturating_sub(s.skipped)
-            } else {
-                s.agreement.total
-            };
-            if compared == 0 {
-                return Err(InputError::file(
-                    path,
-                    format!(
-                        "no comparable events in {} ({} events, {} skipped): nothing to compare",
-                        s.trace, s.events, s.skipped
-                    ),
-                ));
-            }
-        }
-        Ok(sums)
-    }
 }
 
 /// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
@@ -138,6 +115,9 @@ pub struct ReplayOpts {
     /// `--skip-unknown`: in a directory, pass over `.csv` files whose header names no trace
     /// kind instead of failing on them.
     pub skip_unknown: bool,
+    /// `--min-meaningful`: the share of a trace's events that must move the reference's state
+    /// for a verdict (`None`: [`crate::driver::MIN_MEANINGFUL_SHARE`]).
+    pub min_meaningful: Option<f64>,
 }
 
 impl ReplayOpts {
@@ -266,6 +246,12 @@ impl ReplayOpts {
         o
     }
 
+    /// The share of events that must be meaningful for a verdict.
+    pub fn min_meaningful(&self) -> f64 {
+        self.min_meaningful
+            .unwrap_or(crate::driver::MIN_MEANINGFUL_SHARE)
+    }
+
     /// The tolerances for `kind`: its defaults with the command line's overrides.
     pub fn tolerances(&self, kind: Kind) -> Tolerances {
         let d = Tolerances::for_kind(kind);
@@ -289,8 +275,17 @@ pub fn run(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i3
     if let Err(e) = opts.check(kind) {
         return report_error(&e);
     }
+    // A pipe (`-`, `/dev/stdin`, a process substitution `<(…)`) can be read once only:
+    // spooled to a temporary file first, as standard input is.
+    let is_pipe = path != Path::new("-")
+        && std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
     let code = if path == Path::new("-") {
-        run_stdin(kind, opts, json)
+        run_stdin(kind, opts, json, Box::new(std::io::stdin().lock()), path)
+    } else if is_pipe {
+        match std::fs::File::open(path) {
+            Ok(f) => run_stdin(kind, opts, json, Box::new(f), path),
+            Err(e) => report_error(&InputError::file(path, format!("cannot open: {e}"))),
+        }
     } else if path.is_dir() {
         run_dir(kind, path, opts, json)
     } else {
@@ -303,37 +298,42 @@ pub fn run(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i3
     code
 }
 
-/// `-`: the trace on standard input, read once into a temporary file (a capture when it starts
-/// with a pcap or pcapng magic number, CSV otherwise) and replayed from there; reports name it
-/// `-`.
-fn run_stdin(kind: Option<Kind>, opts: &ReplayOpts, json: bool) -> i32 {
+/// A trace that can be read once only (`-`, a pipe such as `/dev/stdin` or `<(…)`), copied into
+/// a temporary file (a capture when it starts with a pcap or pcapng magic number, CSV otherwise)
+/// and replayed from there; reports name it `shown`.
+fn run_stdin(
+    kind: Option<Kind>,
+    opts: &ReplayOpts,
+    json: bool,
+    mut input: Box<dyn std::io::Read + '_>,
+    shown: &Path,
+) -> i32 {
     use std::io::Read as _;
-    let mut bytes = Vec::new();
-    if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
-        return report_error(&InputError::file(
-            Path::new("-"),
-            format!("cannot read: {e}"),
-        ));
-    }
-    let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
-    let capture = matches!(
-        magic,
-        Some(
-            [0xd4, 0xc3, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0xc3, 0xd4]
-                | [0x4d, 0x3c, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0x3c, 0x4d]
-                | [0x0a, 0x0d, 0x0d, 0x0a]
-        )
-    );
     let dir = std::env::temp_dir().join(format!("sim-host-stdin-{}", std::process::id()));
-    let tmp = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
-    let code = match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&tmp, &bytes)) {
-        Ok(()) => run_file_named(kind, &tmp, Path::new("-"), opts, json),
-        Err(e) => report_error(&InputError::file(
-            Path::new("-"),
-            format!("cannot buffer: {e}"),
-        )),
+    let mut spool = |dir: &Path| -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let raw = dir.join("input");
+        let mut f = std::fs::File::create(&raw)?;
+        std::io::copy(&mut input, &mut f)?;
+        drop(f);
+        let mut magic = [0u8; 4];
+        let n = std::fs::File::open(&raw)?.read(&mut magic)?;
+        let capture = n == 4
+            && matches!(
+                magic,
+                [0xd4, 0xc3, 0xb2, 0xa1]
+                    | [0xa1, 0xb2, 0xc3, 0xd4]
+                    | [0x4d, 0x3c, 0xb2, 0xa1]
+                    | [0xa1, 0xb2, 0x3c, 0x4d]
+                    | [0x0a, 0x0d, 0x0d, 0x0a]
+            );
+        let named = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
+        std::fs::rename(&raw, &named)?;
+        Ok(named)
+    };
+    let code = match spool(&dir) {
+        Ok(tmp) => run_file_named(kind, &tmp, shown, opts, json),
+        Err(e) => report_error(&InputError::file(shown, format!("cannot read: {e}"))),
     };
     let _ = std::fs::remove_dir_all(&dir);
     code
@@ -452,10 +452,20 @@ fn report_error(e: &InputError) -> i32 {
 }
 
 /// Every trace file below `dir` (sorted): `.csv`, `.pcap`, `.pcapng`, `.cap` in any case.
-/// Symbolic links are followed, but every folder and every file is visited once (by canonical
-/// path): a link back up the tree (`up -> ..`) or to itself (`self -> .`) adds nothing.
+/// Symbolic links are followed while they stay inside `dir` (one leading out of it, such as `up
+/// -> ..`, is passed over with a warning), and every folder and every file is visited once (by
+/// canonical path): a link to itself (`self -> .`) adds nothing.
 pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    Ok(find_traces_inside(dir)?.0)
+}
+
+/// [`find_traces`], plus the links passed over because they lead out of `dir` (a link to a
+/// file or folder outside the replayed tree, such as `up -> ..`, would replay traces the user
+/// did not name).
+pub fn find_traces_inside(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), InputError> {
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let root = canon(dir);
+    let mut outside = Vec::new();
     let mut out = Vec::new();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
@@ -470,6 +480,10 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
             let entry =
                 entry.map_err(|e| InputError::file(&d, format!("cannot list directory: {e}")))?;
             let p = entry.path();
+            if p.is_symlink() && !canon(&p).starts_with(&root) {
+                outside.push(p);
+                continue;
+            }
             if p.is_dir() {
                 stack.push(p);
             } else if (is_capture(&p) || is_csv(&p)) && seen_files.insert(canon(&p)) {
@@ -478,7 +492,8 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
         }
     }
     out.sort();
-    Ok(out)
+    outside.sort();
+    Ok((out, outside))
 }
 
 /// The per-trace output file inside a directory given to `--out`/`--plot`: the trace's path
@@ -493,8 +508,17 @@ pub fn output_in(out_dir: &Path, root: &Path, trace: &Path, suffix: &str) -> Pat
 }
 
 fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
-    let files = match find_traces(dir) {
-        Ok(f) => f,
+    let files = match find_traces_inside(dir) {
+        Ok((f, outside)) => {
+            for l in outside {
+                eprintln!(
+                    "warning: {}: a link that leads out of {}: not followed",
+                    l.display(),
+                    dir.display()
+                );
+            }
+            f
+        }
         Err(e) => return report_error(&e),
     };
     // Recognise kinds first (cheap), keep the requested ones. A file whose header names no
@@ -596,6 +620,32 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
         for s in summaries.iter().filter(|s| !s.within_tolerance) {
             crate::outln!();
             crate::out!("{}", s.render());
+        }
+        let differ: Vec<&Summary> = summaries
+            .iter()
+            .filter(|s| s.params.iter().any(|p| p.differs))
+            .collect();
+        crate::outln!(
+            "\nparameters that differ from the defaults (every other one is at its default, set \
+             or not; --json lists all with their origins):"
+        );
+        if differ.is_empty() {
+            crate::outln!("  none");
+        }
+        for s in differ {
+            let list: Vec<String> = s
+                .params
+                .iter()
+                .filter(|p| p.differs)
+                .map(|p| {
+                    let origin = p.origin.strip_prefix(&format!("{}:", s.trace));
+                    match origin {
+                        Some(line) => format!("{}={} (line {line})", p.key, p.value),
+                        None => format!("{}={} ({})", p.key, p.value, p.origin),
+                    }
+                })
+                .collect();
+            crate::outln!("  {}: {}", s.trace, list.join(", "));
         }
         let fails = summaries.iter().filter(|s| !s.within_tolerance).count();
         let skipped = if unknown > 0 {

@@ -310,6 +310,34 @@ pub struct Bounded {
     pub bound: f64,
 }
 
+/// One parameter in force, as reported: `origin` is `default`, `default (follows KEY)`,
+/// `FILE:LINE` (a `# set` line) or `--set`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ParamReport {
+    /// The key.
+    pub key: String,
+    /// The value the replay ran with.
+    pub value: String,
+    /// Where it came from.
+    pub origin: String,
+    /// The value with no parameters given (`null` where there is none, e.g. a per-flow key).
+    pub default: Option<String>,
+    /// Given, and to a value other than the default.
+    pub differs: bool,
+}
+
+impl From<&crate::trace::kinds::InForce> for ParamReport {
+    fn from(f: &crate::trace::kinds::InForce) -> Self {
+        Self {
+            key: f.key.clone(),
+            value: f.value.clone(),
+            origin: f.origin.describe(),
+            default: f.default.clone(),
+            differs: f.differs(),
+        }
+    }
+}
+
 /// The result of replaying one trace.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -325,6 +353,12 @@ pub struct Summary {
     /// Events rejected by both sides (bad input the algorithm must ignore).
     #[serde(serialize_with = "safe_u64")]
     pub skipped: u64,
+    /// Events that moved the reference's state by the algorithm's rule (decisions compared, for
+    /// CATS and the pacer): what the verdict rests on.
+    #[serde(serialize_with = "safe_u64")]
+    pub meaningful: u64,
+    /// The parameters in force, each with the value run and where it came from.
+    pub params: Vec<ParamReport>,
     /// Decision agreement.
     pub agreement: Agreement,
     /// Relative error of the main output, if the kind has one.
@@ -356,6 +390,8 @@ impl Summary {
             mode: mode.name().to_string(),
             events: 0,
             skipped: 0,
+            meaningful: 0,
+            params: Vec::new(),
             agreement,
             rel_err: None,
             details: serde_json::Map::new(),
@@ -423,6 +459,55 @@ impl Summary {
         self.within_tolerance = self.failures.is_empty();
     }
 
+    /// The parameters in force, two wrapped groups: those given (with where each was set) and
+    /// the defaults.
+    pub fn render_params(&self) -> String {
+        let (given, defaults): (Vec<&ParamReport>, Vec<&ParamReport>) = self
+            .params
+            .iter()
+            .partition(|p| !p.origin.starts_with("default"));
+        let mut s = String::new();
+        let mut group = |label: &str, items: Vec<String>| {
+            if items.is_empty() {
+                return;
+            }
+            let mut line = format!("  {label:<19} ");
+            let indent = " ".repeat(22);
+            let start = line.len();
+            for (i, it) in items.iter().enumerate() {
+                if line.len() > start && line.len() + it.len() > 100 {
+                    s.push_str(line.trim_end());
+                    s.push('\n');
+                    line = indent.clone();
+                }
+                line.push_str(it);
+                if i + 1 < items.len() {
+                    line.push_str(", ");
+                }
+            }
+            s.push_str(line.trim_end());
+            s.push('\n');
+        };
+        group(
+            "parameters given",
+            given
+                .iter()
+                .map(|p| format!("{}={} ({})", p.key, p.value, p.origin))
+                .collect(),
+        );
+        group(
+            "defaults in force",
+            defaults
+                .iter()
+                .map(|p| match p.origin.strip_prefix("default (") {
+                    Some(f) => format!("{}={} ({}", p.key, p.value, f),
+                    None => format!("{}={}", p.key, p.value),
+                })
+                .collect(),
+        );
+        s
+    }
+
     /// The human report.
     pub fn render(&self) -> String {
         let mut s = String::new();
@@ -433,9 +518,10 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  events              {} ({} skipped)",
-            self.events, self.skipped
+            "  events              {} ({} skipped, {} meaningful)",
+            self.events, self.skipped, self.meaningful
         );
+        s.push_str(&self.render_params());
         let a = &self.agreement;
         let _ = write!(
             s,

@@ -264,7 +264,7 @@ fn random_nic_like_traces_meet_the_targets_in_free_mode() {
     let result = runner.run(&arb_trace(), |(params, sc)| {
         let rows = simulate(&sc);
         let setup = Setup::new(params).expect("valid config");
-        let mut flow = Flow::new("prop".into(), setup, Mode::Free, None, None).unwrap();
+        let mut flow = Flow::new("prop".into(), setup, &[], Mode::Free, None, None).unwrap();
         for r in &rows {
             // The trace columns: u32, modulo 2^32.
             flow.event(None, r.t_ns, r.ack_seq as u32, r.snd_nxt as u32, &r.int)

@@ -456,6 +456,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
         let flow = Flow::new(
             name,
             setup,
+            &opts.params,
             opts.mode,
             name_out(&opts.out),
             name_out(&opts.plot),

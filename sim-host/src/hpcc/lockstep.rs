@@ -9,6 +9,7 @@ use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
 use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Summary, rel_err};
+use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
 use std::collections::BTreeMap;
@@ -77,8 +78,14 @@ impl Replay {
             .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
         let bf = up.branch.name();
         rec.agreement.add(br == bf, at);
-        if br == "bad" && bf == "bad" {
+        // `bad` (malformed INT) and `skip` (no hop advanced: a duplicate INT) leave the state as
+        // it was on both sides; `init` and `resync` only store the INT. Only `ai` and `md` move
+        // the window by Algorithm 1.
+        if (br == "bad" && bf == "bad") || (br == "skip" && bf == "skip") {
             rec.skipped += 1;
+        }
+        if matches!(br, "ai" | "md") {
+            rec.meaningful += 1;
         }
         *self.branches.entry(br).or_default() += 1;
         let w_ref = self.reference.w;
@@ -181,17 +188,21 @@ pub struct Flow {
     name: String,
     ls: Replay,
     rec: Recorder,
+    in_force: Vec<InForce>,
 }
 
 impl Flow {
-    /// A new flow; `out`/`plot` are the files to write.
+    /// A new flow run with `setup`, built from the parameters `given` (listed with their origins
+    /// in the report); `out`/`plot` are the files to write.
     pub fn new(
         name: String,
         setup: Setup,
+        given: &[Param],
         mode: Mode,
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
     ) -> Result<Flow, InputError> {
+        let in_force = in_force(&setup, Some(&Setup::default()), given);
         let rec = Recorder::with_outputs(
             out,
             plot,
@@ -199,11 +210,13 @@ impl Flow {
             Replay::AGREEMENT,
             OUT_HEADER,
             Replay::PLOT_SERIES,
+            &in_force,
         )?;
         Ok(Flow {
             name,
             ls: Replay::new(&setup, mode),
             rec,
+            in_force,
         })
     }
 
@@ -233,8 +246,13 @@ impl Flow {
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec
-            .finish(self.ls, self.name, &format!("HPCC: {short}"), opts)
+        self.rec.finish(
+            self.ls,
+            self.name,
+            &format!("HPCC: {short}"),
+            opts,
+            self.in_force,
+        )
     }
 }
 

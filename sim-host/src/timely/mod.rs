@@ -111,6 +111,12 @@ impl crate::driver::Lockstep for Replay {
         if o.branch_ref == "skip" {
             rec.skipped += 1;
         }
+        // A rate branch on a measured RTT moves the state by the algorithm's rule; `init` only
+        // seeds it, and an RTT of 0 ns (a trace written in µs, a send time copied into the
+        // completion) is no measurement.
+        if !matches!(o.branch_ref, "skip" | "init") && o.rtt_ns.is_some_and(|r| r > 0.0) {
+            rec.meaningful += 1;
+        }
         *self.br_ref.entry(o.branch_ref).or_default() += 1;
         *self.br_fixed.entry(o.branch_fixed).or_default() += 1;
         rec.agreement.add(o.branch_ref == o.branch_fixed, at);
