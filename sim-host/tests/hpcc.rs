@@ -303,7 +303,7 @@ fn out_csv_has_exactly_the_issue_columns() {
     let s = &hpcc::replay(&trace, &o).unwrap()[0];
     assert_eq!(s.events, 50);
     let body = std::fs::read_to_string(out).unwrap();
-    let mut lines = body.lines();
+    let mut lines = body.lines().filter(|l| !l.starts_with('#'));
     assert_eq!(
         lines.next().unwrap(),
         "event,t_ns,u_ref,u_fixed,window_ref_bytes,window_fixed_bytes,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed"

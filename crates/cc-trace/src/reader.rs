@@ -653,7 +653,7 @@ mod tests {
 
     #[test]
     fn set_lines_between_header_and_first_row_are_known_at_open() {
-        let mut r = reader("a,b\n# set alpha=0.5\n\n# set beta=1\n1,2\n3,4\n").unwrap();
+        let mut r = reader("a,b\n# set alpha=0.5\n# note\n# set beta=1\n1,2\n3,4\n").unwrap();
         let keys: Vec<_> = r
             .params()
             .iter()
