@@ -84,6 +84,9 @@ pub struct Recorder {
     /// branch on a non-zero RTT; HPCC: `ai`/`md`); kinds that compare decisions count each
     /// decision compared (CATS chunks, pacer segments) here.
     pub meaningful: u64,
+    /// Events both sides took but that are not meaningful because their input is implausible,
+    /// by reason (`zero RTTs`, `ACKs ahead of snd_nxt`): named when a replay is refused.
+    pub implausible: Vec<(&'static str, u64)>,
     out: Option<Output>,
     plot: Option<(PathBuf, Envelope, Option<u64>)>,
 }
@@ -154,9 +157,19 @@ impl Recorder {
             events: 0,
             skipped: 0,
             meaningful: 0,
+            implausible: Vec::new(),
             out,
             plot: plot.map(|p| (p, Envelope::new(series, plot::COLUMNS), None)),
         })
+    }
+
+    /// Counts one event both sides took that is not meaningful because its input is
+    /// implausible (`what`: `zero RTTs`, `ACKs ahead of snd_nxt`).
+    pub fn implausible(&mut self, what: &'static str) {
+        match self.implausible.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => self.implausible.push((what, 1)),
+        }
     }
 
     /// Whether `--out` is being written (so a step can skip formatting its row).
@@ -198,6 +211,11 @@ impl Recorder {
         per_event: bool,
         min_share: f64,
     ) -> Result<(), String> {
+        let aside: String = self
+            .implausible
+            .iter()
+            .map(|(what, n)| format!(", {n} {what}"))
+            .collect();
         let share = if self.events == 0 {
             0.0
         } else {
@@ -206,10 +224,10 @@ impl Recorder {
         if self.meaningful == 0 {
             return Err(format!(
                 "nothing meaningful to compare in {trace}: none of its {} events {} ({} skipped \
-                 by both sides)",
+                 by both sides{aside})",
                 self.events,
                 if per_event {
-                    "moved the reference's state"
+                    "is a step of the algorithm on plausible input"
                 } else {
                     "led to a decision both sides could be compared on"
                 },
@@ -218,9 +236,9 @@ impl Recorder {
         }
         if per_event && share < min_share {
             return Err(format!(
-                "too little to compare in {trace}: {} of {} events moved the reference's state \
-                 ({} skipped by both sides); a verdict needs at least {} % of them \
-                 (--min-meaningful)",
+                "too little to compare in {trace}: {} of {} events are steps of the algorithm on \
+                 plausible input ({} skipped by both sides{aside}); a verdict needs at least {} % \
+                 of them (--min-meaningful)",
                 self.meaningful,
                 self.events,
                 self.skipped,

@@ -55,6 +55,8 @@ pub struct Replay {
     u_err_max: f64,
     u_ref_max: f64,
     branches: BTreeMap<&'static str, u64>,
+    /// ACKs of data not yet sent (`ack_seq` ahead of `snd_nxt`, wrap-aware).
+    acks_ahead: u64,
 }
 
 impl Replay {
@@ -84,7 +86,14 @@ impl Replay {
         if (br == "bad" && bf == "bad") || (br == "skip" && bf == "skip") {
             rec.skipped += 1;
         }
-        if matches!(br, "ai" | "md") {
+        // An ACK of data not yet sent (ahead of snd_nxt on the 32-bit wrapping sequence space)
+        // cannot come from a real flow: both sides still take it, as firmware would, but it is
+        // counted apart and not as a meaningful step.
+        let ahead = (ack_seq.wrapping_sub(snd_nxt) as i32) > 0;
+        if ahead {
+            self.acks_ahead += 1;
+            rec.implausible("ACKs ahead of snd_nxt");
+        } else if matches!(br, "ai" | "md") {
             rec.meaningful += 1;
         }
         *self.branches.entry(br).or_default() += 1;
@@ -141,6 +150,7 @@ impl Lockstep for Replay {
             u_err_max: 0.0,
             u_ref_max: 0.0,
             branches: BTreeMap::new(),
+            acks_ahead: 0,
         }
     }
 
@@ -164,6 +174,9 @@ impl Lockstep for Replay {
         s.detail("branches (ref)", counts);
         s.detail("U max abs. error", self.u_err_max);
         s.detail("U max (ref)", self.u_ref_max);
+        if self.acks_ahead > 0 {
+            s.detail("ACKs ahead of snd_nxt", self.acks_ahead);
+        }
     }
 
     fn panels(env: &Envelope, div: f64) -> Vec<Panel> {

@@ -114,7 +114,9 @@ impl crate::driver::Lockstep for Replay {
         // A rate branch on a measured RTT moves the state by the algorithm's rule; `init` only
         // seeds it, and an RTT of 0 ns (a trace written in µs, a send time copied into the
         // completion) is no measurement.
-        if !matches!(o.branch_ref, "skip" | "init") && o.rtt_ns.is_some_and(|r| r > 0.0) {
+        if o.rtt_ns == Some(0.0) {
+            rec.implausible("zero RTTs");
+        } else if !matches!(o.branch_ref, "skip" | "init") {
             rec.meaningful += 1;
         }
         *self.br_ref.entry(o.branch_ref).or_default() += 1;
