@@ -32,7 +32,7 @@ pub fn ratio_text(num: u64, den: u64) -> String {
     // The fewest decimal places that make the ratio exact (10^k a multiple of den), if any.
     let mut scale: u128 = 1;
     for places in 0..=18usize {
-        if scale % u128::from(den) == 0 {
+        if scale.is_multiple_of(u128::from(den)) {
             let digits = u128::from(num) * (scale / u128::from(den));
             if places == 0 {
                 return digits.to_string();
