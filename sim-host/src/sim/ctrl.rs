@@ -103,6 +103,7 @@ impl Setup {
     /// Both sides from the scenario's `[params]` then `extra` (`--set`); the NIC rate key
     /// (`line_rate_bps` / `nic_rate_bps`) defaults to the host link rate and must equal it.
     pub fn build(l: &Loaded, extra: &[Param]) -> Result<Setup, String> {
+        refuse_repeated(extra)?;
         if l.sc.algorithm == Algorithm::Cats {
             return Ok(Setup::Cats(Box::new(WebSetup::build(l, extra)?)));
         }
@@ -325,4 +326,80 @@ impl Ctrl {
             _ => "none",
         }
     }
+}
+
+/// One algorithm parameter in force in a run, and where its value came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParamInForce {
+    /// The key (a `replay --set` key).
+    pub key: String,
+    /// The value the controllers run with.
+    pub value: String,
+    /// `default`, `scenario FILE [params]`, `scenario FILE topology.host_rate_bps` (the NIC
+    /// rate), `page FILE line N` (a CATS page's `# set` line) or `--set`.
+    pub origin: String,
+}
+
+/// Where `p` came from, for [`ParamInForce::origin`].
+fn origin(l: &Loaded, p: &Param) -> String {
+    if p.source == std::path::Path::new("--set") {
+        "--set".into()
+    } else if p.source == l.file {
+        format!("scenario {} [params]", l.file.display())
+    } else {
+        match p.line {
+            Some(n) => format!("page {} line {n}", p.source.display()),
+            None => format!("page {}", p.source.display()),
+        }
+    }
+}
+
+/// Every parameter in force for `setup` (built from `l` and `extra` by [`Setup::build`]): its
+/// value and its origin (the last setting of the key wins, as in the build).
+pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce> {
+    let rate_key = match l.sc.algorithm {
+        Algorithm::Timely => Some("line_rate_bps"),
+        Algorithm::Hpcc => Some("nic_rate_bps"),
+        Algorithm::Cats => None,
+    };
+    let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
+    let given: Vec<(&Param, String)> = page
+        .iter()
+        .chain(&l.params)
+        .chain(extra)
+        .map(|p| (p, origin(l, p)))
+        .collect();
+    setup
+        .set_lines()
+        .into_iter()
+        .map(|line| {
+            let (key, value) = line.split_once('=').unwrap_or((line.as_str(), ""));
+            let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
+                Some((_, o)) => o.clone(),
+                None if Some(key) == rate_key => {
+                    format!("scenario {} topology.host_rate_bps", l.file.display())
+                }
+                None => "default".into(),
+            };
+            ParamInForce {
+                key: key.to_string(),
+                value: value.to_string(),
+                origin,
+            }
+        })
+        .collect()
+}
+
+/// Refuses a `--set` key given twice: only the last would apply, and a parameter given is
+/// applied or refused, never dropped.
+pub fn refuse_repeated(extra: &[Param]) -> Result<(), String> {
+    for (i, p) in extra.iter().enumerate() {
+        if let Some(q) = extra[i + 1..].iter().find(|q| q.key == p.key) {
+            return Err(format!(
+                "--set {}: given twice ({} and {}); only one value can apply",
+                p.key, p.value, q.value
+            ));
+        }
+    }
+    Ok(())
 }
