@@ -335,8 +335,10 @@ pub struct ParamInForce {
     pub key: String,
     /// The value the controllers run with.
     pub value: String,
-    /// `default`, `scenario FILE [params]`, `scenario FILE topology.host_rate_bps` (the NIC
-    /// rate), `page FILE line N` (a CATS page's `# set` line) or `--set`.
+    /// `default` (TIMELY's `max_rate_bps` and `init_rate_bps`: `default: line_rate_bps`,
+    /// `default: max_rate_bps`), `scenario FILE [params]`, `scenario FILE
+    /// topology.host_rate_bps` (the NIC rate), `page FILE line N` (a CATS page's `# set` line)
+    /// or `--set`.
     pub origin: String,
 }
 
@@ -363,6 +365,7 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
         Algorithm::Cats => None,
     };
     let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
+    let timely = l.sc.algorithm == Algorithm::Timely;
     let given: Vec<(&Param, String)> = page
         .iter()
         .chain(&l.params)
@@ -379,6 +382,9 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
                 None if Some(key) == rate_key => {
                     format!("scenario {} topology.host_rate_bps", l.file.display())
                 }
+                // TIMELY ties these defaults to another key (timely::params::build).
+                None if timely && key == "max_rate_bps" => "default: line_rate_bps".into(),
+                None if timely && key == "init_rate_bps" => "default: max_rate_bps".into(),
                 None => "default".into(),
             };
             ParamInForce {
