@@ -369,10 +369,8 @@ fn main() -> ExitCode {
                                 }
                                 if sim_host::output::stdout_failed() {
                                     2
-                                } else if !done.violated.is_empty() {
-                                    1
                                 } else {
-                                    0
+                                    done.exit_code()
                                 }
                             }
                             Err(e) => {

@@ -921,6 +921,31 @@ fn sim_outputs_are_written_whole_and_a_bad_output_directory_fails_before_the_run
             "t_incast_drops_timeseries.csv"
         ]
     );
+    // An output that would replace an input (here the CDF) is refused, and nothing is written.
+    let cdf = tmp.path().join("t_leaf_spine_flows.csv");
+    std::fs::copy(scenarios_dir().join("cdf/hadoop.cdf"), &cdf).unwrap();
+    let sc = tmp.path().join("ls.toml");
+    std::fs::write(
+        &sc,
+        LEAF_SPINE
+            .replace("cdf/hadoop.cdf", "t_leaf_spine_flows.csv")
+            .replace("duration_ns = 300_000", "duration_ns = 30_000")
+            .replace("stop_ns = 250_000", "stop_ns = 20_000"),
+    )
+    .unwrap();
+    let before = std::fs::read(&cdf).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--out")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("refusing"), "{err}");
+    assert_eq!(std::fs::read(&cdf).unwrap(), before);
+    assert!(!tmp.path().join("t_leaf_spine_summary.json").exists());
 }
 
 #[test]
@@ -1043,6 +1068,13 @@ fn merge_keeps_experiments_apart_and_warns_about_a_missing_shard() {
     let s = std::fs::read_to_string(&summary).unwrap();
     let goodput: Vec<&str> = s.lines().filter(|l| l.contains(",goodput_bps,")).collect();
     assert_eq!(goodput.len(), 2, "one summary per experiment: {s}");
+    // Another version of the scenario under the same name: a third experiment.
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "250_000")).unwrap();
+    sweep(&[]);
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    assert_exit_0(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("3 different experiments"), "{err}");
 }
 
 #[test]

@@ -282,7 +282,17 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     if let (Some(w), Some(r), Some(d)) = (web_flow, &rep.web, &o.out) {
         staged.extend(web::out_files(d, &sc.name, r, w, baseline.as_deref()));
     }
-    files.extend(commit_all(staged)?);
+    let dir = l.file.parent().unwrap_or(Path::new(""));
+    let mut inputs: Vec<PathBuf> = vec![l.file.clone()];
+    inputs.extend(
+        sc.flows
+            .iter()
+            .filter_map(|g| g.cdf.as_ref())
+            .map(|c| dir.join(c)),
+    );
+    inputs.extend(sc.web.as_ref().map(|w| dir.join(&w.page)));
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    files.extend(commit_all(staged, &inputs)?);
     if let Some(d) = &o.plot {
         files.extend(write_plots(d, &sc.name, &sim, &rep)?);
         if let (Some(w), Some(r)) = (web_flow, &rep.web) {
@@ -492,17 +502,26 @@ pub fn text(r: &Report) -> String {
             c.pfc_paused_ns as f64 / 1e6
         );
     }
-    let _ = writeln!(
-        s,
-        "  flows: {} sized ({} finished, {} stopped, {} unfinished with {} B left), {} long; goodput {}b/s",
-        r.flows_sized,
-        r.flows_finished,
-        r.flows_stopped,
-        r.flows_unfinished,
-        r.unfinished_bytes_left,
-        r.flows_long,
-        si(r.goodput_bps)
-    );
+    if r.flows_sized > 0 {
+        let _ = writeln!(
+            s,
+            "  flows: {} sized ({} finished, {} stopped, {} unfinished with {} B left), {} long; goodput {}b/s",
+            r.flows_sized,
+            r.flows_finished,
+            r.flows_stopped,
+            r.flows_unfinished,
+            r.unfinished_bytes_left,
+            r.flows_long,
+            si(r.goodput_bps)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  flows: {} long; goodput {}b/s",
+            r.flows_long,
+            si(r.goodput_bps)
+        );
+    }
     for g in &r.load {
         let _ = writeln!(
             s,
@@ -619,8 +638,13 @@ fn other(p: &Path, e: impl std::fmt::Display) -> SimError {
 type Staged = Vec<(PathBuf, String)>;
 
 /// Writes every staged file to a temporary beside it, then renames them all into place: a
-/// failure leaves none of them (and any earlier file of that name untouched).
-fn commit_all(files: Staged) -> Result<Vec<String>, SimError> {
+/// failure leaves none of them (and any earlier file of that name untouched). A file that would
+/// replace one of `inputs` (the scenario, its CDFs, a CATS page) is refused before any is
+/// written.
+fn commit_all(files: Staged, inputs: &[&Path]) -> Result<Vec<String>, SimError> {
+    for (p, _) in &files {
+        crate::output::refuse_inputs(p, inputs).map_err(|e| SimError::Other(e.to_string()))?;
+    }
     let mut tmps = Vec::with_capacity(files.len());
     let cleanup = |tmps: &[(PathBuf, PathBuf)]| {
         for (t, _) in tmps {
@@ -649,7 +673,7 @@ fn commit_all(files: Staged) -> Result<Vec<String>, SimError> {
 
 /// Makes `d` (and its parents) and checks a file can be created in it: run before the
 /// simulation, so a bad output directory is reported before the run, not after it.
-fn prepare_dir(d: &Path, what: &str) -> Result<(), SimError> {
+pub(crate) fn prepare_dir(d: &Path, what: &str) -> Result<(), SimError> {
     std::fs::create_dir_all(d).map_err(|e| other(d, format!("{what}: cannot create: {e}")))?;
     let probe = crate::output::temp_beside(&d.join(".sim-host-probe"));
     std::fs::File::create(&probe).map_err(|e| other(d, format!("{what}: cannot write: {e}")))?;

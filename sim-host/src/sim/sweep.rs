@@ -142,10 +142,17 @@ pub struct Done {
     pub violated: Vec<String>,
 }
 
+impl Done {
+    /// The sweep's exit code, as a single run's: 1 when any job violated an invariant, else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.violated.is_empty() { 0 } else { 1 }
+    }
+}
+
 /// Runs shard `shard` of the sweep, writing one result file per job into `dir`. Returns the
 /// files written and the jobs that violated an invariant, or the first error (exit 2).
 pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Result<Done, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    super::prepare_dir(dir, "--results").map_err(|e| e.to_string())?;
     // Load (and check) every scenario and its parameters first: a bad file or `--set` fails
     // the shard before any run.
     let mut texts = std::collections::BTreeMap::new();
@@ -667,6 +674,17 @@ pub fn merge_cli(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_with_a_violated_invariant_exits_1() {
+        let mut d = Done {
+            files: vec![PathBuf::from("a.json"), PathBuf::from("b.json")],
+            violated: Vec::new(),
+        };
+        assert_eq!(d.exit_code(), 0);
+        d.violated.push("b.json: packets not conserved".into());
+        assert_eq!(d.exit_code(), 1);
+    }
 
     #[test]
     fn shards_and_seeds_parse() {
