@@ -1105,3 +1105,45 @@ fn merge_fails_on_a_directory_without_results() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&sub.display().to_string()), "{err}");
 }
+
+#[test]
+fn a_fifo_sender_refuses_the_conductor_parameters_it_would_not_apply() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cats/web_page.csv");
+    let fifo = |params: &str| {
+        cats_page_scenario(&page, params).replace("[web]\n", "[web]\nscheduler = \"fifo\"\n")
+    };
+    let (code, err, _) = sim_exit(&fifo("[params]\nh0 = 50000"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("params.h0") && err.contains("fifo"), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("f.toml");
+    std::fs::write(&sc, fifo("[params]\nsnd_buf_bytes = 65536")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .args(["--set", "m1=0.4"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--set m1"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_exit_0(&o);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys: Vec<&str> = j["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["mss_bytes", "snd_buf_bytes"], "{j}");
+    assert_eq!(
+        j["params"][1]["origin"],
+        format!("scenario {} [params]", sc.display())
+    );
+}

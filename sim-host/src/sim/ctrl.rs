@@ -103,7 +103,6 @@ impl Setup {
     /// Both sides from the scenario's `[params]` then `extra` (`--set`); the NIC rate key
     /// (`line_rate_bps` / `nic_rate_bps`) defaults to the host link rate and must equal it.
     pub fn build(l: &Loaded, extra: &[Param]) -> Result<Setup, String> {
-        refuse_repeated(extra)?;
         if l.sc.algorithm == Algorithm::Cats {
             return Ok(Setup::Cats(Box::new(WebSetup::build(l, extra)?)));
         }
@@ -357,7 +356,8 @@ fn origin(l: &Loaded, p: &Param) -> String {
 }
 
 /// Every parameter in force for `setup` (built from `l` and `extra` by [`Setup::build`]): its
-/// value and its origin (the last setting of the key wins, as in the build).
+/// value and its origin (the last setting of the key wins, as in the build). A FIFO sender's
+/// list leaves out the conductor's keys, which it does not apply.
 pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce> {
     let rate_key = match l.sc.algorithm {
         Algorithm::Timely => Some("line_rate_bps"),
@@ -375,6 +375,7 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
     setup
         .set_lines()
         .into_iter()
+        .filter(|line| applies(l, line.split('=').next().unwrap_or("")))
         .map(|line| {
             let (key, value) = line.split_once('=').unwrap_or((line.as_str(), ""));
             let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
@@ -396,9 +397,46 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
         .collect()
 }
 
-/// Refuses a `--set` key given twice: only the last would apply, and a parameter given is
-/// applied or refused, never dropped.
-pub fn refuse_repeated(extra: &[Param]) -> Result<(), String> {
+/// The CATS conductor's own keys (`h0`…`h3`, `l0`…`l3`, `m0`…`m4`): a FIFO sender has no
+/// conductor and applies only `mss_bytes` and `snd_buf_bytes`.
+fn conductor_key(k: &str) -> bool {
+    let b = k.as_bytes();
+    b.len() == 2 && matches!(b[0], b'h' | b'l' | b'm') && b[1].is_ascii_digit()
+}
+
+/// Whether the run applies `key` (every key of the algorithm, except the conductor's under
+/// `scheduler = "fifo"`).
+fn applies(l: &Loaded, key: &str) -> bool {
+    let fifo =
+        l.sc.web
+            .as_ref()
+            .is_some_and(|w| w.scheduler == Scheduler::Fifo);
+    !(fifo && conductor_key(key))
+}
+
+/// Refuses a parameter that the run would not apply: a `--set` key given twice (only the last
+/// would apply), and the conductor's keys in `[params]` or `--set` of a `scheduler = "fifo"`
+/// scenario (no conductor runs). A parameter given is applied or refused, never dropped. (A
+/// page's `# set` lines describe the page and are not refused.)
+pub fn check_applied(l: &Loaded, extra: &[Param]) -> Result<(), String> {
+    refuse_repeated(extra)?;
+    for p in l.params.iter().chain(extra) {
+        if !applies(l, &p.key) {
+            let at = if p.source == std::path::Path::new("--set") {
+                format!("--set {}", p.key)
+            } else {
+                format!("{}: key `params.{}`", l.file.display(), p.key)
+            };
+            return Err(format!(
+                "{at}: scheduler fifo has no conductor: only mss_bytes and snd_buf_bytes apply"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a `--set` key given twice: only the last would apply.
+fn refuse_repeated(extra: &[Param]) -> Result<(), String> {
     for (i, p) in extra.iter().enumerate() {
         if let Some(q) = extra[i + 1..].iter().find(|q| q.key == p.key) {
             return Err(format!(

@@ -180,6 +180,7 @@ pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimEr
 
 /// Runs a loaded scenario.
 pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    ctrl::check_applied(l, &o.set).map_err(SimError::Other)?;
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
     let params = ctrl::in_force(l, &o.set, &setup);
     let controller = o.controller.unwrap_or(l.sc.controller);

@@ -180,6 +180,7 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
         }
         let text = &texts[&j.file];
         let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
+        super::ctrl::check_applied(&l, set)?;
         let setup = super::ctrl::Setup::build(&l, set)?;
         let params = super::ctrl::in_force(&l, set, &setup);
         loaded.push((k, j, text, l, params));
