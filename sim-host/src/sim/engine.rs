@@ -1408,7 +1408,7 @@ impl Sim {
         if !f.long && f.stopped_ps.is_none() {
             let fct = now - f.start_ps;
             self.stats
-                .flow_done(f.size, fct as f64 / 1e3, f.ideal_ps as f64 / 1e3);
+                .flow_done(f.size_bytes, fct as f64 / 1e3, f.ideal_ps as f64 / 1e3);
         }
     }
 

@@ -804,7 +804,7 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             return Err(l.err(
                 &key("start_ns"),
                 format!(
-                    "{}: the group starts after the end ({} ns)",
+                    "{}: the group starts at or after the end ({} ns)",
                     g.start_ns, sc.duration_ns
                 ),
             ));
@@ -813,7 +813,7 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             return Err(l.err(
                 &key("stagger_ns"),
                 format!(
-                    "its last flow starts at {last} ns, after the end ({} ns)",
+                    "its last flow starts at {last} ns, at or after the end ({} ns)",
                     sc.duration_ns
                 ),
             ));
