@@ -346,19 +346,22 @@ fn main() -> ExitCode {
                         };
                         let jobs = sweep::jobs(&scenario, &cs, &sd);
                         match sweep::run(&jobs, sh, &dir, &set) {
-                            Ok(files) => {
+                            Ok(done) => {
                                 sim_host::outln!(
                                     "shard {}/{}: {} of {} jobs, results in {}",
                                     sh.0,
                                     sh.1,
-                                    files.len(),
+                                    done.files.len(),
                                     jobs.len(),
                                     dir.display()
                                 );
+                                for v in &done.violated {
+                                    eprintln!("INVARIANTS VIOLATED: {v}");
+                                }
                                 if sim_host::output::stdout_failed() {
                                     2
                                 } else {
-                                    0
+                                    done.exit_code()
                                 }
                             }
                             Err(e) => {

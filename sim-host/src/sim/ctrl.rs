@@ -326,3 +326,124 @@ impl Ctrl {
         }
     }
 }
+
+/// One algorithm parameter in force in a run, and where its value came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParamInForce {
+    /// The key (a `replay --set` key).
+    pub key: String,
+    /// The value the controllers run with.
+    pub value: String,
+    /// `default` (TIMELY's `max_rate_bps` and `init_rate_bps`: `default: line_rate_bps`,
+    /// `default: max_rate_bps`), `scenario FILE [params]`, `scenario FILE
+    /// topology.host_rate_bps` (the NIC rate), `page FILE line N` (a CATS page's `# set` line)
+    /// or `--set`.
+    pub origin: String,
+}
+
+/// Where `p` came from, for [`ParamInForce::origin`].
+fn origin(l: &Loaded, p: &Param) -> String {
+    if p.source == std::path::Path::new("--set") {
+        "--set".into()
+    } else if p.source == l.file {
+        format!("scenario {} [params]", l.file.display())
+    } else {
+        match p.line {
+            Some(n) => format!("page {} line {n}", p.source.display()),
+            None => format!("page {}", p.source.display()),
+        }
+    }
+}
+
+/// Every parameter in force for `setup` (built from `l` and `extra` by [`Setup::build`]): its
+/// value and its origin (the last setting of the key wins, as in the build). A FIFO sender's
+/// list leaves out the conductor's keys, which it does not apply.
+pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce> {
+    let rate_key = match l.sc.algorithm {
+        Algorithm::Timely => Some("line_rate_bps"),
+        Algorithm::Hpcc => Some("nic_rate_bps"),
+        Algorithm::Cats => None,
+    };
+    let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
+    let timely = l.sc.algorithm == Algorithm::Timely;
+    let given: Vec<(&Param, String)> = page
+        .iter()
+        .chain(&l.params)
+        .chain(extra)
+        .map(|p| (p, origin(l, p)))
+        .collect();
+    setup
+        .set_lines()
+        .into_iter()
+        .filter(|line| applies(l, line.split('=').next().unwrap_or("")))
+        .map(|line| {
+            let (key, value) = line.split_once('=').unwrap_or((line.as_str(), ""));
+            let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
+                Some((_, o)) => o.clone(),
+                None if Some(key) == rate_key => {
+                    format!("scenario {} topology.host_rate_bps", l.file.display())
+                }
+                // TIMELY ties these defaults to another key (timely::params::build).
+                None if timely && key == "max_rate_bps" => "default: line_rate_bps".into(),
+                None if timely && key == "init_rate_bps" => "default: max_rate_bps".into(),
+                None => "default".into(),
+            };
+            ParamInForce {
+                key: key.to_string(),
+                value: value.to_string(),
+                origin,
+            }
+        })
+        .collect()
+}
+
+/// The CATS conductor's own keys (`h0`…`h3`, `l0`…`l3`, `m0`…`m4`): a FIFO sender has no
+/// conductor and applies only `mss_bytes` and `snd_buf_bytes`.
+fn conductor_key(k: &str) -> bool {
+    let b = k.as_bytes();
+    b.len() == 2 && matches!(b[0], b'h' | b'l' | b'm') && b[1].is_ascii_digit()
+}
+
+/// Whether the run applies `key` (every key of the algorithm, except the conductor's under
+/// `scheduler = "fifo"`).
+fn applies(l: &Loaded, key: &str) -> bool {
+    let fifo =
+        l.sc.web
+            .as_ref()
+            .is_some_and(|w| w.scheduler == Scheduler::Fifo);
+    !(fifo && conductor_key(key))
+}
+
+/// Refuses a parameter that the run would not apply: a `--set` key given twice (only the last
+/// would apply), and the conductor's keys in `[params]` or `--set` of a `scheduler = "fifo"`
+/// scenario (no conductor runs). A parameter given is applied or refused, never dropped. (A
+/// page's `# set` lines describe the page and are not refused.)
+pub fn check_applied(l: &Loaded, extra: &[Param]) -> Result<(), String> {
+    refuse_repeated(extra)?;
+    for p in l.params.iter().chain(extra) {
+        if !applies(l, &p.key) {
+            let at = if p.source == std::path::Path::new("--set") {
+                format!("--set {}", p.key)
+            } else {
+                format!("{}: key `params.{}`", l.file.display(), p.key)
+            };
+            return Err(format!(
+                "{at}: scheduler fifo has no conductor: only mss_bytes and snd_buf_bytes apply"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a `--set` key given twice: only the last would apply.
+fn refuse_repeated(extra: &[Param]) -> Result<(), String> {
+    for (i, p) in extra.iter().enumerate() {
+        if let Some(q) = extra[i + 1..].iter().find(|q| q.key == p.key) {
+            return Err(format!(
+                "--set {}: given twice ({} and {}); only one value can apply",
+                p.key, p.value, q.value
+            ));
+        }
+    }
+    Ok(())
+}
