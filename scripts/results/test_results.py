@@ -3,8 +3,9 @@
 Run: python3 -m unittest discover -s scripts/results -p 'test_*.py'
 """
 
+import contextlib
 import importlib.util
-import json
+import io
 import os
 import stat
 import sys
@@ -71,11 +72,12 @@ class Fixture(unittest.TestCase):
         self.tmp.cleanup()
 
     def render(self, template):
-        return results.render(template)
+        with contextlib.redirect_stderr(io.StringIO()):
+            return results.render(template)
 
     def error(self, template):
         with self.assertRaises(results.ResultsError) as cm:
-            results.render(template)
+            self.render(template)
         return str(cm.exception)
 
 
