@@ -164,7 +164,15 @@ def self_toml(key):
     scenario, _, _, _, toml = key
     with open(os.path.join(SCENARIOS, scenario + ".toml"), "rb") as f:
         data = tomllib.load(f)
-    data.update(dict(toml))
+    for k, v in toml:
+        *tables, name = k.split(".")
+        table = data
+        for t in tables:
+            table = table.setdefault(t, {})
+        if v is None:
+            table.pop(name, None)
+        else:
+            table[name] = v
     return data
 
 
@@ -550,7 +558,8 @@ def render(template):
             return "".join(out).replace("\0", "")
         if not RUNNER.queued:
             raise ResultsError(f"{rel}: placeholders wait for runs but none is queued")
-        print(f"results: {len(RUNNER.queued)} runs", file=sys.stderr)
+        names = ", ".join(sorted(describe(k) for k in RUNNER.queued)) if len(RUNNER.queued) <= 3 else ""
+        print(f"results: {len(RUNNER.queued)} runs {names}".rstrip(), file=sys.stderr)
         RUNNER.run_queued()
 
 

@@ -136,6 +136,13 @@ class Overrides(Fixture):
         self.assertNotIn("pfc_xoff_bytes", text)
         self.assertIn("buffer_bytes = 5\n", text)
 
+    def test_param_reads_the_scenario_as_overridden(self):
+        page = self.render(
+            "{{ i(F('a', toml={'topology.buffer_bytes': 5}).param('topology', 'buffer_bytes')) }} "
+            "{{ i(F('a').param('topology', 'buffer_bytes')) }}"
+        )
+        self.assertEqual(page, "5 100")
+
     def test_removing_a_key_the_scenario_does_not_set_is_refused(self):
         msg = self.error("{{ f(F('a', toml={'topology.ecn_threshold_bytes': None}).goodput_bps) }}")
         self.assertIn("sets no `topology.ecn_threshold_bytes`", msg)
