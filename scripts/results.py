@@ -46,6 +46,16 @@ SCENARIOS = os.path.join(ROOT, "fixtures", "scenarios")
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
 
 
+def _cell(v):
+    """A CSV cell: a number where it reads as one, None when empty, else the text (`status`)."""
+    if v in ("", None):
+        return None
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
 class ResultsError(Exception):
     """A failure that stops the generation; the message names where."""
 
@@ -106,7 +116,7 @@ class Run(Field):
             raise ResultsError(f"{self._run}: `sim-host sim --out` wrote no {os.path.basename(path)}")
         with open(path, newline="") as f:
             rows = list(csv.DictReader(row for row in f if not row.startswith("#")))
-        return [{k: (float(v) if v not in ("", None) else None) for k, v in r.items()} for r in rows]
+        return [{k: _cell(v) for k, v in r.items()} for r in rows]
 
     @property
     def flows(self):
