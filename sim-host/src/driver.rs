@@ -25,18 +25,13 @@ pub const MIN_MEANINGFUL_SHARE: f64 = 0.5;
 
 /// One algorithm's side-by-side replay.
 pub trait Lockstep: Sized {
-    /// The kind (keys the tolerances, names the report).
+    /// The kind: its registry entry gives the header row, what the agreement counts, whether a
+    /// relative error is reported, the tolerances and the report's names.
     const KIND: Kind;
-    /// What the agreement counts: `branch` or `order`.
-    const AGREEMENT: &'static str;
-    /// The trace's header row.
-    const HEADER: &'static str;
     /// The `--out` CSV header row.
     const OUT_HEADER: &'static str;
     /// Series kept for `--plot` (values per [`Recorder::plot`] call).
     const PLOT_SERIES: usize;
-    /// Whether the kind reports a relative error (rate, window).
-    const HAS_REL_ERR: bool;
     /// Both sides' parameters (listed in every report as the parameters in force).
     type Setup: crate::trace::kinds::Values;
     /// One trace row as written.
@@ -263,8 +258,12 @@ impl Recorder {
             // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
             self.meaningful = self.agreement.total;
         }
-        self.check_meaningful(&trace, L::HAS_REL_ERR, opts.min_meaningful())
-            .map_err(|m| InputError::file(Path::new(&trace), m))?;
+        self.check_meaningful(
+            &trace,
+            L::KIND.info().rel_err_of.is_some(),
+            opts.min_meaningful(),
+        )
+        .map_err(|m| InputError::file(Path::new(&trace), m))?;
         if let Some(o) = self.out.take() {
             o.commit()?;
         }
@@ -278,11 +277,8 @@ impl Recorder {
         s.skipped = self.skipped;
         s.meaningful = self.meaningful;
         s.params = params.iter().map(ParamReport::from).collect();
-        if L::HAS_REL_ERR {
-            s.rel_err = Some(
-                self.err
-                    .summary(L::KIND.info().rel_err_of.unwrap_or("rate")),
-            );
+        if let Some(quantity) = L::KIND.info().rel_err_of {
+            s.rel_err = Some(self.err.summary(quantity));
         }
         ls.finish(&self, &mut s);
         s.judge(opts.tolerances(L::KIND));
@@ -303,7 +299,7 @@ impl Recorder {
 /// `# set` lines and `--set`, step every row, finish. One summary.
 pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
     let mut rdr = TraceReader::open(path)?;
-    rdr.expect_header(L::HEADER)?;
+    rdr.expect_header(L::KIND.header())?;
     let params = merged_params(rdr.params(), &opts.params);
     let setup = L::setup(path, &params)?;
     let in_force = in_force(&setup, L::setup(path, &[]).ok().as_ref(), &params);
@@ -311,7 +307,7 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     let mut rec = Recorder::new(
         opts,
         path,
-        L::AGREEMENT,
+        L::KIND.info().agreement,
         L::OUT_HEADER,
         L::PLOT_SERIES,
         &in_force,

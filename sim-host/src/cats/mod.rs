@@ -130,14 +130,11 @@ pub struct Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "order";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed";
     // Cumulative bytes per priority, reference (0–4) and fixed (5–9).
     const PLOT_SERIES: usize = 10;
     // CATS makes decisions, not estimates: no relative error; fidelity is the chunk order (and
     // the byte counts that follow from it).
-    const HAS_REL_ERR: bool = false;
     type Setup = Setup;
     type Row = Row;
 

@@ -128,12 +128,9 @@ impl Replay {
 
 impl Lockstep for Replay {
     const KIND: Kind = super::KIND;
-    const AGREEMENT: &'static str = "branch";
-    const HEADER: &'static str = super::HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;
     // Window (ref, fixed), U (ref, fixed), window relative error.
     const PLOT_SERIES: usize = 5;
-    const HAS_REL_ERR: bool = true;
     type Setup = Setup;
     type Row = Row;
 
@@ -220,7 +217,7 @@ impl Flow {
             out,
             plot,
             Path::new(""),
-            Replay::AGREEMENT,
+            super::INFO.agreement,
             OUT_HEADER,
             Replay::PLOT_SERIES,
             &in_force,

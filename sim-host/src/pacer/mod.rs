@@ -147,15 +147,12 @@ impl Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "order";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str =
         "segment,t_ns,flow_ref,bytes_ref,t_send_ref_ns,flow_fixed,bytes_fixed,t_send_fixed_ns";
     // Bytes sent (reference, fixed) and the send-time difference.
     const PLOT_SERIES: usize = 3;
     // The pacer's fidelity is the order (identical) and the send times (bounded): no relative
     // error.
-    const HAS_REL_ERR: bool = false;
     type Setup = Setup;
     type Row = Row;
 

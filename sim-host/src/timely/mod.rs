@@ -74,11 +74,8 @@ pub struct Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "branch";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
-    const HAS_REL_ERR: bool = true;
     type Setup = params::Both;
     type Row = Row;
 
