@@ -9,9 +9,10 @@
 //! [`MIN_MEANINGFUL_SHARE`]); otherwise it is refused with the reason, before any output is
 //! written.
 
+use crate::kind::Kind;
+use crate::opts::{Mode, ReplayOpts};
 use crate::output::Output;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Kind, Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, ParamReport, Summary};
 use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
@@ -272,7 +273,7 @@ impl Recorder {
             plot::draw(p, title, &label, &L::panels(env, div))
                 .map_err(|e| InputError::file(p, e))?;
         }
-        let mut s = Summary::new(L::KIND, trace, opts.mode, self.agreement.clone());
+        let mut s = Summary::new(L::KIND.info(), trace, opts.mode, self.agreement.clone());
         s.events = self.events;
         s.skipped = self.skipped;
         s.meaningful = self.meaningful;
@@ -281,7 +282,7 @@ impl Recorder {
             s.rel_err = Some(self.err.summary(quantity));
         }
         ls.finish(&self, &mut s);
-        s.judge(opts.tolerances(L::KIND));
+        s.judge(opts.tolerances(L::KIND.info()));
         Ok(s)
     }
 

@@ -2,8 +2,8 @@
 //! table and CI-friendly exit codes (0 within tolerance, 1 fidelity outside tolerance, 2 bad
 //! input or usage).
 
-use crate::summary::{Summary, Tolerances, pct};
-use crate::trace::{InputError, Param, sniff_header};
+use crate::summary::{Summary, pct};
+use crate::trace::{InputError, sniff_header};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -17,39 +17,11 @@ pub const EXIT_FIDELITY: i32 = 1;
 /// Exit code: bad input or usage.
 pub const EXIT_INPUT: i32 = 2;
 
-/// How the fixed-point side is driven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
-pub enum Mode {
-    /// The two sides run independently: one early disagreement shows as a lasting offset.
-    #[default]
-    Free,
-    /// After every event the fixed-point state is re-seeded from the reference state (quantised
-    /// through the firmware crate's public constructor), so errors do not accumulate.
-    Forced,
-}
-
-impl Mode {
-    /// `free` or `forced`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Free => "free",
-            Mode::Forced => "forced",
-        }
-    }
-}
-
-pub use crate::kinds::Kind;
+pub use crate::kind::Kind;
+pub use crate::opts::{Mode, ReplayOpts, TolOverride};
+pub use crate::trace::is_capture;
 
 impl Kind {
-    /// Whether the `--set` parameter `p` applies to this kind: its bare key is one of the kind's,
-    /// or it is `KIND.KEY` with this kind's name and key.
-    pub fn applies(self, p: &Param) -> bool {
-        match p.key.split_once('.') {
-            Some((k, key)) if Kind::named(k).is_some() => k == self.name() && self.has_key(key),
-            _ => self.has_key(&p.key),
-        }
-    }
-
     /// Recognises a file's kind: captures are HPCC; CSV files by their header row.
     pub fn detect(path: &Path) -> Result<Kind, InputError> {
         if is_capture(path)
@@ -74,50 +46,11 @@ impl Kind {
     }
 }
 
-/// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
-pub fn is_capture(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "pcap" | "pcapng" | "cap"))
-}
-
 /// A CSV trace (by extension, in any case).
 fn is_csv(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
-}
-
-/// Tolerance overrides from the command line (`None`: the kind's default).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TolOverride {
-    /// `--min-agreement`.
-    pub min_agreement: Option<f64>,
-    /// `--max-p99-rel-err`.
-    pub max_p99_rel_err: Option<f64>,
-    /// `--max-rel-err`.
-    pub max_rel_err: Option<f64>,
-}
-
-/// Options of one replay.
-#[derive(Debug, Clone, Default)]
-pub struct ReplayOpts {
-    /// `--set KEY=VALUE` parameters (they override the trace's `# set` lines).
-    pub params: Vec<Param>,
-    /// `--out`: per-event CSV (a directory when replaying a directory).
-    pub out: Option<PathBuf>,
-    /// `--plot`: SVG (a directory when replaying a directory).
-    pub plot: Option<PathBuf>,
-    /// `--mode`.
-    pub mode: Mode,
-    /// Tolerance overrides.
-    pub tol: TolOverride,
-    /// `--skip-unknown`: in a directory, pass over `.csv` files whose header names no trace
-    /// kind instead of failing on them.
-    pub skip_unknown: bool,
-    /// `--min-meaningful`: the share of a trace's events that must move the reference's state
-    /// for a verdict (`None`: [`crate::driver::MIN_MEANINGFUL_SHARE`]).
-    pub min_meaningful: Option<f64>,
 }
 
 impl ReplayOpts {
@@ -244,22 +177,6 @@ impl ReplayOpts {
             o.mode = Mode::Free;
         }
         o
-    }
-
-    /// The share of events that must be meaningful for a verdict.
-    pub fn min_meaningful(&self) -> f64 {
-        self.min_meaningful
-            .unwrap_or(crate::driver::MIN_MEANINGFUL_SHARE)
-    }
-
-    /// The tolerances for `kind`: its defaults with the command line's overrides.
-    pub fn tolerances(&self, kind: Kind) -> Tolerances {
-        let d = Tolerances::for_kind(kind);
-        Tolerances {
-            min_agreement: self.tol.min_agreement.unwrap_or(d.min_agreement),
-            max_p99_rel_err: self.tol.max_p99_rel_err.unwrap_or(d.max_p99_rel_err),
-            max_rel_err: self.tol.max_rel_err.unwrap_or(d.max_rel_err),
-        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! What a replay concludes: agreement between the fixed-point crate and the f64 reference,
 //! relative error statistics in bounded memory, tolerances and the verdict.
 
-use crate::kinds::Kind;
+use crate::opts::{Mode, Tolerances};
+use crate::trace::kinds::KindInfo;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -252,30 +253,6 @@ impl Agreement {
     }
 }
 
-/// Limits a replay must stay within. Defaults per kind: see [`Tolerances::for_kind`].
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct Tolerances {
-    /// Minimum agreement ratio (branches or order).
-    pub min_agreement: f64,
-    /// Maximum p99 relative error.
-    pub max_p99_rel_err: f64,
-    /// Maximum relative error.
-    pub max_rel_err: f64,
-}
-
-impl Tolerances {
-    /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
-    /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
-    pub fn for_kind(kind: Kind) -> Self {
-        let t = kind.info().tolerances;
-        Self {
-            min_agreement: t.min_agreement,
-            max_p99_rel_err: t.max_p99_rel_err,
-            max_rel_err: t.max_rel_err,
-        }
-    }
-}
-
 /// The limits a replay was judged by, as reported.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct TolerancesUsed {
@@ -383,9 +360,9 @@ pub struct Summary {
 
 impl Summary {
     /// A summary before the verdict; call [`judge`](Self::judge) once filled.
-    pub fn new(kind: Kind, trace: String, mode: crate::replay::Mode, agreement: Agreement) -> Self {
+    pub fn new(kind: &KindInfo, trace: String, mode: Mode, agreement: Agreement) -> Self {
         Self {
-            kind: kind.name().to_string(),
+            kind: kind.name.to_string(),
             trace,
             mode: mode.name().to_string(),
             events: 0,
@@ -649,12 +626,7 @@ mod tests {
         let mut a = Agreement::new("branch");
         a.add(true, at(0));
         a.add(false, at(1));
-        let mut s = Summary::new(
-            crate::timely::KIND,
-            "t".into(),
-            crate::replay::Mode::Free,
-            a,
-        );
+        let mut s = Summary::new(&crate::timely::INFO, "t".into(), Mode::Free, a);
         s.rel_err = Some(ErrSummary {
             quantity: "rate".into(),
             max: 0.5,
@@ -662,7 +634,7 @@ mod tests {
             mean: 0.01,
             worst: Some(at(1)),
         });
-        s.judge(Tolerances::for_kind(crate::timely::KIND));
+        s.judge(Tolerances::for_kind(&crate::timely::INFO));
         assert_eq!(s.failures.len(), 3, "{:?}", s.failures);
         assert!(!s.within_tolerance);
         assert!(s.render().contains("FAIL"));
@@ -674,17 +646,17 @@ mod tests {
     fn judge_fails_a_value_over_its_bound() {
         let mut a = Agreement::new("order");
         a.add(true, at(0));
-        let mut s = Summary::new(crate::cats::KIND, "t".into(), crate::replay::Mode::Free, a);
+        let mut s = Summary::new(&crate::cats::INFO, "t".into(), Mode::Free, a);
         s.bound("P0 starvation gap (bytes)", 64_561.0, 64_561.0);
         s.bound("P1 starvation gap (bytes)", 1e12, f64::INFINITY);
-        s.judge(Tolerances::for_kind(crate::cats::KIND));
+        s.judge(Tolerances::for_kind(&crate::cats::INFO));
         assert!(s.within_tolerance, "{:?}", s.failures);
         assert!(
             s.render()
                 .contains("PASS (within order ≥ 100.000 %, 2 values ≤ their bounds)")
         );
         s.bound("P3 starvation gap (bytes)", 70_000.0, 64_560.6);
-        s.judge(Tolerances::for_kind(crate::cats::KIND));
+        s.judge(Tolerances::for_kind(&crate::cats::INFO));
         assert_eq!(
             s.failures,
             ["P3 starvation gap (bytes) 70000 > bound 64561 (by 5439)"]

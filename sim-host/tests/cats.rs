@@ -321,7 +321,7 @@ fn replay_over_a_starvation_bound_fails() {
     );
     // The same gap against a bound it exceeds.
     s.bounds[3].bound = 54_321.0;
-    s.judge(ReplayOpts::default().tolerances(sim_host::cats::KIND));
+    s.judge(ReplayOpts::default().tolerances(&sim_host::cats::INFO));
     assert!(!s.within_tolerance);
     assert_eq!(
         s.failures,

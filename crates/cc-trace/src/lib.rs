@@ -18,6 +18,15 @@ pub mod timely;
 
 pub use reader::*;
 
+use std::path::Path;
+
+/// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
+pub fn is_capture(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "pcap" | "pcapng" | "cap"))
+}
+
 /// A ratio as text, the same for equal ratios: an exact decimal when there is one (`7/8` and
 /// `875/1000` are `0.875`, `4/5` is `0.8`), else the reduced fraction (`1/3`).
 pub fn ratio_text(num: u64, den: u64) -> String {

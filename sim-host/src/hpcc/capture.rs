@@ -24,7 +24,7 @@
 //! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
 
 use super::{Flow, Setup};
-use crate::replay::ReplayOpts;
+use crate::opts::ReplayOpts;
 use crate::summary::Summary;
 use crate::trace::InputError;
 use pcap_parser::pcapng::Block;
@@ -489,7 +489,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             if let Some(cut) = &ignored.cut {
                 s.detail("warning", cut.clone());
             }
-            s.judge(opts.tolerances(super::KIND));
+            s.judge(opts.tolerances(&super::INFO));
             out.push(s);
         }
     }

@@ -20,26 +20,26 @@ pub use cc_trace::hpcc::{HEADER, INFO, Row, hex_bytes, params};
 pub use lockstep::{Flow, Replay, quantise};
 pub use params::Setup;
 
-use crate::fixtures::FixtureFile;
-use crate::replay::ReplayOpts;
+use crate::kind::FixtureFile;
+use crate::opts::ReplayOpts;
 use crate::summary::Summary;
 use crate::trace::InputError;
 use std::path::Path;
 
 /// hpcc in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// hpcc as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// hpcc as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
 /// captures.
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    if crate::replay::is_capture(path) {
+    if crate::trace::is_capture(path) {
         capture::replay_capture(path, opts)
     } else {
         crate::driver::replay_csv::<Replay>(path, opts)

@@ -14,11 +14,11 @@ pub mod lockstep;
 pub use cc_reference::timely as reference;
 pub use cc_trace::timely::{HEADER, INFO, Row, params};
 
-use crate::fixtures::FixtureFile;
-use crate::kinds::Kind;
+use crate::kind::FixtureFile;
+use crate::kind::Kind;
+use crate::opts::Mode;
+use crate::opts::ReplayOpts;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::Mode;
-use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
 use crate::trace::InputError;
 use lockstep::Lockstep;
@@ -46,14 +46,14 @@ fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
 }
 
 /// timely in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// timely as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// timely as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
