@@ -34,7 +34,8 @@ keys.";
 struct ReplayArgs {
     /// A trace file, `-` for standard input, or a directory of traces.
     path: PathBuf,
-    /// Override a parameter, e.g. --set beta=0.5 (repeatable). Wins over `# set` lines.
+    /// Set a parameter, KEY=VALUE (repeatable; the keys, defaults and limits are listed below).
+    /// Wins over `# set` lines; a key the kind does not have is refused.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
     set: Vec<Param>,
     /// Write one row per event (a directory when PATH is a directory: one file per trace, its
