@@ -468,3 +468,63 @@ fn the_recorded_pcapng_replays_to_the_same_windows_as_the_recorded_csv() {
         }
     }
 }
+
+/// The summaries of `replay hpcc` on `p` read once (no `--out`: streams paired as they appear)
+/// and read twice (`--out`: streams found and paired first).
+fn once_and_twice(p: &Path, out_dir: &Path) -> (serde_json::Value, serde_json::Value) {
+    use sim_host::replay::ReplayOpts;
+    let once = sim_host::hpcc::replay(p, &ReplayOpts::default()).unwrap();
+    let twice = sim_host::hpcc::replay(
+        p,
+        &ReplayOpts {
+            out: Some(out_dir.join("o.csv")),
+            ..ReplayOpts::default()
+        },
+    )
+    .unwrap();
+    (
+        serde_json::to_value(&once).unwrap(),
+        serde_json::to_value(&twice).unwrap(),
+    )
+}
+
+#[test]
+fn a_capture_read_once_replays_exactly_as_read_twice() {
+    let d = tempfile::tempdir().unwrap();
+    // Every data stream seen before its ACKs: the pairing as streams appear is the final one.
+    let (once, twice) = once_and_twice(&root().join("fixtures/hpcc/roce_pairs.pcapng"), d.path());
+    assert_eq!(once, twice);
+    assert_eq!(once.as_array().unwrap().len(), 3);
+    // An ACK before any data of its connection (the capture started mid-flow), and a second
+    // connection of the host pair showing up later: the first pairing of both ACK streams
+    // differs from the final one, so the capture is replayed again with the final pairing.
+    let mut later = rows(52, 150);
+    for r in &mut later {
+        r.t_ns += 5_000;
+    }
+    let mut frames = frames_of(&[
+        flow(1, 2, 21, 0x221, 0xC021, rows(51, 150)),
+        flow(1, 2, 22, 0x222, 0xC022, later),
+    ]);
+    let late = frames
+        .iter()
+        .position(|(_, f)| f[34..36] == [0xC0, 0x22])
+        .unwrap();
+    let first = frames.iter().position(|(_, f)| bth(f).0 == 0x11).unwrap();
+    let mut early_ack = frames[first].clone();
+    early_ack.0 = frames[0].0 - 1;
+    frames.insert(0, early_ack);
+    assert!(late > 20, "the second connection starts later ({late})");
+    let p = d.path().join("late.pcapng");
+    std::fs::write(&p, write_pcapng(&frames, 128)).unwrap();
+    let (once, twice) = once_and_twice(&p, d.path());
+    assert_eq!(once, twice);
+    let flows = once.as_array().unwrap();
+    assert_eq!(flows.len(), 2);
+    assert!(
+        flows
+            .iter()
+            .all(|s| s["within_tolerance"] == true && s["events"] != 0),
+        "{once:#}"
+    );
+}

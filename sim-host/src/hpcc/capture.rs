@@ -28,8 +28,10 @@
 //! * Packets that are not RoCEv2, too short to hold INT + BTH, without a timestamp (pcapng Simple
 //!   Packet Blocks) or data of a stream no ACK stream pairs with are counted and reported.
 //!
-//! The reader parses the file itself (no copy of a frame, no allocation per packet): the
-//! capture is read twice, once to find and pair the streams and once to replay them.
+//! The reader parses the file itself (no copy of a frame, no allocation per packet). A replay
+//! reads the capture once, pairing each ACK stream when it appears, and a second time only when
+//! the pairing of the whole capture differs from that or `--out`/`--plot` need the flows named
+//! first ([`replay_capture`]).
 
 use super::{Flow, Setup};
 use crate::replay::Kind;
@@ -848,45 +850,64 @@ pub fn pair_streams(streams: &[StreamInfo]) -> Vec<(usize, Pairing)> {
         }
     }
     let mut out = Vec::new();
-    for ((a, b), (data, acks)) in &by_pair {
+    for (data, acks) in by_pair.values() {
         for &k in acks {
-            let pairing = if data.is_empty() {
-                Pairing::Unpaired(format!(
-                    "no data packets from {a} to {b} in the capture: the sender's snd_nxt is \
-                     unknown (was only one direction captured?)"
-                ))
-            } else if data.len() == 1 && acks.len() == 1 {
-                Pairing::Data(data[0])
-            } else {
-                let port = streams[k].sport;
-                let same = |v: &[usize]| {
-                    v.iter()
-                        .copied()
-                        .filter(|&i| port.is_some() && streams[i].sport == port)
-                        .collect::<Vec<_>>()
-                };
-                match (same(data).as_slice(), same(acks).len()) {
-                    ([d], 1) => Pairing::Data(*d),
-                    _ => Pairing::Unpaired(format!(
-                        "cannot tell which of the {} data streams from {a} to {b} (QPs {}) these \
-                         ACKs acknowledge: {}",
-                        data.len(),
-                        data.iter()
-                            .map(|&i| streams[i].key.qp.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        match port {
-                            Some(p) => format!("none or several share their UDP source port {p}"),
-                            None => "their UDP source port varies".to_string(),
-                        }
-                    )),
-                }
-            };
-            out.push((k, pairing));
+            out.push((k, pair_in(streams, data, acks, k)));
         }
     }
     out.sort_by_key(|(k, _)| *k);
     out
+}
+
+/// [`pair_streams`] for ACK stream `k` alone.
+fn pair_now(streams: &[StreamInfo], k: usize) -> Pairing {
+    let key = streams[k].key;
+    let (mut data, mut acks) = (Vec::new(), Vec::new());
+    for (i, s) in streams.iter().enumerate() {
+        if s.key.ack && s.key.src == key.src && s.key.dst == key.dst {
+            acks.push(i);
+        } else if !s.key.ack && s.key.src == key.dst && s.key.dst == key.src {
+            data.push(i);
+        }
+    }
+    pair_in(streams, &data, &acks, k)
+}
+
+/// The pairing of ACK stream `k` among the data and ACK streams of its host pair.
+fn pair_in(streams: &[StreamInfo], data: &[usize], acks: &[usize], k: usize) -> Pairing {
+    let (a, b) = (streams[k].key.dst, streams[k].key.src);
+    if data.is_empty() {
+        Pairing::Unpaired(format!(
+            "no data packets from {a} to {b} in the capture: the sender's snd_nxt is unknown \
+             (was only one direction captured?)"
+        ))
+    } else if data.len() == 1 && acks.len() == 1 {
+        Pairing::Data(data[0])
+    } else {
+        let port = streams[k].sport;
+        let same = |v: &[usize]| {
+            v.iter()
+                .copied()
+                .filter(|&i| port.is_some() && streams[i].sport == port)
+                .collect::<Vec<_>>()
+        };
+        match (same(data).as_slice(), same(acks).len()) {
+            ([d], 1) => Pairing::Data(*d),
+            _ => Pairing::Unpaired(format!(
+                "cannot tell which of the {} data streams from {a} to {b} (QPs {}) these ACKs \
+                 acknowledge: {}",
+                data.len(),
+                data.iter()
+                    .map(|&i| streams[i].key.qp.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                match port {
+                    Some(p) => format!("none or several share their UDP source port {p}"),
+                    None => "their UDP source port varies".to_string(),
+                }
+            )),
+        }
+    }
 }
 
 /// `[v6]` for IPv6, plain for IPv4.
@@ -913,146 +934,284 @@ fn suffixed(p: &Path, tag: &str) -> PathBuf {
     p.with_file_name(format!("{stem}-{tag}.{ext}"))
 }
 
-/// What pass 2 does with a packet of a stream.
-#[derive(Clone, Copy)]
-enum Role {
-    Data(usize),
-    Ack(usize),
-    /// ACKs of an unpaired flow: counted.
-    Unpaired(usize),
-    /// Data no ACK stream pairs with: counted.
-    Orphan,
-}
-
+/// A flow being replayed: its name, its ACK stream and the data stream paired with it, the
+/// lockstep (none when no data stream pairs with it), its ACK-side PSN state and ACK count.
 struct FlowRun {
     name: String,
-    flow: Option<(Flow, PsnExtender)>,
-    unpaired: Option<String>,
+    ack_stream: usize,
+    data_stream: Option<usize>,
+    flow: Option<Flow>,
+    last_ack: PsnExtender,
     acks: u64,
 }
 
-/// Replays every flow of a capture; one summary per flow (flows in order of their ACK
-/// stream's first packet). A flow none of whose ACKs could be compared (no data stream paired
-/// with it, or every INT block invalid) fails, named, with the reason; the other flows keep
-/// their verdicts.
-pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let setup = Setup::from_params(&opts.params)?;
-    // Pass 1: the streams and their pairing (decides the flows and the --out/--plot names).
-    let mut streams = Streams::default();
-    let scan = read_capture(path, |p| {
-        streams.add(&p);
+/// The per-stream state of a replay: data streams track the largest PSN sent
+/// ([`PsnExtender::on_data`]); ACK streams point at their flow.
+#[derive(Clone, Copy)]
+enum StreamState {
+    Data(PsnExtender),
+    Ack(usize),
+}
+
+/// One replay over the file: every data stream's PSNs are tracked, every ACK of a paired flow
+/// is replayed through its flow's lockstep; the streams, their state and the flows (started
+/// by [`Pass::start_flow`], before the pass or when an ACK stream first appears).
+struct Pass {
+    streams: Streams,
+    state: Vec<StreamState>,
+    runs: Vec<FlowRun>,
+    orphans: u64,
+}
+
+impl Pass {
+    fn new(streams: Streams) -> Pass {
+        let state = streams
+            .list
+            .iter()
+            .map(|s| {
+                if s.key.ack {
+                    StreamState::Ack(usize::MAX)
+                } else {
+                    StreamState::Data(PsnExtender::default())
+                }
+            })
+            .collect();
+        Pass {
+            streams,
+            state,
+            runs: Vec::new(),
+            orphans: 0,
+        }
+    }
+
+    /// The stream of `p`, registered (with its state) if new: `(index, new)`.
+    fn stream_of(&mut self, p: &RocePacket<'_>) -> (usize, bool) {
+        if let Some(i) = self.streams.find(p.stream()) {
+            self.streams.list[i].packets += 1;
+            if self.streams.list[i].sport != Some(p.sport) {
+                self.streams.list[i].sport = None;
+            }
+            return (i, false);
+        }
+        self.streams.add(p);
+        let i = self.streams.list.len() - 1;
+        self.state.push(if p.is_ack() {
+            StreamState::Ack(usize::MAX)
+        } else {
+            StreamState::Data(PsnExtender::default())
+        });
+        (i, true)
+    }
+
+    /// Starts the flow of ACK stream `k`.
+    fn start_flow(
+        &mut self,
+        k: usize,
+        pairing: Option<usize>,
+        make_flow: &mut impl FnMut(&str, &str) -> Result<Flow, InputError>,
+        file: &str,
+    ) -> Result<(), InputError> {
+        let ack = self.streams.list[k].key;
+        let data_qp = pairing.map(|d| self.streams.list[d].key.qp);
+        let tag = flow_tag(&ack, data_qp);
+        let name = format!("{file}#{tag}");
+        let flow = match pairing {
+            Some(_) => Some(make_flow(&name, &tag)?),
+            None => None,
+        };
+        self.state[k] = StreamState::Ack(self.runs.len());
+        self.runs.push(FlowRun {
+            name,
+            ack_stream: k,
+            data_stream: pairing,
+            flow,
+            last_ack: PsnExtender::default(),
+            acks: 0,
+        });
         Ok(())
-    })?;
+    }
+
+    /// One packet of stream `i`.
+    fn packet(&mut self, i: usize, p: &RocePacket<'_>) -> Result<(), InputError> {
+        match self.state[i] {
+            StreamState::Data(ref mut ext) => ext.on_data(p.psn),
+            StreamState::Ack(f) => {
+                let Some(run) = self.runs.get_mut(f) else {
+                    return Ok(());
+                };
+                run.acks += 1;
+                if let (Some(flow), Some(d)) = (&mut run.flow, run.data_stream)
+                    && let StreamState::Data(data) = self.state[d]
+                {
+                    // The data stream's largest PSN sent, this ACK stream's last ACK.
+                    let mut ext = PsnExtender {
+                        max_sent: data.max_sent,
+                        last_ack: run.last_ack.last_ack,
+                    };
+                    let (ack_seq, snd_nxt) = ext.on_ack(p.psn);
+                    run.last_ack.last_ack = ext.last_ack;
+                    flow.event(None, p.t_ns, ack_seq, snd_nxt, p.int)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Data packets of streams no flow pairs with.
+    fn count_orphans(&mut self) {
+        let paired: std::collections::HashSet<usize> =
+            self.runs.iter().filter_map(|r| r.data_stream).collect();
+        self.orphans = self
+            .streams
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| !s.key.ack && !paired.contains(i))
+            .map(|(_, s)| s.packets)
+            .sum();
+    }
+}
+
+/// The errors of a capture that compares nothing at all: no ACK, or no data packet.
+fn check_streams(path: &Path, streams: &[StreamInfo], scan: &Ignored) -> Result<(), InputError> {
     let with_cut = |mut msg: String| {
         if let Some(cut) = &scan.cut {
             msg.push_str(&format!(" ({cut})"));
         }
         InputError::file(path, msg)
     };
-    if !streams.list.iter().any(|s| s.key.ack) {
+    if !streams.iter().any(|s| s.key.ack) {
         return Err(with_cut(
             "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture"
                 .into(),
         ));
     }
-    if !streams.list.iter().any(|s| !s.key.ack) {
+    if !streams.iter().any(|s| !s.key.ack) {
         return Err(with_cut(
             "no RoCEv2 data packets (UDP port 4791, a BTH opcode other than 0x11) in this \
              capture: the sender's snd_nxt is unknown for every ACK, nothing can be compared"
                 .into(),
         ));
     }
-    let pairs = pair_streams(&streams.list);
+    Ok(())
+}
+
+/// Replays every flow of a capture; one summary per flow (flows in order of their ACK
+/// stream's first packet). A flow none of whose ACKs could be compared (no data stream paired
+/// with it, or every INT block invalid) fails, named, with the reason; the other flows keep
+/// their verdicts.
+///
+/// Without `--out`/`--plot` the capture is read once: each ACK stream is paired when its first
+/// packet is seen, from the streams seen so far; when the pairing of the whole capture turns
+/// out different for any ACK stream, the flows are replayed again in a second pass with it.
+/// With `--out`/`--plot` (whose names depend on the number of flows), a first pass finds and
+/// pairs the streams and a second replays.
+pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let setup = Setup::from_params(&opts.params)?;
     let file = path.display().to_string();
-    let single = pairs.len() == 1;
-    let mut roles = vec![Role::Orphan; streams.list.len()];
-    let mut runs: Vec<FlowRun> = Vec::with_capacity(pairs.len());
-    for (k, pairing) in pairs {
-        let ack = streams.list[k].key;
-        let i = runs.len();
-        let (data_qp, unpaired) = match &pairing {
-            Pairing::Data(d) => {
-                roles[*d] = Role::Data(i);
-                roles[k] = Role::Ack(i);
-                (Some(streams.list[*d].key.qp), None)
-            }
-            Pairing::Unpaired(why) => {
-                roles[k] = Role::Unpaired(i);
-                (None, Some(why.clone()))
-            }
-        };
-        let tag = flow_tag(&ack, data_qp);
-        let name = format!("{file}#{tag}");
-        let flow = match unpaired {
-            Some(_) => None,
-            None => {
-                let name_out = |o: &Option<PathBuf>| {
-                    o.as_ref()
-                        .map(|p| if single { p.clone() } else { suffixed(p, &tag) })
+    let mut no_outputs = |name: &str, _: &str| Flow::new(name.into(), setup, opts.mode, None, None);
+    let streams = if opts.out.is_none() && opts.plot.is_none() {
+        // One pass, pairing as streams appear.
+        let mut pass = Pass::new(Streams::default());
+        let ignored = read_capture(path, |p| {
+            let (i, new) = pass.stream_of(&p);
+            if new && p.is_ack() {
+                let pairing = match pair_now(&pass.streams.list, i) {
+                    Pairing::Data(d) => Some(d),
+                    Pairing::Unpaired(_) => None,
                 };
-                Some((
-                    Flow::new(
-                        name.clone(),
-                        setup,
-                        opts.mode,
-                        name_out(&opts.out),
-                        name_out(&opts.plot),
-                    )?,
-                    PsnExtender::default(),
-                ))
+                pass.start_flow(i, pairing, &mut no_outputs, &file)?;
             }
+            pass.packet(i, &p)
+        })?;
+        check_streams(path, &pass.streams.list, &ignored)?;
+        let final_pairs = pair_streams(&pass.streams.list);
+        let same = final_pairs.iter().zip(&pass.runs).all(|((k, p), run)| {
+            *k == run.ack_stream
+                && match p {
+                    Pairing::Data(d) => run.data_stream == Some(*d),
+                    Pairing::Unpaired(_) => run.data_stream.is_none(),
+                }
+        }) && final_pairs.len() == pass.runs.len();
+        if same {
+            pass.count_orphans();
+            return summaries(pass, &final_pairs, &ignored, opts);
+        }
+        pass.streams
+    } else {
+        let mut streams = Streams::default();
+        let scan = read_capture(path, |p| {
+            streams.add(&p);
+            Ok(())
+        })?;
+        check_streams(path, &streams.list, &scan)?;
+        streams
+    };
+    // The pairing of the whole capture, then one replay with it.
+    let pairs = pair_streams(&streams.list);
+    let single = pairs.len() == 1;
+    let mut with_outputs = |name: &str, tag: &str| {
+        let name_out = |o: &Option<PathBuf>| {
+            o.as_ref()
+                .map(|p| if single { p.clone() } else { suffixed(p, tag) })
         };
-        runs.push(FlowRun {
-            name,
-            flow,
-            unpaired,
-            acks: 0,
+        Flow::new(
+            name.into(),
+            setup,
+            opts.mode,
+            name_out(&opts.out),
+            name_out(&opts.plot),
+        )
+    };
+    let mut fresh = Streams::default();
+    for s in &streams.list {
+        fresh.list.push(StreamInfo {
+            packets: 0,
+            ..s.clone()
         });
+        fresh.index.insert(s.key, fresh.list.len() - 1);
     }
-    // Pass 2: replay.
-    let mut orphans = 0u64;
+    let mut pass = Pass::new(fresh);
+    for (k, p) in &pairs {
+        let d = match p {
+            Pairing::Data(d) => Some(*d),
+            Pairing::Unpaired(_) => None,
+        };
+        pass.start_flow(*k, d, &mut with_outputs, &file)?;
+    }
     let ignored = read_capture(path, |p| {
-        let Some(i) = streams.find(p.stream()) else {
-            // Pass 1 saw every stream; a file changed between the passes.
+        let Some(i) = pass.streams.find(p.stream()) else {
+            // The first pass saw every stream; the file changed between the passes.
             return Err(InputError::file(
                 path,
-                "the capture changed while it was read (a stream pass 1 did not see)",
+                "the capture changed while it was read (a stream the first pass did not see)",
             ));
         };
-        match roles[i] {
-            Role::Ack(f) => {
-                let run = &mut runs[f];
-                run.acks += 1;
-                if let Some((flow, psns)) = &mut run.flow {
-                    let (ack_seq, snd_nxt) = psns.on_ack(p.psn);
-                    flow.event(None, p.t_ns, ack_seq, snd_nxt, p.int)?;
-                }
-            }
-            Role::Data(f) => {
-                if let Some((_, psns)) = &mut runs[f].flow {
-                    psns.on_data(p.psn);
-                }
-            }
-            Role::Unpaired(f) => runs[f].acks += 1,
-            Role::Orphan => orphans += 1,
-        }
-        Ok(())
+        pass.streams.list[i].packets += 1;
+        pass.packet(i, &p)
     })?;
+    pass.count_orphans();
+    summaries(pass, &pairs, &ignored, opts)
+}
+
+/// The judged summary of every flow of a finished pass; `pairs` is the capture's pairing (the
+/// reasons of the unpaired flows).
+fn summaries(
+    pass: Pass,
+    pairs: &[(usize, Pairing)],
+    ignored: &Ignored,
+    opts: &ReplayOpts,
+) -> Result<Vec<Summary>, InputError> {
     let ignored_line = format!(
         "{} not RoCEv2, {} truncated, {} without a timestamp, {} data packets of flows without ACKs",
-        ignored.not_roce, ignored.truncated, ignored.no_timestamp, orphans
+        ignored.not_roce, ignored.truncated, ignored.no_timestamp, pass.orphans
     );
     let mut out = Vec::new();
-    for run in runs {
+    for (run, (_, pairing)) in pass.runs.into_iter().zip(pairs) {
         let mut s = match run.flow {
-            Some((flow, _)) => flow.finish(opts)?,
+            Some(flow) => flow.finish(opts)?,
             None => {
-                let mut s = Summary::new(
-                    Kind::Hpcc,
-                    run.name.clone(),
-                    opts.mode,
-                    Agreement::new("branch"),
-                );
+                let mut s = Summary::new(Kind::Hpcc, run.name, opts.mode, Agreement::new("branch"));
                 s.detail("ACKs not replayed", run.acks);
                 s
             }
@@ -1062,14 +1221,14 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             s.detail("warning", cut.clone());
         }
         s.judge(opts.tolerances(Kind::Hpcc));
-        let reason = match run.unpaired {
-            Some(why) => Some(why),
-            None if s.events == s.skipped => Some(format!(
+        let reason = match pairing {
+            Pairing::Unpaired(why) => Some(why.clone()),
+            Pairing::Data(_) if s.events == s.skipped => Some(format!(
                 "no comparable events: all {} ACKs carry an invalid INT block (branch bad on \
                  both sides)",
                 s.events
             )),
-            None => None,
+            Pairing::Data(_) => None,
         };
         if let Some(why) = reason {
             s.failures.push(why);
