@@ -528,3 +528,68 @@ fn a_capture_read_once_replays_exactly_as_read_twice() {
         "{once:#}"
     );
 }
+
+/// A pcapng Simple Packet Block has no timestamp: it is counted as such, not replayed, and
+/// its length is checked like any block's (its data may be cut to the snapshot length).
+#[test]
+fn simple_packet_blocks_are_counted_as_without_a_timestamp() {
+    let d = tempfile::tempdir().unwrap();
+    let mut b = std::fs::read(root().join("fixtures/hpcc/capture.pcapng")).unwrap();
+    // An SPB whose frame (1 100 bytes on the wire) was cut to 64 bytes.
+    let mut spb = Vec::new();
+    spb.extend_from_slice(&3u32.to_le_bytes());
+    spb.extend_from_slice(&(12u32 + 4 + 64).to_le_bytes());
+    spb.extend_from_slice(&1100u32.to_le_bytes());
+    spb.extend_from_slice(&[0u8; 64]);
+    spb.extend_from_slice(&(12u32 + 4 + 64).to_le_bytes());
+    b.extend_from_slice(&spb);
+    let p = d.path().join("spb.pcapng");
+    std::fs::write(&p, &b).unwrap();
+    let (code, out, err) = replay(&p);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(out.matches("1 without a timestamp").count(), 2, "{out}");
+}
+
+/// In `--json`, a flow that compares nothing is a result outside tolerance with its reason,
+/// beside the other flows' results.
+#[test]
+fn a_failing_flow_is_a_result_with_its_reason_in_json() {
+    let d = tempfile::tempdir().unwrap();
+    let frames = frames_of(&[
+        flow(1, 2, 15, 0x215, 0xC015, rows(49, 100)),
+        flow(3, 2, 16, 0x216, 0xC016, rows(50, 100)),
+    ]);
+    let some: Vec<_> = frames
+        .iter()
+        .filter(|(_, f)| bth(f).0 == 0x11 || f[26..30] != [10, 0, 0, 3])
+        .cloned()
+        .collect();
+    let p = d.path().join("half.pcapng");
+    std::fs::write(&p, write_pcapng(&some, 128)).unwrap();
+    let o = sim_host(&["replay", "hpcc", p.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let schema = std::fs::read_to_string(root().join("docs/replay.schema.json")).unwrap();
+    let schema = jsonschema::validator_for(&serde_json::from_str(&schema).unwrap()).unwrap();
+    let errs: Vec<String> = schema.iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(v["summary"]["results"], 2);
+    assert_eq!(v["summary"]["outside_tolerance"], 1);
+    assert_eq!(v["summary"]["errors"], 0);
+    let failing = &v["results"][1];
+    assert!(
+        failing["trace"]
+            .as_str()
+            .unwrap()
+            .ends_with("half.pcapng#qp16@10.0.0.3->qp?@10.0.0.2"),
+        "{failing:#}"
+    );
+    assert_eq!(failing["details"]["ACKs not replayed"], 100);
+    assert!(
+        failing["failures"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("no data packets from 10.0.0.3 to 10.0.0.2"),
+        "{failing:#}"
+    );
+}

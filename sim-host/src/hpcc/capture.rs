@@ -328,16 +328,12 @@ fn block_name(ty: u32) -> String {
 /// options up to `opt_endofopt` and the trailing length that must equal the total), when the
 /// bytes `b` hold all of it: used to tell a corrupt length field from a capture cut short.
 fn natural_block_len(ty: u32, b: &[u8], be: bool) -> Option<usize> {
-    let fixed = match ty {
-        6 | 2 => 28,
-        3 => 12,
-        _ => return None,
-    };
-    let cap = match ty {
-        3 => u32_at(b, 8, be) as usize, // original length (at most)
-        _ => u32_at(b, 20, be) as usize,
-    };
-    let mut o = fixed + pad4(cap);
+    // A Simple Packet Block holds min(original length, snapshot length) bytes and no captured
+    // length: only its trailing length can be checked.
+    if !matches!(ty, 2 | 6) {
+        return None;
+    }
+    let mut o = 28 + pad4(u32_at(b, 20, be) as usize);
     for _ in 0..64 {
         if o + 4 > b.len() {
             return None;
