@@ -135,7 +135,7 @@ fn data_and_acks_carrying_each_ends_own_qpn_pair_into_one_flow() {
         assert!(out.contains(name), "{name}\n{out}");
     }
     assert_eq!(
-        out.matches("events              300 (0 skipped)").count(),
+        out.matches("events              600 (0 skipped)").count(),
         3
     );
     assert!(
@@ -193,7 +193,7 @@ fn each_paired_flow_replays_as_it_does_alone() {
         assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
         let got = std::fs::read_to_string(d.path().join(format!("all-{tag}.csv"))).unwrap();
         let want = std::fs::read_to_string(&out_one).unwrap();
-        assert_eq!(got.lines().count(), 301, "{tag}");
+        assert_eq!(got.lines().count(), 601, "{tag}");
         assert!(
             got == want,
             "{tag}: the flow replays differently beside the others"

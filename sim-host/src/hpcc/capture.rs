@@ -1689,16 +1689,16 @@ pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
 }
 
 /// The frames of `roce_pairs.pcapng`: RoCE conversations as NICs write them, each end with its
-/// own QPN, 300 ACKs per flow. From 10.0.3.1 two connections to 10.0.3.2 (QP 0x0A1 → 0x1B1 and
+/// own QPN, 600 ACKs per flow. From 10.0.3.1 two connections to 10.0.3.2 (QP 0x0A1 → 0x1B1 and
 /// QP 0x0A2 → 0x1B2, told apart by their UDP source ports), and traffic back on the first one
 /// (10.0.3.2 QP 0x1B1 → 10.0.3.1 QP 0x0A1: both directions of one QP pair, two flows); over
-/// 100G and 400G + 100G paths with bursts.
+/// 100G, 400G + 100G and 200G paths with bursts.
 pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
     use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
     use super::reference::RefParams;
     let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
         seed,
-        acks: 300,
+        acks: 600,
         params: RefParams::default(),
         pkt_bytes: 1000.0,
         paths: vec![(0, PathSpec { id, hops })],
@@ -1708,15 +1708,15 @@ pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
         bad_every: 0,
         seq0: 0,
         ties: None,
-        queue_noise_bytes: 4_000.0,
+        queue_noise_bytes: 0.0,
     };
     let burst = Load {
         points: vec![
-            (0.0, 0.3),
-            (8_000.0, 0.3),
-            (8_001.0, 2.0),
-            (14_000.0, 2.0),
-            (14_001.0, 0.3),
+            (0.0, 0.1),
+            (8_000.0, 0.1),
+            (8_001.0, 1.6),
+            (11_000.0, 1.6),
+            (11_001.0, 0.1),
         ],
         period_ns: 30_000.0,
     };
@@ -1741,7 +1741,7 @@ pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
             0x1B1,
             0xD0A1,
             100,
-            mk(31, 0x3A1, vec![hop(5, burst.clone(), 2.0)]),
+            mk(31, 0x3A1, vec![hop(5, burst.clone(), 1.0)]),
         ),
         flow(
             a,
@@ -1753,7 +1753,7 @@ pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
             mk(
                 32,
                 0x3A2,
-                vec![hop(7, Load::constant(0.4), 1.0), hop(5, burst.clone(), 1.0)],
+                vec![hop(7, Load::constant(0.2), 1.0), hop(5, burst.clone(), 1.0)],
             ),
         ),
         flow(
@@ -1763,7 +1763,7 @@ pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
             0x0A1,
             0xD0A1,
             0xFF_FF00,
-            mk(33, 0x3A3, vec![hop(5, burst, 1.0)]),
+            mk(33, 0x3A3, vec![hop(6, burst, 1.0)]),
         ),
     ])
 }
