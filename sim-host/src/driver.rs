@@ -245,33 +245,54 @@ impl Recorder {
     }
 
     /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
-    /// builds the judged summary; a refused replay writes neither.
+    /// builds the judged summary; a refused replay writes neither and is an error (exit 2).
     pub fn finish<L: Lockstep>(
+        self,
+        ls: L,
+        trace: String,
+        title: &str,
+        opts: &ReplayOpts,
+        params: Vec<InForce>,
+    ) -> Result<Summary, InputError> {
+        let path = PathBuf::from(&trace);
+        match self.finish_checked(ls, trace, title, opts, params)? {
+            (s, None) => Ok(s),
+            (_, Some(why)) => Err(InputError::file(&path, why)),
+        }
+    }
+
+    /// As [`finish`](Self::finish), but a replay with nothing meaningful compared is returned
+    /// as its judged summary beside the reason (outputs not written), for a caller that fails
+    /// one part of a larger input by name and keeps the others (a capture's flows).
+    pub fn finish_checked<L: Lockstep>(
         mut self,
         mut ls: L,
         trace: String,
         title: &str,
         opts: &ReplayOpts,
         params: Vec<InForce>,
-    ) -> Result<Summary, InputError> {
+    ) -> Result<(Summary, Option<String>), InputError> {
         ls.end(&mut self)?;
         if L::KIND.info().rel_err_of.is_none() {
             // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
             self.meaningful = self.agreement.total;
         }
-        self.check_meaningful(
-            &trace,
-            L::KIND.info().rel_err_of.is_some(),
-            opts.min_meaningful(),
-        )
-        .map_err(|m| InputError::file(Path::new(&trace), m))?;
-        if let Some(o) = self.out.take() {
-            o.commit()?;
-        }
-        if let Some((p, env, _)) = &self.plot {
-            let (div, label) = L::x_axis(env);
-            plot::draw(p, title, &label, &L::panels(env, div))
-                .map_err(|e| InputError::file(p, e))?;
+        let refused = self
+            .check_meaningful(
+                &trace,
+                L::KIND.info().rel_err_of.is_some(),
+                opts.min_meaningful(),
+            )
+            .err();
+        if refused.is_none() {
+            if let Some(o) = self.out.take() {
+                o.commit()?;
+            }
+            if let Some((p, env, _)) = &self.plot {
+                let (div, label) = L::x_axis(env);
+                plot::draw(p, title, &label, &L::panels(env, div))
+                    .map_err(|e| InputError::file(p, e))?;
+            }
         }
         let mut s = Summary::new(L::KIND.info(), trace, opts.mode, self.agreement.clone());
         s.events = self.events;
@@ -283,7 +304,7 @@ impl Recorder {
         }
         ls.finish(&self, &mut s);
         s.judge(opts.tolerances(L::KIND.info()));
-        Ok(s)
+        Ok((s, refused))
     }
 
     /// Where an event is, for the statistics.

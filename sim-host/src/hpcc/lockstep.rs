@@ -248,15 +248,17 @@ impl Flow {
         self.rec.events
     }
 
-    /// Finishes: writes `--out` and `--plot`, and judges the summary.
-    pub fn finish(self, opts: &ReplayOpts) -> Result<Summary, InputError> {
+    /// Finishes: judges the summary and writes `--out` and `--plot`; a flow with nothing
+    /// meaningful compared is returned with the reason instead (its outputs not written), so
+    /// that a capture fails that flow by name and keeps the others' verdicts.
+    pub fn finish(self, opts: &ReplayOpts) -> Result<(Summary, Option<String>), InputError> {
         let short = self
             .name
             .rsplit('/')
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec.finish(
+        self.rec.finish_checked(
             self.ls,
             self.name,
             &format!("HPCC: {short}"),

@@ -46,8 +46,8 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
     }
 }
 
-/// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng) and a
-/// capture whose PSNs wrap (pcapng).
+/// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng), a capture
+/// of RoCE conversations with each end's own QPN and a capture whose PSNs wrap (pcapng).
 pub fn fixtures() -> Vec<FixtureFile> {
     let mut v: Vec<FixtureFile> = generate::scenarios()
         .into_iter()
@@ -64,6 +64,10 @@ pub fn fixtures() -> Vec<FixtureFile> {
     v.push(FixtureFile {
         name: "capture.pcapng".into(),
         bytes: capture::write_pcapng(&frames, 128),
+    });
+    v.push(FixtureFile {
+        name: "roce_pairs.pcapng".into(),
+        bytes: capture::write_pcapng(&capture::roce_pairs_frames(), 128),
     });
     v.push(FixtureFile {
         name: "psn_wrap.pcapng".into(),
