@@ -58,9 +58,18 @@ impl ReplayOpts {
     /// `replay all`). On a one-kind replay every `--set` key must be that kind's (bare, or as
     /// `KIND.KEY`); in `replay all` a bare `KEY` must belong to at least one kind and `KIND.KEY`
     /// must name a kind and one of its keys. A refusal names the kinds that have the key and the
-    /// closest key of the kind replayed. `--mode forced` is refused for a kind without a forced
-    /// mode.
+    /// closest key of the kind replayed. A key given twice is refused (one value would be
+    /// dropped), and so is `--mode forced` for a kind without a forced mode.
     pub fn check(&self, kind: Option<Kind>) -> Result<(), InputError> {
+        // A key given twice: only the last would apply, the first would be dropped.
+        for (i, p) in self.params.iter().enumerate() {
+            if let Some(q) = self.params[i + 1..].iter().find(|q| q.key == p.key) {
+                return Err(p.error(format!(
+                    "--set {} given twice ({} and {}): only one value can apply",
+                    p.key, p.value, q.value
+                )));
+            }
+        }
         for p in &self.params {
             let (prefix, key) = match p.key.split_once('.') {
                 Some((k, rest)) if Kind::named(k).is_some() => (Kind::named(k), rest),

@@ -150,6 +150,18 @@ fn a_set_key_of_another_kind_is_refused_on_a_one_kind_replay() {
         assert_eq!(o.status.code(), Some(2), "{set}");
         assert!(err(&o).contains("hpcc"), "{set}: {}", err(&o));
     }
+    // A key given twice: one value would be dropped.
+    let o = sim_host(&[
+        "replay",
+        "timely",
+        "fixtures/timely/incast.csv",
+        "--set",
+        "beta=0.5",
+        "--set",
+        "beta=0.6",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("given twice"), "{}", err(&o));
     // A capture and a directory are refused the same way.
     for path in ["fixtures/hpcc/capture.pcapng", "fixtures/hpcc"] {
         let o = sim_host(&["replay", "hpcc", path, "--set", "beta=0.5"]);
