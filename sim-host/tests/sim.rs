@@ -979,7 +979,7 @@ fn the_report_lists_every_parameter_in_force_with_its_origin() {
             .unwrap_or_else(|| panic!("{k} missing: {j}"))
     };
     let file = sc.display().to_string();
-    assert_eq!(origin("eta"), ("9/10".into(), "--set".into()));
+    assert_eq!(origin("eta"), ("0.9".into(), "--set".into()));
     assert_eq!(
         origin("base_rtt_ns"),
         ("13000".into(), format!("scenario {file} [params]"))
@@ -995,7 +995,7 @@ fn the_report_lists_every_parameter_in_force_with_its_origin() {
     assert_eq!(j["params"].as_array().unwrap().len(), 6);
     let o = run(&["--set", "eta=0.9"]);
     let t = String::from_utf8_lossy(&o.stdout);
-    assert!(t.contains("eta=9/10 (--set)"), "{t}");
+    assert!(t.contains("eta=0.9 (--set)"), "{t}");
     // A key given twice would apply only once: refused.
     let o = run(&["--set", "eta=0.9", "--set", "eta=0.8"]);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -178,49 +178,28 @@ impl Setup {
 
     /// The `# set` lines of a recorded trace: every key with the value in force.
     pub fn set_lines(&self) -> Vec<String> {
+        self.values()
+            .into_iter()
+            .map(|(k, v, _)| format!("{k}={v}"))
+            .collect()
+    }
+
+    /// The parameters the controllers run with, `(key, value, what a default follows)`, as
+    /// `replay` lists them (`cc_trace::kinds::Values` of the same setups).
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        use crate::trace::kinds::Values as _;
         match self {
-            Setup::Timely { cfg, .. } => {
-                let p = cfg.params();
-                let r = |x: timely_cc::Ratio| format!("{}/{}", x.num, x.den);
-                vec![
-                    format!("line_rate_bps={}", p.line_rate_bps),
-                    format!("min_rate_bps={}", p.min_rate_bps),
-                    format!("max_rate_bps={}", p.max_rate_bps),
-                    format!("init_rate_bps={}", p.init_rate_bps),
-                    format!("t_low_ns={}", p.t_low_ns),
-                    format!("t_high_ns={}", p.t_high_ns),
-                    format!("min_rtt_ns={}", p.min_rtt_ns),
-                    format!("alpha={}", r(p.alpha)),
-                    format!("beta={}", r(p.beta)),
-                    format!("delta_bps={}", p.delta_bps),
-                    format!("hai_n={}", p.hai_n),
-                    format!("hai_after={}", p.hai_after),
-                    format!("app_limited={}", p.app_limited.map_or("off".to_string(), r)),
-                    format!("per_completion_scaling={}", p.per_completion_scaling),
-                ]
+            Setup::Timely { cfg, rp } => crate::timely::params::Both {
+                cfg: *cfg,
+                reference: rp.clone(),
             }
-            Setup::Hpcc { cfg, .. } => {
-                let p = cfg.params();
-                vec![
-                    format!("nic_rate_bps={}", p.nic_rate_bps),
-                    format!("base_rtt_ns={}", p.base_rtt_ns),
-                    format!("eta={}/{}", p.eta.num, p.eta.den),
-                    format!("max_stage={}", p.max_stage),
-                    format!("w_ai_bytes={}", p.w_ai_bytes),
-                    format!("min_rate_bps={}", p.min_rate_bps),
-                ]
+            .values(),
+            Setup::Hpcc { cfg, rp } => crate::hpcc::Setup {
+                cfg: *cfg,
+                refp: *rp,
             }
-            Setup::Cats(w) => {
-                let p = &w.su.params;
-                let mut v = vec![
-                    format!("mss_bytes={}", w.su.cfg.mss_bytes()),
-                    format!("snd_buf_bytes={}", w.su.snd_buf_bytes),
-                ];
-                v.extend((0..4).map(|i| format!("h{i}={}", p.high[i])));
-                v.extend((0..4).map(|i| format!("l{i}={}", p.low[i])));
-                v.extend((0..5).map(|i| format!("m{i}={}", p.mult[i])));
-                v
-            }
+            .values(),
+            Setup::Cats(w) => w.su.values(),
         }
     }
 }
@@ -365,7 +344,6 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
         Algorithm::Cats => None,
     };
     let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
-    let timely = l.sc.algorithm == Algorithm::Timely;
     let given: Vec<(&Param, String)> = page
         .iter()
         .chain(&l.params)
@@ -373,26 +351,22 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
         .map(|p| (p, origin(l, p)))
         .collect();
     setup
-        .set_lines()
+        .values()
         .into_iter()
-        .filter(|line| applies(l, line.split('=').next().unwrap_or("")))
-        .map(|line| {
-            let (key, value) = line.split_once('=').unwrap_or((line.as_str(), ""));
+        .filter(|(key, _, _)| applies(l, key))
+        .map(|(key, value, follows)| {
             let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
                 Some((_, o)) => o.clone(),
-                None if Some(key) == rate_key => {
+                None if Some(key.as_str()) == rate_key => {
                     format!("scenario {} topology.host_rate_bps", l.file.display())
                 }
-                // TIMELY ties these defaults to another key (timely::params::build).
-                None if timely && key == "max_rate_bps" => "default: line_rate_bps".into(),
-                None if timely && key == "init_rate_bps" => "default: max_rate_bps".into(),
-                None => "default".into(),
+                // A default tied to another key (TIMELY's max and init rates).
+                None => match follows {
+                    Some(k) => format!("default: {k}"),
+                    None => "default".into(),
+                },
             };
-            ParamInForce {
-                key: key.to_string(),
-                value: value.to_string(),
-                origin,
-            }
+            ParamInForce { key, value, origin }
         })
         .collect()
 }
