@@ -191,7 +191,7 @@ impl Setup {
         match self {
             Setup::Timely { cfg, rp } => crate::timely::params::Both {
                 cfg: *cfg,
-                reference: rp.clone(),
+                reference: *rp,
             }
             .values(),
             Setup::Hpcc { cfg, rp } => crate::hpcc::Setup {
