@@ -1526,26 +1526,37 @@ pub fn frames_of(flows: &[CaptureFlow]) -> Vec<(u64, Vec<u8>)> {
         .collect()
 }
 
-/// The frames of the shipped capture: two flows (from 10.0.0.1 QP 17 to 10.0.0.2 QP 721, from
-/// 10.0.0.3 QP 34 to 10.0.0.2 QP 738) over two 1-hop/2-hop paths, 400 ACKs each, with the data
-/// packets they pace out. PSNs start at 0.
-pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
-    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-    use super::reference::RefParams;
-    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
+/// A capture fixture's flow: `acks` ACKs of 1000-byte packets over one path of `hops`, its INT
+/// timestamps starting at `seed · ts_step_ns`, the paper's parameters, no duplicates, no bad INT.
+fn one_path(
+    seed: u64,
+    acks: usize,
+    ts_step_ns: u64,
+    id: u16,
+    hops: Vec<super::generate::HopSpec>,
+) -> super::generate::Scenario {
+    super::generate::Scenario {
         seed,
-        acks: 400,
-        params: RefParams::default(),
+        acks,
+        params: super::reference::RefParams::default(),
         pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id, hops })],
-        ts0: 1_000_000 * seed,
+        paths: vec![(0, super::generate::PathSpec { id, hops })],
+        ts0: ts_step_ns * seed,
         tx0: 0.0,
         dup_every: 0,
         bad_every: 0,
         seq0: 0,
         ties: None,
         queue_noise_bytes: 0.0,
-    };
+    }
+}
+
+/// The frames of the shipped capture: two flows (from 10.0.0.1 QP 17 to 10.0.0.2 QP 721, from
+/// 10.0.0.3 QP 34 to 10.0.0.2 QP 738) over two 1-hop/2-hop paths, 400 ACKs each, with the data
+/// packets they pace out. PSNs start at 0.
+pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
+    use super::generate::{HopSpec, Load, Scenario, simulate};
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| one_path(seed, 400, 1_000_000, id, hops);
     let burst = Load {
         points: vec![
             (0.0, 0.2),
@@ -1616,21 +1627,12 @@ pub fn psn_wrap_frames() -> Vec<(u64, Vec<u8>)> {
 
 /// [`psn_wrap_frames`] with chosen first PSNs (e.g. `[0, 0]`: the same traffic, no wrap).
 pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
-    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-    use super::reference::RefParams;
+    use super::generate::{HopSpec, Load, Scenario, simulate};
     let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
-        seed,
-        acks: 3_000,
-        params: RefParams::default(),
-        pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id, hops })],
         ts0: 5_000_000 + 1_000 * seed,
         tx0: 3_000_000.0 * seed as f64,
-        dup_every: 0,
-        bad_every: 0,
-        seq0: 0,
-        ties: None,
         queue_noise_bytes: 8_000.0,
+        ..one_path(seed, 3_000, 0, id, hops)
     };
     let incast = Load {
         points: vec![
@@ -1691,22 +1693,8 @@ pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
 /// (10.0.3.2 QP 0x1B1 → 10.0.3.1 QP 0x0A1: both directions of one QP pair, two flows); over
 /// 100G, 400G + 100G and 200G paths with bursts.
 pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
-    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-    use super::reference::RefParams;
-    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
-        seed,
-        acks: 600,
-        params: RefParams::default(),
-        pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id, hops })],
-        ts0: 2_000_000 * seed,
-        tx0: 0.0,
-        dup_every: 0,
-        bad_every: 0,
-        seq0: 0,
-        ties: None,
-        queue_noise_bytes: 0.0,
-    };
+    use super::generate::{HopSpec, Load, Scenario, simulate};
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| one_path(seed, 600, 2_000_000, id, hops);
     let burst = Load {
         points: vec![
             (0.0, 0.1),
