@@ -464,8 +464,8 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
         return report_error(&InputError::file(
             dir,
             format!(
-                "no {} traces found (looked for .csv, .pcap, .pcapng, .cap)",
-                kind.map_or("all", Kind::name)
+                "no {}traces found (looked for .csv, .pcap, .pcapng, .cap)",
+                kind.map_or(String::new(), |k| format!("{} ", k.name()))
             ),
         ));
     }
