@@ -63,7 +63,8 @@ pub fn run(seed: u32) -> u32 {
     for i in 0..8u32 {
         bytes[12] = black_box([3u8, 6, 4, 5, 2, 9, 3, 6][i as usize]);
         bytes[24..28].copy_from_slice(&black_box(i.wrapping_mul(90_000)).to_be_bytes());
-        bytes[28..32].copy_from_slice(&black_box(i.wrapping_mul(90_000).wrapping_sub(80_000)).to_be_bytes());
+        bytes[28..32]
+            .copy_from_slice(&black_box(i.wrapping_mul(90_000).wrapping_sub(80_000)).to_be_bytes());
         acc ^= probe_pcc_event_decode(black_box(&bytes));
         let ev = Event::decode(&bytes);
         acc = acc.wrapping_add(probe_pcc_timely_on_event(
