@@ -47,10 +47,14 @@ pub enum Counter {
     RateClampedHigh = 17,
     /// Flows started (a context seen for the first time).
     NewFlows = 18,
+    /// HPCC: telemetry after a gap longer than its counters can span (half a wrap of the
+    /// 24-bit timestamp or of the 20-bit transmitted-bytes count): the hop restarts from this
+    /// sample (no update).
+    TelemetryGap = 19,
 }
 
 /// Number of counters.
-pub const COUNTER_NUM: usize = 19;
+pub const COUNTER_NUM: usize = 20;
 
 /// Names of the counters, in id order (what the C side declares).
 pub const COUNTER_NAMES: [&str; COUNTER_NUM] = [
@@ -73,6 +77,7 @@ pub const COUNTER_NAMES: [&str; COUNTER_NUM] = [
     "RATE_CLAMPED_LOW",
     "RATE_CLAMPED_HIGH",
     "NEW_FLOWS",
+    "TELEMETRY_GAP",
 ];
 
 /// The counter array as the platform holds it.

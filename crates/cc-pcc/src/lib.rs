@@ -36,11 +36,16 @@
 
 pub mod counters;
 pub mod event;
+pub mod hpcc;
 pub mod params;
+mod probe;
 pub mod timely;
 
 pub use counters::{COUNTER_NAMES, COUNTER_NUM, Counter, Counters};
 pub use event::{EVENT_BYTES, Event, EventType, TELEMETRY_BYTES, Telemetry};
+pub use hpcc::{
+    DocaHop, HPCC_PARAM_NUM, HPCC_PARAMS, HpccFlow, HpccParamError, HpccPccConfig, hpcc_on_event,
+};
 pub use params::{ParamDef, ParamError, Q20_ONE, TIMELY_PARAM_NUM, TIMELY_PARAMS, TimelyPccConfig};
 pub use timely::{TimelyFlow, timely_on_event};
 

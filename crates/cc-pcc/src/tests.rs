@@ -368,7 +368,7 @@ fn the_parameter_table_is_in_id_order_with_defaults_inside_their_ranges() {
     }
     const { assert!(TIMELY_PARAM_NUM <= 38 && COUNTER_NUM <= 63) };
     assert_eq!(COUNTER_NAMES.len(), COUNTER_NUM);
-    assert_eq!(Counter::NewFlows as usize, COUNTER_NUM - 1);
+    assert_eq!(Counter::TelemetryGap as usize, COUNTER_NUM - 1);
 }
 
 #[test]
@@ -460,5 +460,259 @@ proptest! {
         }
         flow.store(&mut ctx);
         prop_assert_eq!(TimelyFlow::load(&ctx), Some(flow));
+    }
+}
+
+// ---- HPCC on switch telemetry ----
+
+use crate::hpcc::hpcc_id;
+use hpcc_cc::{Branch, U24F8};
+
+fn tel(qcells: u16, index: u8, tx_bytes: u32, ts: u32) -> [u8; TELEMETRY_BYTES] {
+    let mut b = [0u8; TELEMETRY_BYTES];
+    b[0..2].copy_from_slice(&qcells.to_be_bytes());
+    b[2] = index;
+    b[4..8].copy_from_slice(&tx_bytes.to_be_bytes());
+    b[8..12].copy_from_slice(&ts.to_be_bytes());
+    b
+}
+
+struct HFlow {
+    cfg: HpccPccConfig,
+    flow: HpccFlow,
+    counters: Counters,
+    t: u32,
+}
+
+impl HFlow {
+    fn new() -> Self {
+        let cfg = HpccPccConfig::default_values().unwrap();
+        Self {
+            flow: HpccFlow::new(&cfg),
+            cfg,
+            counters: Counters::default(),
+            t: 5_000,
+        }
+    }
+    /// A TX event (requests a probe) then its answer carrying `tel`, `gap` ns later.
+    fn probe(&mut self, telemetry: [u8; TELEMETRY_BYTES], gap: u32) -> (PccResult, Option<Branch>) {
+        let (r, _) = self.flow.on_event(
+            &self.cfg,
+            &tx(self.t),
+            &[0; TELEMETRY_BYTES],
+            &mut self.counters,
+        );
+        assert!(r.rtt_req);
+        let send = self.t.wrapping_add(10);
+        let out = self.flow.on_event(
+            &self.cfg,
+            &rtt_ev(send.wrapping_add(8_000), send, 0),
+            &telemetry,
+            &mut self.counters,
+        );
+        self.t = self.t.wrapping_add(gap);
+        out
+    }
+}
+
+#[test]
+fn telemetry_at_full_utilisation_takes_md_to_eta_of_line_rate() {
+    // 100G port, T = 13 µs: W_max = 162 500 B. Second sample 13 µs later (τ = T: U = u'),
+    // queue empty, 162 496 B sent (5 078 units of 32 B): u' = 162 496/162 500 = 0.999 975 ≥ η:
+    // W = Wc·η/U + W_AI = 162 500·0.95/0.999 975 + 80 = 154 458.86 B → Q20 = W/W_max·2^20.
+    let mut h = HFlow::new();
+    let (_, b) = h.probe(tel(0, 3, 1_000_000 * 32, 40_000), 13_000);
+    assert_eq!(b, Some(Branch::Init));
+    let (r, b) = h.probe(tel(0, 3, (1_000_000 + 5_078) * 32, 53_000), 13_000);
+    assert_eq!(b, Some(Branch::Md));
+    let w = h.flow.hpcc.window_bytes().to_num::<f64>();
+    let want = 162_500.0 * 0.95 / (162_496.0 / 162_500.0) + 80.0;
+    assert!((w - want).abs() / want < 2e-5, "{w} vs {want}");
+    let q = f64::from(r.rate_q20);
+    assert!(
+        (q - w / 162_500.0 * f64::from(1u32 << 20)).abs() <= 1.0,
+        "{q}"
+    );
+}
+
+#[test]
+fn telemetry_at_half_utilisation_takes_ai() {
+    // 81 248 B in 13 µs (2 539 units): u' = 0.49998 < η: W = Wc + W_AI, capped at W_max.
+    let mut h = HFlow::new();
+    h.probe(tel(0, 3, 0, 0), 13_000);
+    let (r, b) = h.probe(tel(0, 3, 2_539 * 32, 13_000), 13_000);
+    assert_eq!(b, Some(Branch::Ai));
+    assert_eq!(r.rate_q20, 1 << 20);
+}
+
+#[test]
+fn a_queue_counts_in_256_byte_cells() {
+    // No bytes sent, a queue of 635 cells = 162 560 B ≥ B·T: u' = 162 560/162 500 = 1.00037
+    // (Δts = T) → MD: W = 162 500·0.95/1.000 37 + 80.
+    let mut h = HFlow::new();
+    h.probe(tel(635, 1, 0, 0), 13_000);
+    let (_, b) = h.probe(tel(635, 1, 0, 13_000), 13_000);
+    assert_eq!(b, Some(Branch::Md));
+    let w = h.flow.hpcc.window_bytes().to_num::<f64>();
+    let want = 162_500.0 * 0.95 / (162_560.0 / 162_500.0) + 80.0;
+    assert!((w - want).abs() / want < 2e-5, "{w} vs {want}");
+}
+
+#[test]
+fn another_switch_index_resyncs_the_hop() {
+    let mut h = HFlow::new();
+    h.probe(tel(0, 3, 0, 0), 13_000);
+    let w = h.flow.hpcc.window_bytes();
+    let (_, b) = h.probe(tel(9, 4, 99_999, 13_000), 13_000);
+    assert_eq!(b, Some(Branch::Resync));
+    assert_eq!(h.flow.hpcc.window_bytes(), w);
+}
+
+#[test]
+fn a_telemetry_gap_beyond_half_a_counter_wrap_restarts_the_hop() {
+    let mut h = HFlow::new();
+    let gap = h.cfg.gap_ns();
+    // 100G: 2^25 B of 32-byte units wrap in 2.68 ms; half is 1 342 177 ns.
+    assert_eq!(gap, 1_342_177);
+    h.probe(tel(0, 3, 0, 0), gap);
+    let w = h.flow.hpcc.window_bytes();
+    let (_, b) = h.probe(tel(0, 3, 500_000, 0), 13_000);
+    assert_eq!(b, Some(Branch::Init));
+    assert_eq!(h.counters.get(Counter::TelemetryGap), 1);
+    assert_eq!(h.flow.hpcc.window_bytes(), w);
+    // Just inside the gap: a normal step.
+    let (_, b) = h.probe(tel(0, 3, 500_000, 13_000), 13_000);
+    assert!(matches!(b, Some(Branch::Ai | Branch::Md)));
+    assert_eq!(h.counters.get(Counter::TelemetryGap), 1);
+}
+
+#[test]
+fn hpcc_ignores_ack_nack_cnp_and_late_answers() {
+    let mut h = HFlow::new();
+    h.probe(tel(0, 3, 0, 0), 13_000);
+    let before = h.flow.hpcc;
+    for code in [2u8, 4, 5, 9] {
+        let (r, b) = h.flow.on_event(
+            &h.cfg,
+            &ev(code, 1, [0, 0, 1, 0]),
+            &tel(1, 1, 1, 1),
+            &mut h.counters,
+        );
+        assert_eq!((r.rate_q20, r.rtt_req, b), (1 << 20, false, None));
+    }
+    // A response with no probe outstanding: late, telemetry not read.
+    let (_, b) = h.flow.on_event(
+        &h.cfg,
+        &rtt_ev(50_000, 40_000, 0),
+        &tel(500, 3, 9, 9),
+        &mut h.counters,
+    );
+    assert_eq!(b, None);
+    assert_eq!(h.counters.get(Counter::ProbesLate), 1);
+    assert_eq!(h.flow.hpcc, before);
+}
+
+#[test]
+fn hpcc_q20_rounds_to_nearest_and_clamps_at_both_ends() {
+    let cfg = HpccPccConfig::default_values().unwrap();
+    let w_max = cfg.hpcc().w_max_bytes().to_bits(); // 162 500 B in Q24.8
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(w_max)), (1 << 20, 0));
+    // One Q24.8 unit is 2^20/41 600 000 = 0.0252 Q20 units: +19 → 2^20 + 0.479 rounds back,
+    // +20 → 2^20 + 0.504 rounds over: clamped.
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(w_max + 19)), (1 << 20, 0));
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(w_max + 20)), (1 << 20, 1));
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(0)), (1, -1));
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(19)), (1, -1)); // 0.479 → 0 → 1
+    assert_eq!(cfg.rate_q20(U24F8::from_bits(20)), (1, 0)); // 0.504 → 1
+    // W_min = 100 Mb/s·13 µs = 162.5 B: 2^20/1000 = 1048.58 → 1049.
+    assert_eq!(cfg.rate_q20(cfg.hpcc().w_min_bytes()), (1049, 0));
+}
+
+#[test]
+fn hpcc_set_params_refuses_and_keeps_the_config() {
+    let mut cfg = HpccPccConfig::default_values().unwrap();
+    let before = cfg;
+    // 10 Tb/s · 16.7 ms: W_max far above 16 MiB.
+    assert!(matches!(
+        cfg.set_params(hpcc_id::LINE_RATE_MBPS, &[10_000_000, 0xFF_FFFF]),
+        Err(HpccParamError::Hpcc(_))
+    ));
+    assert_eq!(
+        cfg.set_params(hpcc_id::LINK_SPEED_CODE, &[10]),
+        Err(HpccParamError::OutOfRange {
+            id: hpcc_id::LINK_SPEED_CODE,
+            value: 10
+        })
+    );
+    assert_eq!(
+        cfg.set_params(7, &[1, 2]),
+        Err(HpccParamError::IdOutOfTable { base: 7, num: 2 })
+    );
+    assert_eq!(cfg, before);
+    // 10G switch port: the 24-bit timestamp's half wrap (2^23 ns) is the shorter.
+    cfg.set_params(hpcc_id::LINK_SPEED_CODE, &[1]).unwrap();
+    assert_eq!(cfg.gap_ns(), 1 << 23);
+}
+
+#[test]
+fn the_hpcc_flow_fits_the_context_with_one_hop_and_not_two() {
+    // 32 bytes of hpcc-cc state at one hop + 12 of the adapter's = 44 (48 with the u64
+    // alignment padding; the context packs the 44).
+    assert_eq!(core::mem::size_of::<hpcc_cc::State<1>>(), 32);
+    assert!(core::mem::size_of::<HpccFlow>() <= 48);
+    // A second hop adds 8 bytes: 52 > 48.
+    assert!(core::mem::size_of::<hpcc_cc::State<2>>() + 12 > 48);
+    for (i, p) in HPCC_PARAMS.iter().enumerate() {
+        assert_eq!(p.id as usize, i);
+        assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);
+    }
+}
+
+proptest! {
+    #[test]
+    fn telemetry_counters_wrapping_leave_the_windows_unchanged(
+        steps in proptest::collection::vec((0u16..2_000, 0u32..400_000, 1_000u32..30_000), 2..40),
+        tx_back in 0u32..(1 << 24), ts_back in 0u32..(1 << 20),
+    ) {
+        // The same deltas from two starting points: one far from any wrap, one just below the
+        // 32-bit wrap of both counters (which then wrap inside the run, as the packed 24-bit
+        // timestamp and the 20-bit count of 32-byte units do).
+        let run = |tx_base: u32, ts_base: u32| {
+            let mut h = HFlow::new();
+            let (mut tx_b, mut ts) = (tx_base, ts_base);
+            let mut out = [0u32; 40];
+            for (i, &(q, dtx, dts)) in steps.iter().enumerate() {
+                tx_b = tx_b.wrapping_add(dtx & !31);
+                ts = ts.wrapping_add(dts);
+                out[i] = h.probe(tel(q, 2, tx_b, ts), 13_000).0.rate_q20;
+            }
+            let p = h.flow.hpcc.raw_parts();
+            (out, p.w_bytes, p.wc_bytes, p.u, p.inc_stage, p.last_update_seq)
+        };
+        prop_assert_eq!(run(0, 0), run(u32::MAX.wrapping_sub(tx_back) & !31, u32::MAX.wrapping_sub(ts_back)));
+    }
+
+    #[test]
+    fn a_stored_hpcc_flow_loads_back_unchanged(
+        w in any::<u32>(), wc in any::<u32>(), u in any::<u64>(), lus in any::<u32>(),
+        inc in any::<u8>(), hdr in proptest::option::of(any::<u16>()), hop in any::<u64>(),
+        probe in any::<u32>(), tel_ts in any::<u32>(),
+    ) {
+        let cfg = HpccPccConfig::default_values().unwrap();
+        let mut flow = HpccFlow::new(&cfg);
+        flow.hpcc = hpcc_cc::State::from_raw_parts(hpcc_cc::RawParts {
+            w_bytes: U24F8::from_bits(w),
+            wc_bytes: U24F8::from_bits(wc),
+            u: hpcc_cc::U32F32::from_bits(u),
+            last_update_seq: lus,
+            inc_stage: inc,
+            int_header: hdr,
+            hops: [hop],
+        });
+        flow.probe_req_ts_ns = probe;
+        flow.last_tel_ts_ns = tel_ts;
+        let mut ctx = [0u32; CONTEXT_WORDS];
+        flow.store(&mut ctx);
+        prop_assert_eq!(HpccFlow::load(&ctx), Some(flow));
     }
 }

@@ -24,10 +24,7 @@ use crate::{CONTEXT_WORDS, FlowContext, PccResult};
 use cc_math::wrap::wrapping_delta;
 use timely_cc::{I60F68, RTT_SAT_Q4, RawParts, State, U28F4};
 
-/// Flag bit: the context holds a started flow (a zeroed context is a new flow).
-const FLAG_STARTED: u32 = 1;
-/// Flag bit: a probe is outstanding.
-const FLAG_PROBE_OUT: u32 = 2;
+use crate::probe::{self, FLAG_PROBE_OUT, FLAG_STARTED};
 
 /// One flow's state, unpacked from its 48-byte context: TIMELY's 24-byte state, the probe's
 /// request time and the flags. [`load`](Self::load) and [`store`](Self::store) move it to and
@@ -162,32 +159,27 @@ impl TimelyFlow {
     /// The probe policy on a TX event at `now`: whether to request a probe.
     #[inline(always)]
     fn probe_policy(&mut self, cfg: &TimelyPccConfig, now: u32, counters: &mut Counters) -> bool {
-        if self.probe_outstanding() {
-            // Age on the 32-bit wrapping clock: (now − requested) mod 2^32.
-            if wrapping_delta::<32>(now, self.probe_req_ts_ns) < cfg.probe_timeout_ns {
-                return false;
-            }
-            counters.inc(Counter::ProbesTimedOut);
-        }
-        self.flags |= FLAG_PROBE_OUT;
-        self.probe_req_ts_ns = now;
-        counters.inc(Counter::ProbesSent);
-        true
+        probe::on_tx(
+            &mut self.probe_req_ts_ns,
+            &mut self.flags,
+            now,
+            cfg.probe_timeout_ns,
+            counters,
+        )
     }
 
     /// A probe response: one RTT sample for Algorithm 1 if it answers the outstanding probe.
     #[inline(always)]
     fn on_probe_response(&mut self, cfg: &TimelyPccConfig, ev: &Event, counters: &mut Counters) {
         let r = ev.rtt();
-        // The answer to the outstanding probe left at or after the request time (serial order
-        // modulo 2^32: less than 2^31 ns later, which the timeout's range guarantees).
-        let since_req = wrapping_delta::<32>(r.req_send_ts_ns, self.probe_req_ts_ns);
-        if !self.probe_outstanding() || since_req >= 1 << 31 {
-            counters.inc(Counter::ProbesLate);
+        if !probe::answers(
+            self.probe_req_ts_ns,
+            &mut self.flags,
+            r.req_send_ts_ns,
+            counters,
+        ) {
             return;
         }
-        self.flags &= !FLAG_PROBE_OUT;
-        counters.inc(Counter::ProbesAnswered);
         // RTT template: RTT = event timestamp − request send timestamp (32-bit wrapping).
         let rtt = wrapping_delta::<32>(ev.ts_ns, r.req_send_ts_ns);
         // Default convention: minus the responder's turnaround (response send − request

@@ -795,8 +795,9 @@ fn hop_word(c: &[u8]) -> u64 {
 ///
 /// Units: `N = a·qmin·Δts + b·Δtx·T` must equal `12.5·T·Δts·u'`, i.e. with
 /// `S = 1600 Gb/s / link speed`, `a = S·(queue unit / 16 B)` and `b = S·(tx unit / 16 B)`.
-/// Ranges a format must keep (those INT has, on which the EWMA's word sizes rest): `Δts < 2^24`
-/// ns, `a·qmin < 2^26`, `b·Δtx < 2^31` (so `N < 2^56` and `u' < 2^27`, module docs).
+/// Ranges a format must keep (on which the EWMA's word sizes rest): `Δts < 2^24` ns,
+/// `a·qmin < 2^28`, `b·Δtx ≤ 1280·(2^20 − 1)` (INT's largest), so `N < 2^56` and `u' < 2^27`
+/// (module docs).
 pub trait HopSample {
     /// `Δts = ts − ts_old` in ns, modulo the format's timestamp width.
     fn dts_ns(w: u64, old: u64) -> u32;
