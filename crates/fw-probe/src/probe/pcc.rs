@@ -3,8 +3,8 @@
 //! divides: configuration time), outside the probes.
 
 use cc_pcc::{
-    Counters, EVENT_BYTES, Event, FlowContext, TELEMETRY_BYTES, Telemetry, TimelyPccConfig,
-    timely_on_event,
+    Counters, EVENT_BYTES, Event, FlowContext, HpccPccConfig, TELEMETRY_BYTES, Telemetry,
+    TimelyPccConfig, hpcc_on_event, timely_on_event,
 };
 use core::hint::black_box;
 
@@ -76,5 +76,58 @@ pub fn run(seed: u32) -> u32 {
     }
     let tel = [black_box(1u8); TELEMETRY_BYTES];
     acc ^= probe_pcc_telemetry_decode(black_box(&tel));
-    acc ^ probe_pcc_rate_q20(black_box(&cfg), black_box(12_345_678))
+    acc ^= probe_pcc_rate_q20(black_box(&cfg), black_box(12_345_678));
+    run_hpcc(acc)
+}
+
+/// `hpcc_on_event`: the HPCC per-event path (context, event, telemetry hop, Algorithm 1).
+#[unsafe(no_mangle)]
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // called from Rust only
+pub extern "C" fn probe_pcc_hpcc_on_event(
+    cfg: &HpccPccConfig,
+    ctx: &mut FlowContext,
+    ev: &Event,
+    telemetry: &[u8; TELEMETRY_BYTES],
+    counters: &mut Counters,
+) -> u32 {
+    let r = hpcc_on_event(cfg, ctx, ev, telemetry, counters);
+    r.rate_q20 ^ u32::from(r.rtt_req)
+}
+
+/// Builds the HPCC configuration (may divide), then drives a flow through TX and RTT events
+/// with telemetry.
+pub fn run_hpcc(seed: u32) -> u32 {
+    let mut acc = seed;
+    let Ok(mut cfg) = HpccPccConfig::default_values() else {
+        return acc;
+    };
+    let _ = cfg.set_params(black_box(6), &[black_box(7)]);
+    let mut ctx: FlowContext = [0; 12];
+    let mut counters = Counters::default();
+    let mut tel = [0u8; TELEMETRY_BYTES];
+    for i in 0..8u32 {
+        let t = black_box(i.wrapping_mul(13_000));
+        let kind = black_box([3u8, 6, 3, 6, 4, 5, 2, 6][i as usize]);
+        let ev = Event {
+            type_code: kind,
+            subtype: 0,
+            port: 0,
+            flags: 0,
+            flow_tag: 1,
+            sn: i,
+            ts_ns: t,
+            spec: [t.wrapping_sub(12_000), 0, 0, 0],
+        };
+        tel[4..8].copy_from_slice(&black_box(i.wrapping_mul(150_000)).to_be_bytes());
+        tel[8..12].copy_from_slice(&t.to_be_bytes());
+        acc = acc.wrapping_add(probe_pcc_hpcc_on_event(
+            black_box(&cfg),
+            black_box(&mut ctx),
+            black_box(&ev),
+            black_box(&tel),
+            black_box(&mut counters),
+        ));
+    }
+    acc
 }
