@@ -223,8 +223,8 @@ fn turnaround_jitter_reaches_the_gradient_only_when_kept() {
         rate
     };
     let (subtracted, kept) = (run(0), run(1));
-    assert!(subtracted > 1 << 19, "{subtracted}");
-    assert!(kept < subtracted, "kept {kept} vs subtracted {subtracted}");
+    // The figures docs/pcc.md quotes: 0.679 and 0.012 of line rate.
+    assert_eq!((subtracted, kept), (711_983, 12_646));
 }
 
 #[test]
