@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-crates=(cc-math timely-cc hpcc-cc cats-conductor cc-pacer)
+crates=(cc-math timely-cc hpcc-cc cats-conductor cc-pacer cc-pcc)
 targets=(riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf)
 
 for t in "${targets[@]}"; do

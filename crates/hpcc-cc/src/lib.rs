@@ -7,6 +7,9 @@
 //!   (`1/T`, `1/(12.5·T)`, `1/(12.5·T²)`, the rate scale `8/T`, and per speed code the exact
 //!   integers `5S`, `8S` with `S = 1600 Gb/s / B`).
 //! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
+//! * [`HopSample`]: the per-hop sample interface (queue, transmitted bytes, timestamp, link
+//!   speed) Algorithm 1 reads; [`IntHop`] is Fig. 7 INT's, and [`State::on_hop_words`] runs the
+//!   same Algorithm 1 on hop words of any other format (e.g. cc-pcc's switch telemetry).
 //!
 //! # Number formats
 //! The table at the end of this page (`docs/formats/hpcc.md`, shared with docs/hpcc.md).
@@ -598,7 +601,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
                         .fold(1, |ok, &b| ok & (VALID_CODES >> (b >> 4)))
                         != 0 =>
             {
-                self.step(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
+                self.step::<IntHop>(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
             }
             _ => Branch::Bad,
         };
@@ -614,12 +617,33 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         view: &IntView<'_, MAX_HOPS>,
     ) -> Update {
         let body = view.as_bytes().get(int::HEADER_BYTES..).unwrap_or(&[]);
-        let branch = self.step(cfg, ack_seq, snd_nxt, view.header(), body);
+        let branch = self.step::<IntHop>(cfg, ack_seq, snd_nxt, view.header(), body);
         Update {
             window_bytes: U24F8::from_bits(self.w_q8),
             rate_bps: cfg.rate_bps(U24F8::from_bits(self.w_q8)),
             branch,
         }
+    }
+
+    /// Algorithm 1 on hop words of any [`HopSample`] format: `header` identifies the path (a
+    /// change re-stores the words, [`Branch::Resync`]), `words` holds one big-endian 8-byte word
+    /// per hop (at most `MAX_HOPS`; a shorter or longer slice is [`Branch::Bad`], nothing
+    /// changed). `on_ack` is this with [`IntHop`] and the words of a validated INT block.
+    pub fn on_hop_words<H: HopSample>(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        header: u16,
+        words: &[u8],
+    ) -> (U24F8, Branch) {
+        let hops = words.len() / int::HOP_BYTES;
+        let branch = if words.len().is_multiple_of(int::HOP_BYTES) && hops <= MAX_HOPS {
+            self.step::<H>(cfg, ack_seq, snd_nxt, header, words)
+        } else {
+            Branch::Bad
+        };
+        (U24F8::from_bits(self.w_q8), branch)
     }
 
     /// Issue §2: first INT or path change: store it, `lastUpdateSeq = snd_nxt`, W unchanged.
@@ -647,7 +671,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     // Out of line (measured): inlined into the C entry point it made every call, `bad` too,
     // save 12 registers (+19 instructions on the 1-hop ai median).
     #[inline(never)]
-    fn step(
+    fn step<H: HopSample>(
         &mut self,
         cfg: &Config,
         ack_seq: u32,
@@ -677,7 +701,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             let w = u64::from_be_bytes(*c);
             let old = *prev;
             *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
-            let Some((n, dts)) = hop_numerator(cfg, t, w, old) else {
+            let Some((n, dts)) = hop_numerator::<H>(cfg, t, w, old) else {
                 continue; // Δts = 0: no rate can be measured on this hop
             };
             // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u' (u'_i > u_best ⇔ N_i·Δts_best
@@ -763,34 +787,82 @@ fn hop_word(c: &[u8]) -> u64 {
     }
 }
 
+/// One hop's telemetry as Algorithm 1 reads it (Eqn 2, Alg. 1 l.5): queue length,
+/// transmitted-bytes counter, timestamp and link speed, from a hop word a decoder packed into a
+/// `u64` (the state keeps each hop's previous word). HPCC's Fig. 7 INT hop ([`IntHop`]) is one
+/// format; a switch-telemetry record packed by another decoder is another: both feed the one
+/// Algorithm 1 ([`State::on_hop_words`]), monomorphised per format.
+///
+/// Units: `N = a·qmin·Δts + b·Δtx·T` must equal `12.5·T·Δts·u'`, i.e. with
+/// `S = 1600 Gb/s / link speed`, `a = S·(queue unit / 16 B)` and `b = S·(tx unit / 16 B)`.
+/// Ranges a format must keep (on which the EWMA's word sizes rest): `Δts < 2^24` ns,
+/// `a·qmin < 2^28`, `b·Δtx ≤ 1280·(2^20 − 1)` (INT's largest), so `N < 2^56` and `u' < 2^27`
+/// (module docs).
+pub trait HopSample {
+    /// `Δts = ts − ts_old` in ns, modulo the format's timestamp width.
+    fn dts_ns(w: u64, old: u64) -> u32;
+    /// `Δtx = tx − tx_old` in the format's tx unit, modulo the counter's width.
+    fn dtx_units(w: u64, old: u64) -> u32;
+    /// Queue length in the format's queue unit.
+    fn qlen_units(w: u64) -> u32;
+    /// `(a, b)` for the hop's link speed (both 0 for a speed the format does not know: such a
+    /// hop measures `u' = 0`).
+    fn coeffs(cfg: &Config, w: u64) -> (u32, u32);
+}
+
+/// HPCC's Fig. 7 INT hop word: `B << 60 | ts << 36 | tx << 16 | qlen` (ts 24-bit ns, tx 20-bit
+/// count of 128-byte units, qlen 80-byte units): `a = 5S`, `b = 8S`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntHop;
+
+impl HopSample for IntHop {
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // high word of a u64
+    fn dts_ns(w: u64, old: u64) -> u32 {
+        // Wrapping: ts is a 24-bit ns counter; the masked 32-bit difference is the
+        // difference modulo 2^24.
+        wrapping_delta::<24>((w >> 32) as u32 >> 4, (old >> 32) as u32 >> 4)
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // bits 16..48 of a u64
+    fn dtx_units(w: u64, old: u64) -> u32 {
+        // Wrapping: tx is a 20-bit counter of 128-byte units (difference modulo 2^20).
+        wrapping_delta::<20>((w >> 16) as u32, (old >> 16) as u32)
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // low 16 bits
+    fn qlen_units(w: u64) -> u32 {
+        w as u32 & 0xFFFF
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // 4-bit code
+    fn coeffs(cfg: &Config, w: u64) -> (u32, u32) {
+        // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any
+        // 4-bit index is in range (`get` keeps it panic-free regardless).
+        let ab = cfg.hop_ab.get((w >> 60) as usize).copied().unwrap_or(0);
+        (ab & 0xFFFF, ab >> 16)
+    }
+}
+
 /// The numerator `N` of hop `w` (against its previous word `old`) and `Δts`, or `None` when
 /// `Δts = 0`.
 ///
 /// Alg. 1 l.5 / Eqn 2, `B` in bytes/ns = `G·10^9/8e9` for `G` Gb/s:
-/// `u' = qmin·80/(B·T) + Δtx·128/(Δts·B) = (8/G)·(80·qmin·Δts + 128·T·Δtx)/(T·Δts)`.
+/// `u' = qmin·80/(B·T) + Δtx·128/(Δts·B) = (8/G)·(80·qmin·Δts + 128·T·Δtx)/(T·Δts)` (INT units).
 /// With `S = 1600/G` (an integer for every speed code), `8/G = S/200`, so
 /// `u' = N/(12.5·T·Δts)` with `N = 5S·qmin·Δts + 8S·Δtx·T` — an exact integer:
 /// `5S·qmin < 800·2^16 < 2^26`, `·Δts < 2^50`; `8S·Δtx < 1280·2^20 < 2^31`, `·T < 2^55`; so
 /// `N < 2^56`. `T` is the same for every hop, so comparing `N_i/Δts_i` compares `u'_i` exactly.
+/// Other formats: [`HopSample`] (same ranges).
 #[inline(always)]
-#[allow(clippy::cast_possible_truncation)] // high/low words of a u64; 4-bit code
-fn hop_numerator(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
-    let (hi, lo) = ((w >> 32) as u32, w as u32);
-    let (ohi, olo) = ((old >> 32) as u32, old as u32);
-    // Wrapping: ts is a 24-bit ns counter, tx a 20-bit counter of 128-byte units; the masked
-    // 32-bit difference is the difference modulo 2^24 (2^20).
-    let dts = wrapping_delta::<24>(hi >> 4, ohi >> 4);
+fn hop_numerator<H: HopSample>(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
+    let dts = H::dts_ns(w, old);
     if dts == 0 {
         return None;
     }
-    let tx = (hi << 16) | (lo >> 16);
-    let otx = (ohi << 16) | (olo >> 16);
-    let dtx = wrapping_delta::<20>(tx, otx);
-    let qmin = (lo & 0xFFFF).min(olo & 0xFFFF);
-    // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any 4-bit
-    // index is in range (`get` keeps it panic-free regardless).
-    let ab = cfg.hop_ab.get((hi >> 28) as usize).copied().unwrap_or(0);
-    let (a, b) = (ab & 0xFFFF, ab >> 16);
+    let dtx = H::dtx_units(w, old);
+    let qmin = H::qlen_units(w).min(H::qlen_units(old));
+    let (a, b) = H::coeffs(cfg, w);
     // a·qmin < 2^26, b·Δtx < 2^31: u32 products; the two u64 products < 2^50 and < 2^55.
     let n = u64::from(a.wrapping_mul(qmin))
         .wrapping_mul(u64::from(dts))

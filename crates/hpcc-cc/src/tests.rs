@@ -555,7 +555,7 @@ fn hop_numerator_is_eqn_2() {
                     qlen_units: q_new,
                 }
                 .to_word();
-                let (n, d) = hop_numerator(&c, t, new, old).unwrap();
+                let (n, d) = hop_numerator::<IntHop>(&c, t, new, old).unwrap();
                 assert_eq!(d, dts);
                 let b = speed.bps() as f64 / 8e9; // bytes per ns
                 let want = f64::from(q_old.min(q_new)) * 80.0 / (b * f64::from(t))
@@ -576,7 +576,7 @@ fn hop_numerator_is_eqn_2() {
             qlen_units: 1,
         }
         .to_word();
-        assert_eq!(hop_numerator(&c, t, w, w), None);
+        assert_eq!(hop_numerator::<IntHop>(&c, t, w, w), None);
     }
 }
 
@@ -737,4 +737,46 @@ fn branch_codes_round_trip_through_from_code() {
     for code in 6..=255u8 {
         assert_eq!(HpccBranch::from_code(code), None);
     }
+}
+
+/// `on_hop_words::<IntHop>` on an INT block's hop bytes is `on_ack` on the block: one
+/// Algorithm 1 behind both entry points.
+#[test]
+fn hop_words_of_the_int_format_take_the_same_steps_as_on_ack() {
+    let cfg = Config::PAPER;
+    let (mut a, mut b) = (State::<5>::new(&cfg), State::<5>::new(&cfg));
+    let mut buf = [0u8; 2 + 8 * 2];
+    for i in 0..200u32 {
+        let hops = [
+            Hop {
+                speed: Speed::G100,
+                ts_ns: i * 1_000,
+                tx_units: i * 90,
+                qlen_units: (i * 37 % 500) as u16,
+            },
+            Hop {
+                speed: Speed::G40,
+                ts_ns: i * 1_100,
+                tx_units: i * 30,
+                qlen_units: (i * 11 % 90) as u16,
+            },
+        ];
+        let n = int::encode::<5>(0x0ABC, &hops, &mut buf).unwrap();
+        let ua = a.on_ack(&cfg, i * 1_000, i * 1_000 + 5_000, &buf[..n]);
+        let (w, br) =
+            b.on_hop_words::<IntHop>(&cfg, i * 1_000, i * 1_000 + 5_000, 0x2ABC, &buf[2..n]);
+        assert_eq!((w, br), (ua.window_bytes, ua.branch), "ACK {i}");
+        assert_eq!(a, b);
+    }
+    // A slice that is not whole hop words, or more than MAX_HOPS of them: bad, nothing changed.
+    let before = b;
+    assert_eq!(
+        b.on_hop_words::<IntHop>(&cfg, 1, 2, 0x2ABC, &buf[2..9]).1,
+        Branch::Bad
+    );
+    assert_eq!(
+        b.on_hop_words::<IntHop>(&cfg, 1, 2, 0x6ABC, &[0x50; 48]).1,
+        Branch::Bad
+    );
+    assert_eq!(b, before);
 }

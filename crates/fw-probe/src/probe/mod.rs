@@ -6,6 +6,7 @@
 mod cats;
 mod hpcc;
 mod pacer;
+mod pcc;
 mod timely;
 
 use core::hint::black_box;
@@ -40,6 +41,7 @@ pub extern "C" fn _start() -> ! {
     acc = acc.wrapping_add(hpcc::run(black_box(0)));
     acc = acc.wrapping_add(cats::run(black_box(0)));
     acc = acc.wrapping_add(pacer::run(black_box(0)));
+    acc = acc.wrapping_add(pcc::run(black_box(0)));
     acc = acc.wrapping_add(math());
     exit(black_box(acc) & 0)
 }
