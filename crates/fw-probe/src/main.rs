@@ -9,6 +9,10 @@
 //!   contain no `div`/`rem` instruction and call no `__udivdi3`-style helper. Configuration is built
 //!   in `setup`, outside them, where precomputing reciprocals may divide.
 //!
+//! After its own calls it serves fixture events read from standard input (`probe/serve.rs`), so
+//! that `fw-bench counts` can count instructions per call under QEMU user mode on riscv64, where
+//! the in-process simulator cannot run.
+//!
 //! On any other architecture this is an empty program, so `cargo build --workspace` still works.
 #![cfg_attr(any(target_arch = "riscv32", target_arch = "riscv64"), no_std, no_main)]
 

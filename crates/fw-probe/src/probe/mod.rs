@@ -6,6 +6,7 @@
 mod cats;
 mod hpcc;
 mod pacer;
+mod serve;
 mod timely;
 
 use core::hint::black_box;
@@ -41,6 +42,7 @@ pub extern "C" fn _start() -> ! {
     acc = acc.wrapping_add(cats::run(black_box(0)));
     acc = acc.wrapping_add(pacer::run(black_box(0)));
     acc = acc.wrapping_add(math());
+    serve::fw_probe_serve();
     // The results are observed (so the calls stay) and the exit code is 0.
     let _ = black_box(acc);
     exit(0)
