@@ -649,6 +649,19 @@ mod tests {
     }
 
     #[test]
+    fn the_rv64_block_and_the_rvsim_block_are_spliced_apart() {
+        let doc = format!(
+            "{}\nrvsim\n{}\n{BEGIN}\nqemu\n{END}\n",
+            crate::report::BEGIN,
+            crate::report::END
+        );
+        let once = splice(&doc, "new\n").unwrap();
+        assert!(once.contains("rvsim") && !once.contains("qemu"));
+        let both = crate::report::splice(&once, "fresh\n").unwrap();
+        assert!(both.contains("fresh") && both.contains("new") && !both.contains("rvsim"));
+    }
+
+    #[test]
     fn splice_replaces_only_the_block() {
         let doc = format!("head\n{BEGIN}\nold\n{END}\ntail\n");
         assert_eq!(
