@@ -6,15 +6,19 @@
 #      RUSTFLAGS="-C target-feature=+zbb" in target/zbb, the C code with -march=rv32imac_zbb):
 #      the Zbb columns beside the rv32imac ones;
 #   3. ref-probe, the f64 references for riscv32imac (soft float);
+#   3b. fw-probe for riscv64imac, and with Zbb (in target/zbb);
 #   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
 #      cross-check, sizes, state;
+#   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
+#      under QEMU user mode, on fixture events (the rv64 block);
 #   5. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference.
 #
 # Usage: scripts/perf-report.sh [--quick]
 #   --quick   a few calls per case, print the block instead of writing the doc (what CI runs:
 #             it checks the benchmark still builds and runs; it never fails on a number).
-# Needs: the riscv32imac target, riscv64-unknown-elf-gcc (Debian gcc-riscv64-unknown-elf);
-# qemu-riscv32 (Debian qemu-user) is optional (cross-check column).
+# Needs: the riscv32imac and riscv64imac targets, riscv64-unknown-elf-gcc (Debian
+# gcc-riscv64-unknown-elf), qemu-riscv64 (Debian qemu-user) for the rv64 block; qemu-riscv32 is
+# optional for the rv32 cross-check column and needed for the rv32 column of the rv64 block.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +39,11 @@ RUSTFLAGS="-C target-feature=+zbb" cargo build --release -q -p fw-probe --target
 make -s -C examples/c-firmware ZBB=1 all
 echo "== ref-probe (the f64 references, soft float)" >&2
 cargo build --release -q -p ref-probe --target "$target"
+rv64=riscv64imac-unknown-none-elf
+echo "== fw-probe for riscv64imac, with and without Zbb" >&2
+cargo build --release -q -p fw-probe --target "$rv64"
+RUSTFLAGS="-C target-feature=+zbb" cargo build --release -q -p fw-probe --target "$rv64" \
+    --target-dir target/zbb
 
 args=(
     --probe "target/$target/release/fw-probe"
@@ -45,13 +54,23 @@ args=(
     --c-firmware-zbb examples/c-firmware/build-zbb/firmware.elf
     --fixtures fixtures
 )
+counts=(
+    --rv32 "target/$target/release/fw-probe"
+    --rv64 "target/$rv64/release/fw-probe"
+    --rv64-zbb "target/zbb/$rv64/release/fw-probe"
+    --fixtures fixtures
+)
 echo "== fw-bench report" >&2
 if (( quick )); then
     cargo run --release -q -p fw-bench -- report "${args[@]}" --limit 16
+    echo "== fw-bench counts (riscv64 under QEMU, a few events)" >&2
+    cargo run --release -q -p fw-bench -- counts "${counts[@]}" --limit 16
     echo "== host replay throughput (a few events)" >&2
     cargo bench -q -p sim-host --bench replay -- --quick
 else
     cargo run --release -q -p fw-bench -- report "${args[@]}" --limit 100000 --update docs/performance.md
+    echo "== fw-bench counts (riscv64 under QEMU)" >&2
+    cargo run --release -q -p fw-bench -- counts "${counts[@]}" --limit 20000 --update docs/performance.md
     echo "== host replay throughput" >&2
     table=$(cargo bench -q -p sim-host --bench replay)
     TABLE="$table" python3 - docs/performance.md <<'PY'

@@ -3,9 +3,10 @@
 # nothing when all is there.
 #   bash scripts/setup.sh --host   the pinned toolchain and a C compiler/linker (Rust links with
 #                                  `cc` on Linux): enough to build and run sim-host
-#   bash scripts/setup.sh          also the riscv32 targets (rustup does not add them by itself
-#                                  here: RUSTUP_AUTO_INSTALL=0), the riscv cross binutils/gcc and
-#                                  qemu-user used by the firmware gates and the C example
+#   bash scripts/setup.sh          also the riscv32 and riscv64 targets (rustup does not add
+#                                  them by itself here: RUSTUP_AUTO_INSTALL=0), the riscv cross
+#                                  binutils/gcc and qemu-user (qemu-riscv32, qemu-riscv64) used
+#                                  by the firmware gates, the C example and the rv64 counts
 # Debian packages are installed with apt-get as root, or through sudo; with neither, the script
 # prints the command to run and stops.
 set -euo pipefail
@@ -40,14 +41,15 @@ if ((host_only)); then
   echo "setup: toolchain $toolchain and a C compiler/linker ready"
   exit 0
 fi
-rustup target add --toolchain "$toolchain" riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf
+rustup target add --toolchain "$toolchain" riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf \
+  riscv64imac-unknown-none-elf
 
 need=()
 command -v cc >/dev/null || need+=(gcc libc6-dev)
 command -v riscv64-unknown-elf-objdump >/dev/null || need+=(binutils-riscv64-unknown-elf)
 command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
-command -v qemu-riscv32 >/dev/null || need+=(qemu-user)
+{ command -v qemu-riscv32 && command -v qemu-riscv64; } >/dev/null || need+=(qemu-user)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
 install_debs "${need[@]+"${need[@]}"}"
-echo "setup: toolchain $toolchain with riscv32imac/riscv32imc targets, riscv cross binutils and gcc, qemu-riscv32 ready"
+echo "setup: toolchain $toolchain with riscv32imac/riscv32imc/riscv64imac targets, riscv cross binutils and gcc, qemu-riscv32/64 ready"

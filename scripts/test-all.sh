@@ -31,6 +31,8 @@ step "rustfmt" cargo fmt --all --check
 step "clippy (host, all targets)" cargo clippy --workspace --all-targets -q -- -D warnings
 step "clippy (firmware crates, riscv32imac)" \
   cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor -p cc-pacer -p cc-pcc --target riscv32imac-unknown-none-elf -- -D warnings
+step "clippy (firmware crates and probes, riscv64imac)" \
+  cargo clippy -q -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor -p cc-pacer -p cc-pcc -p fw-probe --target riscv64imac-unknown-none-elf -- -D warnings
 step "clippy (f64 references without an allocator, riscv32imac)" \
   cargo clippy -q -p cc-reference -p ref-probe --no-default-features --target riscv32imac-unknown-none-elf -- -D warnings
 step "cargo test (workspace)" cargo test --workspace

@@ -8,11 +8,14 @@
 //! * [`cases`] holds the benchmark cases (one per entry point) and how to add one;
 //!   [`table`] turns their samples into the markdown table of `docs/performance.md`.
 //! * [`size`] charges `.text`/`.rodata`/`.data` bytes of a linked ELF to crates.
+//! * [`counts`] counts instructions per call on riscv64 (and riscv32 beside it) under QEMU user
+//!   mode, from its execution trace, on fixture events fed to fw-probe's counting server.
 //! * [`qemu`] cross-checks a whole-program count against QEMU user mode.
 //! * [`zbb`] decodes and executes the Zbb instructions `rvsim` lacks (for `+zbb` builds).
 //! * [`report`] assembles `docs/performance.md`'s generated section.
 
 pub mod cases;
+pub mod counts;
 pub mod elf;
 pub mod machine;
 pub mod names;

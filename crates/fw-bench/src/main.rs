@@ -9,11 +9,12 @@ use clap::{Parser, Subcommand};
 use fw_bench::cases::Ctx;
 use fw_bench::machine::Machine;
 use fw_bench::report::{self, Images};
-use fw_bench::{qemu, size, table};
+use fw_bench::{counts, qemu, size, table};
 
 const PROBE: &str = "target/riscv32imac-unknown-none-elf/release/fw-probe";
 const C_FIRMWARE: &str = "examples/c-firmware/build/firmware.elf";
 const REFERENCE: &str = "target/riscv32imac-unknown-none-elf/release/ref-probe";
+const PROBE_RV64: &str = "target/riscv64imac-unknown-none-elf/release/fw-probe";
 
 #[derive(Parser)]
 #[command(about = "Retired riscv32 instructions per call (rvsim ISS), profiles and code size")]
@@ -134,6 +135,28 @@ enum Cmd {
         /// riscv32 ELF files.
         #[arg(required = true)]
         elf: Vec<PathBuf>,
+    },
+    /// Instructions per call on riscv64 (and riscv32 beside it) under QEMU user mode, on fixture
+    /// events fed to fw-probe: the rv64 block of docs/performance.md (or print it).
+    Counts {
+        /// fw-probe ELF for riscv64imac.
+        #[arg(long, default_value = PROBE_RV64)]
+        rv64: PathBuf,
+        /// fw-probe ELF for riscv64imac built with `-C target-feature=+zbb`.
+        #[arg(long)]
+        rv64_zbb: Option<PathBuf>,
+        /// fw-probe ELF for riscv32imac, counted the same way (the column beside).
+        #[arg(long)]
+        rv32: Option<PathBuf>,
+        /// Directory of fixtures the events come from.
+        #[arg(long, default_value = "fixtures")]
+        fixtures: PathBuf,
+        /// Maximum calls per case (CI: a few).
+        #[arg(long, default_value_t = 4096)]
+        limit: usize,
+        /// Markdown file whose marked block is replaced; without it, print the block.
+        #[arg(long)]
+        update: Option<PathBuf>,
     },
     /// Regenerate the fw-bench block of docs/performance.md (or print it).
     Report {
@@ -272,6 +295,34 @@ fn real_main() -> Result<ExitCode> {
                 if let Some(n) = r.recip_table {
                     println!("\n{l}: reciprocal table {n} bytes");
                 }
+            }
+        }
+        Cmd::Counts {
+            rv64,
+            rv64_zbb,
+            rv32,
+            fixtures,
+            limit,
+            update,
+        } => {
+            let mut images = Vec::new();
+            if let Some(p) = rv32 {
+                images.push(counts::Image::new(p, 32, false));
+            }
+            images.push(counts::Image::new(rv64, 64, false));
+            if let Some(p) = rv64_zbb {
+                images.push(counts::Image::new(p, 64, true));
+            }
+            let block = counts::generate(&images, &Ctx { fixtures, limit })?;
+            match update {
+                Some(path) => {
+                    let doc = std::fs::read_to_string(&path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    std::fs::write(&path, counts::splice(&doc, &block)?)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("updated {}", path.display());
+                }
+                None => print!("{block}"),
             }
         }
         Cmd::Report { images, update } => {

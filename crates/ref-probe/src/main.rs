@@ -1,4 +1,4 @@
-//! Reference probe: a riscv32 release binary exporting the f64 references of TIMELY and HPCC
+//! Reference probe: a riscv32 (or riscv64) release binary exporting the f64 references of TIMELY and HPCC
 //! (`cc-reference`, no allocator, soft float) as `ref_*` functions, so that fw-bench runs them
 //! over the same fixture events as the fixed-point crates and reports instructions per event
 //! side by side (docs/performance.md).
@@ -9,10 +9,10 @@
 //! checks against the host build of the same reference.
 //!
 //! On any other architecture this is an empty program, so `cargo build --workspace` still works.
-#![cfg_attr(target_arch = "riscv32", no_std, no_main)]
+#![cfg_attr(any(target_arch = "riscv32", target_arch = "riscv64"), no_std, no_main)]
 
-#[cfg(target_arch = "riscv32")]
+#[cfg(any(target_arch = "riscv32", target_arch = "riscv64"))]
 mod probe;
 
-#[cfg(not(target_arch = "riscv32"))]
+#[cfg(not(any(target_arch = "riscv32", target_arch = "riscv64")))]
 fn main() {}

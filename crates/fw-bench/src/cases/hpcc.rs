@@ -25,14 +25,14 @@ use crate::machine::Machine;
 use crate::table::Sample;
 
 /// A fixture: both sides' configuration from its `# set` lines, and its ACKs.
-pub(super) struct Trace {
-    pub(super) setup: Setup,
+pub(crate) struct Trace {
+    pub(crate) setup: Setup,
     /// `(ack_seq, snd_nxt, INT bytes)`.
-    pub(super) acks: Vec<(u32, u32, Vec<u8>)>,
+    pub(crate) acks: Vec<(u32, u32, Vec<u8>)>,
 }
 
 /// Reads a fixture with cc-trace's trace reader and HPCC parameter mapping.
-pub(super) fn parse(path: &Path) -> Result<Trace> {
+pub(crate) fn parse(path: &Path) -> Result<Trace> {
     let TraceFile { params: set, rows } = read_trace::<Row>(path, HEADER)?;
     let setup = Setup::from_params(&set)?;
     let acks = rows
@@ -43,7 +43,7 @@ pub(super) fn parse(path: &Path) -> Result<Trace> {
 }
 
 /// `CcHpccParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host).
-fn params_bytes(p: &Params) -> Vec<u8> {
+pub(crate) fn params_bytes(p: &Params) -> Vec<u8> {
     let mut v = Vec::with_capacity(40);
     v.extend_from_slice(&p.nic_rate_bps.to_le_bytes());
     v.extend_from_slice(&p.min_rate_bps.to_le_bytes());
@@ -62,7 +62,7 @@ fn params_bytes(p: &Params) -> Vec<u8> {
 }
 
 /// `CcHpccState` as laid out by `#[repr(C)]` (64 bytes).
-fn state_bytes(s: &State) -> Vec<u8> {
+pub(crate) fn state_bytes(s: &State) -> Vec<u8> {
     let r = s.raw_parts();
     let mut v = Vec::with_capacity(64);
     v.extend_from_slice(&r.u.to_bits().to_le_bytes());
@@ -80,12 +80,12 @@ fn state_bytes(s: &State) -> Vec<u8> {
 }
 
 /// The hop count an INT block's header announces.
-pub(super) fn nhop(int: &[u8]) -> usize {
+pub(crate) fn nhop(int: &[u8]) -> usize {
     usize::from(int.first().copied().unwrap_or(0) >> 4)
 }
 
 /// The row label's hop part: `1 hop`, `5 hops`.
-pub(super) fn hop_label(hops: usize) -> String {
+pub(crate) fn hop_label(hops: usize) -> String {
     if hops == 1 {
         "1 hop".to_owned()
     } else {

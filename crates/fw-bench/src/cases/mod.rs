@@ -27,11 +27,11 @@ use crate::machine::Machine;
 use crate::table::{Goal, Sample};
 
 mod cats;
-mod hpcc;
+pub(crate) mod hpcc;
 mod pacer;
 mod recip;
 mod reference;
-mod timely;
+pub(crate) mod timely;
 
 /// Which ELF a case runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct Ctx {
 }
 
 /// The `*.csv` traces of `ctx.fixtures/<kind>/`, sorted by name.
-fn fixture_paths(ctx: &Ctx, kind: &str) -> Result<Vec<PathBuf>> {
+pub(crate) fn fixture_paths(ctx: &Ctx, kind: &str) -> Result<Vec<PathBuf>> {
     let dir = ctx.fixtures.join(kind);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -85,16 +85,16 @@ fn words(x: u64) -> [u32; 2] {
 }
 
 /// A whole fixture as cc-trace's [`TraceReader`] reads it.
-struct TraceFile<T> {
+pub(crate) struct TraceFile<T> {
     /// The `# set` parameters, merged as `sim-host replay` merges them (no `--set` here).
-    params: Vec<Param>,
+    pub(crate) params: Vec<Param>,
     /// Every data row with its line number.
-    rows: Vec<(u64, T)>,
+    pub(crate) rows: Vec<(u64, T)>,
 }
 
 /// Reads `path` with cc-trace's [`TraceReader`], checking the header row is `header`. Errors
 /// name the file and line.
-fn read_trace<T: DeserializeOwned>(path: &Path, header: &str) -> Result<TraceFile<T>> {
+pub(crate) fn read_trace<T: DeserializeOwned>(path: &Path, header: &str) -> Result<TraceFile<T>> {
     let mut r = TraceReader::open(path)?;
     r.expect_header(header)?;
     let params = merged_params(r.params(), &[]);

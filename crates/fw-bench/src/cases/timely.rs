@@ -19,7 +19,7 @@ use crate::table::Sample;
 
 /// `CcTimelyParams` as laid out by `#[repr(C)]` (same on riscv32 ilp32 and the host: five
 /// `u64`, then twelve `u32`, no padding), holding `p` the way `cc_timely_config_init` reads it.
-fn params_bytes(p: &Params) -> Vec<u8> {
+pub(crate) fn params_bytes(p: &Params) -> Vec<u8> {
     let (al_num, al_den) = p.app_limited.map_or((0, 0), |r| (r.num, r.den));
     let mut v = Vec::with_capacity(size_of::<CcTimelyParams>());
     for x in [
