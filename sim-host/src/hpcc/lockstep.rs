@@ -54,6 +54,8 @@ pub struct Replay {
     u_err_max: f64,
     u_ref_max: f64,
     branches: BTreeMap<&'static str, u64>,
+    /// The current row's INT block, decoded (reused from row to row).
+    int: Vec<u8>,
 }
 
 impl Replay {
@@ -134,6 +136,7 @@ impl Lockstep for Replay {
             u_err_max: 0.0,
             u_ref_max: 0.0,
             branches: BTreeMap::new(),
+            int: Vec::new(),
         }
     }
 
@@ -144,8 +147,12 @@ impl Lockstep for Replay {
         r: &Row,
         rec: &mut Recorder,
     ) -> Result<(), InputError> {
-        let int = r.int_bytes(trace, line)?;
-        self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)
+        let mut int = std::mem::take(&mut self.int);
+        let done = r
+            .int_bytes_into(trace, line, &mut int)
+            .and_then(|()| self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int));
+        self.int = int;
+        done
     }
 
     fn finish(self, _rec: &Recorder, s: &mut Summary) {
