@@ -85,7 +85,8 @@ pub fn rel_err(fixed: f64, reference: f64) -> f64 {
 
 /// Relative-error statistics in constant memory: exact max and mean, and p99 from a log-spaced
 /// histogram (64 bins per decade from 1e-12 to 1e3, so p99 is reported as the upper edge of its
-/// bin: at most 3.7 % above the true quantile, never below it).
+/// bin: at most 3.7 % above the true quantile, never below it; errors of 1e3 and more, ∞ too,
+/// share the top bin, whose quantile is the exact maximum).
 #[derive(Debug, Clone)]
 pub struct ErrStats {
     bins: Vec<u64>,
@@ -135,10 +136,12 @@ impl ErrStats {
             return;
         }
         let pos = (err.log10() - f64::from(DECADES_LO)) * PER_DECADE as f64;
+        // `as usize` is the floor of a `pos ≥ 0` and saturates an infinite one (an infinite
+        // error) into the top bin.
         let idx = if pos < 0.0 {
             0
         } else {
-            (pos.floor() as usize + 1).min(self.bins.len() - 1)
+            (pos as usize).saturating_add(1).min(self.bins.len() - 1)
         };
         self.bins[idx] += 1;
     }
@@ -180,6 +183,11 @@ impl ErrStats {
         for (i, &n) in self.bins.iter().enumerate() {
             seen += n;
             if seen >= rank {
+                // The top bin holds every error from 10^3 up, ∞ too: its only upper edge is
+                // the maximum.
+                if i == self.bins.len() - 1 {
+                    return self.max;
+                }
                 let upper = 10f64.powf(f64::from(DECADES_LO) + i as f64 / PER_DECADE as f64);
                 return upper.min(self.max);
             }
@@ -538,6 +546,18 @@ mod tests {
         assert_eq!(s.max(), 1e-3);
         assert_eq!(s.worst().unwrap().event, 990);
         assert!((s.quantile(0.999) - 1e-3).abs() < 1e-12);
+    }
+
+    /// An infinite error (the reference 0, the fixed side not) counts in the top bin, and a
+    /// quantile in the top bin is the maximum (∞ here), never a finite bin edge below it.
+    #[test]
+    fn an_infinite_error_counts_in_the_top_bin() {
+        let mut s = ErrStats::default();
+        for i in 0..10 {
+            s.add(if i < 5 { 1e-6 } else { f64::INFINITY }, at(i));
+        }
+        assert!(s.quantile(0.99).is_infinite());
+        assert!((1e-6..=1.04e-6).contains(&s.quantile(0.5)));
     }
 
     #[test]
