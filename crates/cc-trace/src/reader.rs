@@ -271,8 +271,8 @@ pub struct TraceReader {
     header: csv::StringRecord,
     header_line: u64,
     params: Vec<Param>,
-    /// The line as split, untrimmed (reused from row to row: no allocation per row).
-    raw: csv::ByteRecord,
+    /// A spare line buffer (the line before's), for the next line.
+    raw: Option<csv::ByteRecord>,
     /// The line as the rules below see it: UTF-8, every field trimmed (reused too).
     record: csv::StringRecord,
     /// A data row has been read: `# set` lines are no longer accepted.
@@ -354,7 +354,7 @@ impl TraceReader {
             header: csv::StringRecord::new(),
             header_line: 0,
             params: Vec::new(),
-            raw: csv::ByteRecord::new(),
+            raw: None,
             record: csv::StringRecord::new(),
             data_seen: false,
             in_order: plain::InOrder::default(),
@@ -362,14 +362,22 @@ impl TraceReader {
     }
 
     /// Reads the next line into `record`: split at commas (never quoted), checked to be UTF-8
-    /// and every field trimmed of whitespace; returns its line number. The line is split into
-    /// `raw` and copied trimmed into `record`, both reused, so a row costs no allocation.
+    /// and every field trimmed of whitespace; returns its line number. No allocation per line:
+    /// the line is split into the buffer of the line before; when no field has anything to
+    /// trim (the usual case) that buffer becomes `record` as it is, and otherwise the trimmed
+    /// fields are copied into `record`.
     fn read_raw(&mut self) -> Result<Option<u64>, InputError> {
-        self.record.clear();
-        match self.rdr.read_byte_record(&mut self.raw) {
+        let mut raw = self.raw.take().unwrap_or_default();
+        match self.rdr.read_byte_record(&mut raw) {
             Ok(true) => {}
-            Ok(false) => return Ok(None),
+            Ok(false) => {
+                self.raw = Some(raw);
+                self.record.clear();
+                return Ok(None);
+            }
             Err(e) => {
+                self.raw = Some(raw);
+                self.record.clear();
                 let line = e.position().map_or(0, csv::Position::line);
                 return Err(InputError::at(
                     &self.path,
@@ -378,59 +386,72 @@ impl TraceReader {
                 ));
             }
         }
-        let pos = self
-            .raw
-            .position()
-            .cloned()
-            .unwrap_or_else(csv::Position::new);
-        if !self.fields_of_utf8_line() {
-            for (i, field) in self.raw.iter().enumerate() {
-                match std::str::from_utf8(field) {
-                    Ok(f) => self.record.push_field(trim(f)),
-                    Err(e) => {
-                        self.record.clear();
-                        // Counted from the field's first byte after leading ASCII whitespace.
-                        let lead = field.len() - field.trim_ascii_start().len();
-                        return Err(InputError::at(
-                            &self.path,
-                            pos.line(),
-                            format!(
-                                "cannot read: CSV parse error: record {} (line {}, field: {i}, \
-                                 byte: {}): invalid utf-8: invalid UTF-8 in field {i} near byte \
-                                 index {}",
-                                pos.record(),
-                                pos.line(),
-                                pos.byte(),
-                                e.valid_up_to() - lead
-                            ),
-                        ));
-                    }
+        let pos = raw.position().cloned().unwrap_or_else(csv::Position::new);
+        let line = pos.line();
+        if raw.iter().all(needs_no_trim) {
+            // UTF-8 checked field by field, as csv checks it.
+            match csv::StringRecord::from_byte_record(raw) {
+                Ok(rec) => {
+                    self.raw = Some(std::mem::replace(&mut self.record, rec).into_byte_record());
+                    return Ok(Some(line));
                 }
+                Err(e) => raw = e.into_byte_record(),
             }
         }
-        let line = pos.line();
+        self.record.clear();
+        let done = self.trimmed_fields(&raw, &pos);
+        self.raw = Some(raw);
+        done?;
         self.record.set_position(Some(pos));
         Ok(Some(line))
     }
 
-    /// The usual case of [`read_raw`](Self::read_raw): the whole line is checked as UTF-8 at
-    /// once and cut into its fields. False, with `record` empty, when a field is not UTF-8 on its
-    /// own (a character split by a comma, or the line not UTF-8): then each field is checked
-    /// alone, which names the field.
-    fn fields_of_utf8_line(&mut self) -> bool {
-        let Ok(all) = std::str::from_utf8(self.raw.as_slice()) else {
-            return false;
-        };
-        let mut at = 0;
-        for field in &self.raw {
-            let Some(f) = all.get(at..at + field.len()) else {
-                self.record.clear();
-                return false;
-            };
-            self.record.push_field(trim(f));
-            at += field.len();
+    /// The fields of `raw` (a line at `pos`), trimmed, into `record` (empty before); an error
+    /// naming the field when one is not UTF-8, as csv words it.
+    fn trimmed_fields(
+        &mut self,
+        raw: &csv::ByteRecord,
+        pos: &csv::Position,
+    ) -> Result<(), InputError> {
+        // The whole line at once when it is UTF-8 and no character straddles a comma.
+        if let Ok(all) = std::str::from_utf8(raw.as_slice()) {
+            let mut at = 0;
+            for field in raw {
+                let Some(f) = all.get(at..at + field.len()) else {
+                    break;
+                };
+                self.record.push_field(trim(f));
+                at += field.len();
+            }
+            if self.record.len() == raw.len() {
+                return Ok(());
+            }
+            self.record.clear();
         }
-        true
+        for (i, field) in raw.iter().enumerate() {
+            match std::str::from_utf8(field) {
+                Ok(f) => self.record.push_field(trim(f)),
+                Err(e) => {
+                    self.record.clear();
+                    // Counted from the field's first byte after leading ASCII whitespace.
+                    let lead = field.len() - field.trim_ascii_start().len();
+                    return Err(InputError::at(
+                        &self.path,
+                        pos.line(),
+                        format!(
+                            "cannot read: CSV parse error: record {} (line {}, field: {i}, \
+                             byte: {}): invalid utf-8: invalid UTF-8 in field {i} near byte \
+                             index {}",
+                            pos.record(),
+                            pos.line(),
+                            pos.byte(),
+                            e.valid_up_to() - lead
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn is_comment(&self) -> bool {
@@ -637,6 +658,14 @@ impl TraceReader {
             );
         }
     }
+}
+
+/// Whether a field is certainly left as it is by trimming: empty, or its first and last bytes are
+/// ASCII that is not whitespace (to `trim_ascii` or to `str::trim`, which also trims vertical
+/// tab).
+fn needs_no_trim(field: &[u8]) -> bool {
+    let keep = |b: &u8| b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b;
+    field.first().is_none_or(keep) && field.last().is_none_or(keep)
 }
 
 /// `str::trim` (Unicode whitespace), by the ASCII trim when the rest starts and ends with ASCII
