@@ -11,7 +11,6 @@ use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Summary, rel_err};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The `--out` columns, exactly.
@@ -53,7 +52,9 @@ pub struct Replay {
     reference: Reference,
     u_err_max: f64,
     u_ref_max: f64,
-    branches: BTreeMap<&'static str, u64>,
+    /// Events per reference branch, in order of first appearance (a handful of names: a scan
+    /// beats a map lookup per event).
+    branches: Vec<(&'static str, u64)>,
     /// The current row's INT block, decoded (reused from row to row).
     int: Vec<u8>,
 }
@@ -82,7 +83,14 @@ impl Replay {
         if br == "bad" && bf == "bad" {
             rec.skipped += 1;
         }
-        *self.branches.entry(br).or_default() += 1;
+        match self
+            .branches
+            .iter_mut()
+            .find(|(k, _)| std::ptr::eq(*k, br) || *k == br)
+        {
+            Some((_, n)) => *n += 1,
+            None => self.branches.push((br, 1)),
+        }
         let w_ref = self.reference.w;
         let w_fix: f64 = up.window_bytes.to_num();
         let e = rel_err(w_fix, w_ref);
@@ -135,7 +143,7 @@ impl Lockstep for Replay {
             reference: Reference::new(setup.refp),
             u_err_max: 0.0,
             u_ref_max: 0.0,
-            branches: BTreeMap::new(),
+            branches: Vec::new(),
             int: Vec::new(),
         }
     }
@@ -156,8 +164,9 @@ impl Lockstep for Replay {
     }
 
     fn finish(self, _rec: &Recorder, s: &mut Summary) {
-        let counts: serde_json::Map<String, serde_json::Value> = self
-            .branches
+        let mut branches = self.branches;
+        branches.sort_unstable();
+        let counts: serde_json::Map<String, serde_json::Value> = branches
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).into()))
             .collect();

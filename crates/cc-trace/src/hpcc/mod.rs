@@ -45,6 +45,23 @@ impl Row {
     }
 }
 
+/// Each byte's value as a hex digit, 16 for a byte that is not one.
+const HEX_VALUE: [u8; 256] = {
+    let mut t = [16u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// Decodes lowercase/uppercase hex (no separators, no signs) into bytes.
 pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
     let mut v = Vec::new();
@@ -61,12 +78,12 @@ pub fn hex_bytes_into(s: &str, out: &mut Vec<u8>) -> Result<(), String> {
     if !s.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", s.len()));
     }
-    let digit = |c: u8| char::from(c).to_digit(16);
+    out.reserve(s.len() / 2);
     for (k, pair) in s.as_bytes().chunks_exact(2).enumerate() {
         let (hi, lo) = (pair.first().copied(), pair.get(1).copied());
-        match (hi.and_then(digit), lo.and_then(digit)) {
-            // Both below 16: the byte is exact.
-            (Some(h), Some(l)) => out.push((h << 4 | l) as u8),
+        let value = |c: Option<u8>| HEX_VALUE[usize::from(c.unwrap_or(b'g'))];
+        match (value(hi), value(lo)) {
+            (h, l) if h < 16 && l < 16 => out.push(h << 4 | l),
             _ => {
                 out.clear();
                 let i = 2 * k;
