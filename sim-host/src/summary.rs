@@ -222,6 +222,38 @@ pub struct ErrSummary {
     pub worst: Option<At>,
 }
 
+/// Events per decision name (a branch), in order of first appearance. A replay sees a handful
+/// of names: scanning them (by address first, the names being `'static`) costs less per event
+/// than a map lookup.
+#[derive(Debug, Clone, Default)]
+pub struct Counts(Vec<(&'static str, u64)>);
+
+impl Counts {
+    /// Counts one event of `name`.
+    pub fn add(&mut self, name: &'static str) {
+        match self
+            .0
+            .iter_mut()
+            .find(|(k, _)| std::ptr::eq(*k, name) || *k == name)
+        {
+            Some((_, n)) => *n += 1,
+            None => self.0.push((name, 1)),
+        }
+    }
+
+    /// The count of `name`, if it was seen.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(k, _)| *k == name).map(|&(_, n)| n)
+    }
+
+    /// Every name seen with its count, by name.
+    pub fn by_name(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.0.clone();
+        v.sort_unstable();
+        v
+    }
+}
+
 /// Agreement of decisions (branches taken, or chunks chosen).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Agreement {
@@ -558,6 +590,19 @@ mod tests {
         }
         assert!(s.quantile(0.99).is_infinite());
         assert!((1e-6..=1.04e-6).contains(&s.quantile(0.5)));
+    }
+
+    /// A name counts as the same name wherever its text lives; the report lists names sorted.
+    #[test]
+    fn counts_are_per_name_text() {
+        let mut c = Counts::default();
+        let elsewhere: &'static str = Box::leak(String::from("low").into_boxed_str());
+        for name in ["low", "high", "low", elsewhere] {
+            c.add(name);
+        }
+        assert_eq!(c.get("low"), Some(3));
+        assert_eq!(c.get("dec"), None);
+        assert_eq!(c.by_name(), [("high", 1), ("low", 3)]);
     }
 
     #[test]

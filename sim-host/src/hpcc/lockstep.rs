@@ -8,7 +8,7 @@ use crate::driver::{Lockstep, Recorder};
 use crate::kinds::Kind;
 use crate::plot::{self, Envelope, Panel};
 use crate::replay::{Mode, ReplayOpts};
-use crate::summary::{Summary, rel_err};
+use crate::summary::{Counts, Summary, rel_err};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
 use std::path::{Path, PathBuf};
@@ -52,9 +52,7 @@ pub struct Replay {
     reference: Reference,
     u_err_max: f64,
     u_ref_max: f64,
-    /// Events per reference branch, in order of first appearance (a handful of names: a scan
-    /// beats a map lookup per event).
-    branches: Vec<(&'static str, u64)>,
+    branches: Counts,
     /// The current row's INT block, decoded (reused from row to row).
     int: Vec<u8>,
 }
@@ -83,14 +81,7 @@ impl Replay {
         if br == "bad" && bf == "bad" {
             rec.skipped += 1;
         }
-        match self
-            .branches
-            .iter_mut()
-            .find(|(k, _)| std::ptr::eq(*k, br) || *k == br)
-        {
-            Some((_, n)) => *n += 1,
-            None => self.branches.push((br, 1)),
-        }
+        self.branches.add(br);
         let w_ref = self.reference.w;
         let w_fix: f64 = up.window_bytes.to_num();
         let e = rel_err(w_fix, w_ref);
@@ -143,7 +134,7 @@ impl Lockstep for Replay {
             reference: Reference::new(setup.refp),
             u_err_max: 0.0,
             u_ref_max: 0.0,
-            branches: Vec::new(),
+            branches: Counts::default(),
             int: Vec::new(),
         }
     }
@@ -164,9 +155,9 @@ impl Lockstep for Replay {
     }
 
     fn finish(self, _rec: &Recorder, s: &mut Summary) {
-        let mut branches = self.branches;
-        branches.sort_unstable();
-        let counts: serde_json::Map<String, serde_json::Value> = branches
+        let counts: serde_json::Map<String, serde_json::Value> = self
+            .branches
+            .by_name()
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).into()))
             .collect();
