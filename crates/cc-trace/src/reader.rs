@@ -805,7 +805,7 @@ mod plain {
         fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, GiveUp> {
             match self.fields.peek() {
                 None => v.visit_none(),
-                Some(f) if f.is_empty() => {
+                Some(&"") => {
                     self.fields.next();
                     v.visit_none()
                 }

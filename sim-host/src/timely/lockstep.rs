@@ -77,7 +77,7 @@ fn quantise_with(r: &RefState, rp: &RefParams, memo: &mut DecayMemo) -> State {
 /// result is +0 (each use clamps, converts or compares it, where −0 and +0 are the same).
 fn round(x: f64) -> f64 {
     // Every f64 of magnitude 2^52 or more is a whole number (as are ±∞; NaN stays NaN).
-    if !(x.abs() < 4_503_599_627_370_496.0) {
+    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
         return x;
     }
     let t = x as i64 as f64; // x truncated: exact below 2^52
