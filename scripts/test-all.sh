@@ -37,6 +37,8 @@ step "cargo test (workspace)" cargo test --workspace
 step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
 step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check
 step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
+step "docs/results.md matches a run of every scenario it quotes (and the generator's tests)" \
+  sh -c "python3 -m unittest discover -q -s scripts/results -p 'test_*.py' && python3 scripts/results.py --check"
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
 step "benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
 step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" bash scripts/fuzz.sh --ci

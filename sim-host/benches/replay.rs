@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use cats_conductor::{Conductor, Decision, Descriptor};
 use sim_host::cats::reference::{RefConductor, RefDecision};
 use sim_host::cats::{Event as CatsEvent, Row as CatsRow};
-use sim_host::kinds::Kind;
+use sim_host::kind::Kind;
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::trace::{TraceReader, merged_params};
 use timely_cc::{Completion, State};
@@ -246,7 +246,7 @@ fn end_to_end(kind: &str, what: &str, files: &[PathBuf], mode: Mode, passes: usi
     let (events, d) = time(passes, || {
         let mut n = 0;
         for f in files {
-            let sums = black_box(k.replay_raw(f, &opts).expect("replay"));
+            let sums = black_box(k.replay(f, &opts).expect("replay"));
             n += sums.iter().map(|s| s.events).sum::<u64>();
         }
         n
@@ -288,7 +288,7 @@ fn recorded_hpcc(dir: &Path, duration_ns: u64) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios/hpcc_long_short.toml");
     let mut l = sim_host::sim::scenario::load(&file).expect("scenario");
     l.sc.duration_ns = duration_ns;
-    l.sc.output.record_flows = vec![0];
+    l.sc.output.record_flows = Some(vec![0]);
     let o = sim_host::sim::SimOpts {
         record: Some(dir.to_path_buf()),
         ..Default::default()

@@ -5,33 +5,36 @@
 //! [`Recorder`] (agreement counts, relative-error statistics, the `--out` CSV written whole or
 //! not at all, the `--plot` envelope and figure), the verdict.
 //!
-//! A flow can be driven without a trace too (the closed-loop simulator): make the lockstep with
-//! [`Lockstep::new`] and call [`Lockstep::step`] with a recorder.
+//! A replay passes only if something meaningful was compared (see [`Recorder::meaningful`] and
+//! [`MIN_MEANINGFUL_SHARE`]); otherwise it is refused with the reason, before any output is
+//! written.
 
+use crate::kind::Kind;
+use crate::opts::{Mode, ReplayOpts};
 use crate::output::Output;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Kind, Mode, ReplayOpts};
-use crate::summary::{Agreement, At, ErrStats, Summary};
+use crate::summary::{Agreement, At, ErrStats, ParamReport, Summary};
+use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param, TraceReader, merged_params};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
+/// The share of a trace's events that must move the reference's state for a verdict, unless
+/// `--min-meaningful` says otherwise: a trace that is mostly skipped rows, duplicate INT or zero
+/// RTTs says little about the algorithm, however well the two sides agree on it.
+pub const MIN_MEANINGFUL_SHARE: f64 = 0.5;
+
 /// One algorithm's side-by-side replay.
 pub trait Lockstep: Sized {
-    /// The kind (keys the tolerances, names the report).
+    /// The kind: its registry entry gives the header row, what the agreement counts, whether a
+    /// relative error is reported, the tolerances and the report's names.
     const KIND: Kind;
-    /// What the agreement counts: `branch` or `order`.
-    const AGREEMENT: &'static str;
-    /// The trace's header row.
-    const HEADER: &'static str;
     /// The `--out` CSV header row.
     const OUT_HEADER: &'static str;
     /// Series kept for `--plot` (values per [`Recorder::plot`] call).
     const PLOT_SERIES: usize;
-    /// Whether the kind reports a relative error (rate, window).
-    const HAS_REL_ERR: bool;
-    /// Both sides' parameters.
-    type Setup;
+    /// Both sides' parameters (listed in every report as the parameters in force).
+    type Setup: crate::trace::kinds::Values;
     /// One trace row as written.
     type Row: DeserializeOwned;
 
@@ -73,6 +76,13 @@ pub struct Recorder {
     pub events: u64,
     /// Events both sides rejected.
     pub skipped: u64,
+    /// Events in which the reference's state moved by the algorithm's rule (TIMELY: a rate
+    /// branch on a non-zero RTT; HPCC: `ai`/`md`); kinds that compare decisions count each
+    /// decision compared (CATS chunks, pacer segments) here.
+    pub meaningful: u64,
+    /// Events both sides took but that are not meaningful because their input is implausible,
+    /// by reason (`zero RTTs`, `ACKs ahead of snd_nxt`): named when a replay is refused.
+    pub implausible: Vec<(&'static str, u64)>,
     out: Option<Output>,
     plot: Option<(PathBuf, Envelope, Option<u64>)>,
 }
@@ -86,6 +96,7 @@ impl Recorder {
         what: &str,
         header: &str,
         series: usize,
+        params: &[InForce],
     ) -> Result<Self, InputError> {
         Self::with_outputs(
             opts.out.clone(),
@@ -94,11 +105,14 @@ impl Recorder {
             what,
             header,
             series,
+            params,
         )
     }
 
     /// As [`new`](Self::new) with the output paths given (a capture's flows each have their
     /// own).
+    /// `--out` starts with one comment line per parameter in force (`# param KEY=VALUE
+    /// (ORIGIN)`), then the header row. `--out` and `--plot` naming the same file is refused.
     pub fn with_outputs(
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
@@ -106,10 +120,28 @@ impl Recorder {
         what: &str,
         header: &str,
         series: usize,
+        params: &[InForce],
     ) -> Result<Self, InputError> {
+        if let (Some(o), Some(p)) = (&out, &plot)
+            && crate::output::same_file(o, p)
+        {
+            return Err(InputError::file(
+                o,
+                "--out and --plot name the same file: give each its own",
+            ));
+        }
         let out = match out {
             Some(p) => {
                 let mut o = Output::create(&p, &[input])?;
+                o.line(format_args!("# sim-host replay of {}", input.display()))?;
+                for f in params {
+                    o.line(format_args!(
+                        "# param {}={} ({})",
+                        f.key,
+                        f.value,
+                        f.origin.describe()
+                    ))?;
+                }
                 o.line(format_args!("{header}"))?;
                 Some(o)
             }
@@ -120,9 +152,20 @@ impl Recorder {
             err: ErrStats::default(),
             events: 0,
             skipped: 0,
+            meaningful: 0,
+            implausible: Vec::new(),
             out,
             plot: plot.map(|p| (p, Envelope::new(series, plot::COLUMNS), None)),
         })
+    }
+
+    /// Counts one event both sides took that is not meaningful because its input is
+    /// implausible (`what`: `zero RTTs`, `ACKs ahead of snd_nxt`).
+    pub fn implausible(&mut self, what: &'static str) {
+        match self.implausible.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => self.implausible.push((what, 1)),
+        }
     }
 
     /// Whether `--out` is being written (so a step can skip formatting its row).
@@ -153,35 +196,115 @@ impl Recorder {
         }
     }
 
-    /// Writes `--out` and `--plot` and builds the judged summary.
+    /// Refuses a replay in which nothing meaningful was compared: no meaningful event (a
+    /// trace whose INT never moves the window, whose RTTs are all 0, every row skipped, no CATS
+    /// chunk or pacer segment compared); and, for kinds whose every event is one step of the
+    /// algorithm (`per_event`: TIMELY, HPCC), fewer than `min_share` of the events meaningful
+    /// (999 of 1 000 rows skipped). The reason names the counts.
+    pub fn check_meaningful(
+        &self,
+        trace: &str,
+        per_event: bool,
+        min_share: f64,
+    ) -> Result<(), String> {
+        let aside: String = self
+            .implausible
+            .iter()
+            .map(|(what, n)| format!(", {n} {what}"))
+            .collect();
+        let share = if self.events == 0 {
+            0.0
+        } else {
+            self.meaningful as f64 / self.events as f64
+        };
+        if self.meaningful == 0 {
+            return Err(format!(
+                "nothing meaningful to compare in {trace}: none of its {} events {} ({} skipped \
+                 by both sides{aside})",
+                self.events,
+                if per_event {
+                    "is a step of the algorithm on plausible input"
+                } else {
+                    "led to a decision both sides could be compared on"
+                },
+                self.skipped
+            ));
+        }
+        if per_event && share < min_share {
+            return Err(format!(
+                "too little to compare in {trace}: {} of {} events are steps of the algorithm on \
+                 plausible input ({} skipped by both sides{aside}); a verdict needs at least {} % \
+                 of them (--min-meaningful)",
+                self.meaningful,
+                self.events,
+                self.skipped,
+                min_share * 100.0
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
+    /// builds the judged summary; a refused replay writes neither and is an error (exit 2).
     pub fn finish<L: Lockstep>(
+        self,
+        ls: L,
+        trace: String,
+        title: &str,
+        opts: &ReplayOpts,
+        params: Vec<InForce>,
+    ) -> Result<Summary, InputError> {
+        let path = PathBuf::from(&trace);
+        match self.finish_checked(ls, trace, title, opts, params)? {
+            (s, None) => Ok(s),
+            (_, Some(why)) => Err(InputError::file(&path, why)),
+        }
+    }
+
+    /// As [`finish`](Self::finish), but a replay with nothing meaningful compared is returned
+    /// as its judged summary beside the reason (outputs not written), for a caller that fails
+    /// one part of a larger input by name and keeps the others (a capture's flows).
+    pub fn finish_checked<L: Lockstep>(
         mut self,
         mut ls: L,
         trace: String,
         title: &str,
         opts: &ReplayOpts,
-    ) -> Result<Summary, InputError> {
+        params: Vec<InForce>,
+    ) -> Result<(Summary, Option<String>), InputError> {
         ls.end(&mut self)?;
-        if let Some(o) = self.out.take() {
-            o.commit()?;
+        if L::KIND.info().rel_err_of.is_none() {
+            // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
+            self.meaningful = self.agreement.total;
         }
-        if let Some((p, env, _)) = &self.plot {
-            let (div, label) = L::x_axis(env);
-            plot::draw(p, title, &label, &L::panels(env, div))
-                .map_err(|e| InputError::file(p, e))?;
+        let refused = self
+            .check_meaningful(
+                &trace,
+                L::KIND.info().rel_err_of.is_some(),
+                opts.min_meaningful(),
+            )
+            .err();
+        if refused.is_none() {
+            if let Some(o) = self.out.take() {
+                o.commit()?;
+            }
+            if let Some((p, env, _)) = &self.plot {
+                let (div, label) = L::x_axis(env);
+                plot::draw(p, title, &label, &L::panels(env, div))
+                    .map_err(|e| InputError::file(p, e))?;
+            }
         }
-        let mut s = Summary::new(L::KIND, trace, opts.mode, self.agreement.clone());
+        let mut s = Summary::new(L::KIND.info(), trace, opts.mode, self.agreement.clone());
         s.events = self.events;
         s.skipped = self.skipped;
-        if L::HAS_REL_ERR {
-            s.rel_err = Some(
-                self.err
-                    .summary(L::KIND.info().rel_err_of.unwrap_or("rate")),
-            );
+        s.meaningful = self.meaningful;
+        s.params = params.iter().map(ParamReport::from).collect();
+        if let Some(quantity) = L::KIND.info().rel_err_of {
+            s.rel_err = Some(self.err.summary(quantity));
         }
         ls.finish(&self, &mut s);
-        s.judge(opts.tolerances(L::KIND));
-        Ok(s)
+        s.judge(opts.tolerances(L::KIND.info()));
+        Ok((s, refused))
     }
 
     /// Where an event is, for the statistics.
@@ -198,11 +321,19 @@ impl Recorder {
 /// `# set` lines and `--set`, step every row, finish. One summary.
 pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
     let mut rdr = TraceReader::open(path)?;
-    rdr.expect_header(L::HEADER)?;
+    rdr.expect_header(L::KIND.header())?;
     let params = merged_params(rdr.params(), &opts.params);
     let setup = L::setup(path, &params)?;
+    let in_force = in_force(&setup, L::setup(path, &[]).ok().as_ref(), &params);
     let mut ls = L::new(&setup, opts.mode);
-    let mut rec = Recorder::new(opts, path, L::AGREEMENT, L::OUT_HEADER, L::PLOT_SERIES)?;
+    let mut rec = Recorder::new(
+        opts,
+        path,
+        L::KIND.info().agreement,
+        L::OUT_HEADER,
+        L::PLOT_SERIES,
+        &in_force,
+    )?;
     while let Some(row) = rdr.next_row::<L::Row>() {
         let (line, row) = row?;
         ls.step(path, line, &row, &mut rec)?;
@@ -214,5 +345,6 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
         path.display().to_string(),
         &title,
         opts,
+        in_force,
     )?])
 }

@@ -2,17 +2,10 @@
 //! committed files are exactly what the generators produce. Every generator is deterministic
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
-use crate::kinds::Kind;
+use crate::kind::Kind;
 use std::path::Path;
 
-/// One generated file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FixtureFile {
-    /// File name inside the kind's directory (`fixtures/<kind>/<name>`).
-    pub name: String,
-    /// Its exact contents.
-    pub bytes: Vec<u8>,
-}
+pub use crate::kind::FixtureFile;
 
 /// The files a kind's generators produce.
 pub fn generate(kind: Kind) -> Vec<FixtureFile> {

@@ -1,24 +1,9 @@
-//! The registry of trace kinds on the host: each entry is the kind's `cc-trace` description
-//! (name, header row, keys with defaults, units and limits, tolerances) plus what the host does
-//! with it (replay, fixture generators). `replay`, its `--help`, `fixtures`, the reports and the
-//! tests iterate [`KINDS`]; adding a kind is its own folder and one line here.
+//! The registry of trace kinds on the host: every [`Kind`] in report order. `replay`, its
+//! `--help`, `fixtures`, the reports and the tests iterate [`KINDS`]; adding a kind is its own
+//! folder and one line here.
 
-use crate::fixtures::FixtureFile;
-use crate::replay::ReplayOpts;
-use crate::summary::Summary;
-use crate::trace::InputError;
-use crate::trace::kinds::KindInfo;
-use std::path::Path;
-
-/// What the host does with one trace kind.
-pub struct Entry {
-    /// The kind as `cc-trace` describes it.
-    pub info: &'static KindInfo,
-    /// Replays one trace (or capture) of the kind: one summary per trace, or per capture flow.
-    pub replay: fn(&Path, &ReplayOpts) -> Result<Vec<Summary>, InputError>,
-    /// The shipped fixtures of the kind (`fixtures/<name>/`), made by deterministic generators.
-    pub fixtures: fn() -> Vec<FixtureFile>,
-}
+use crate::kind::{Entry, Kind};
+use crate::trace::Param;
 
 /// Every trace kind, in report order: one line per kind.
 pub static KINDS: [&Entry; 4] = [
@@ -27,23 +12,6 @@ pub static KINDS: [&Entry; 4] = [
     &crate::cats::ENTRY,
     &crate::pacer::ENTRY,
 ];
-
-/// A trace kind: a handle on its registry entry.
-#[derive(Clone, Copy)]
-pub struct Kind(pub &'static Entry);
-
-impl PartialEq for Kind {
-    fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
-    }
-}
-impl Eq for Kind {}
-
-impl std::fmt::Debug for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 impl Kind {
     /// Every kind, in report order.
@@ -56,40 +24,13 @@ impl Kind {
         Self::all().find(|k| k.name() == name)
     }
 
-    /// The kind's description (keys, tolerances, header).
-    pub fn info(self) -> &'static KindInfo {
-        self.0.info
-    }
-
-    /// The kind's name, as on the command line.
-    pub fn name(self) -> &'static str {
-        self.0.info.name
-    }
-
-    /// The kind's name in titles (`TIMELY`, `HPCC`, `CATS`, `Pacer`).
-    pub fn title(self) -> &'static str {
-        self.0.info.title
-    }
-
-    /// The CSV header row that identifies the kind.
-    pub fn header(self) -> &'static str {
-        self.0.info.header
-    }
-
-    /// Whether `key` is one of the kind's parameters (`seg_bytes.<flow>` members included).
-    pub fn has_key(self, key: &str) -> bool {
-        self.0.info.has_key(key)
-    }
-
-    /// The shipped fixtures of the kind.
-    pub fn fixtures(self) -> Vec<FixtureFile> {
-        (self.0.fixtures)()
-    }
-
-    /// Replays one trace of the kind (no check that anything was compared: see
-    /// [`crate::replay`]).
-    pub fn replay_raw(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-        (self.0.replay)(path, opts)
+    /// Whether the `--set` parameter `p` applies to this kind: its bare key is one of the kind's,
+    /// or it is `KIND.KEY` with this kind's name and key.
+    pub fn applies(self, p: &Param) -> bool {
+        match p.key.split_once('.') {
+            Some((k, key)) if Kind::named(k).is_some() => k == self.name() && self.has_key(key),
+            _ => self.has_key(&p.key),
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! 2 bad input or usage.
 
 use clap::{Parser, Subcommand};
-use sim_host::kinds::Kind;
+use sim_host::kind::Kind;
 use sim_host::replay::{self, Mode, ReplayOpts, TolOverride};
 use sim_host::trace::{Param, parse_cli_set};
 use std::path::PathBuf;
@@ -34,7 +34,8 @@ keys.";
 struct ReplayArgs {
     /// A trace file, `-` for standard input, or a directory of traces.
     path: PathBuf,
-    /// Override a parameter, e.g. --set beta=0.5 (repeatable). Wins over `# set` lines.
+    /// Set a parameter, KEY=VALUE (repeatable; the keys, defaults and limits are listed below).
+    /// Wins over `# set` lines; a key the kind does not have is refused.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
     set: Vec<Param>,
     /// Write one row per event (a directory when PATH is a directory: one file per trace, its
@@ -64,6 +65,11 @@ struct ReplayArgs {
     /// Maximum relative error of the rate/window [default: 1e-2].
     #[arg(long, value_name = "RATIO")]
     max_rel_err: Option<f64>,
+    /// Minimum share of a trace's events that must move the reference's state (a rate or
+    /// window branch; a decision for cats and pacer) for a verdict, 0..1 [default: 0.5]. At least
+    /// one such event is always needed.
+    #[arg(long, value_name = "RATIO")]
+    min_meaningful: Option<f64>,
 }
 
 /// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
@@ -249,11 +255,16 @@ fn main() -> ExitCode {
     let code = match cli.cmd {
         Cmd::Replay { kind } => {
             let ReplayCmd { kind, args: a } = kind;
-            if let Some(v) = a.min_agreement
-                && !(0.0..=1.0).contains(&v)
-            {
-                eprintln!("error: --min-agreement {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
-                return ExitCode::from(replay::EXIT_INPUT as u8);
+            for (name, v) in [
+                ("--min-agreement", a.min_agreement),
+                ("--min-meaningful", a.min_meaningful),
+            ] {
+                if let Some(v) = v
+                    && !(0.0..=1.0).contains(&v)
+                {
+                    eprintln!("error: {name} {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
+                    return ExitCode::from(replay::EXIT_INPUT as u8);
+                }
             }
             for (name, v) in [
                 ("--min-agreement", a.min_agreement),
@@ -278,6 +289,7 @@ fn main() -> ExitCode {
                     max_rel_err: a.max_rel_err,
                 },
                 skip_unknown: a.skip_unknown,
+                min_meaningful: a.min_meaningful,
             };
             replay::run(kind, &a.path, &opts, a.json)
         }
@@ -335,19 +347,22 @@ fn main() -> ExitCode {
                         };
                         let jobs = sweep::jobs(&scenario, &cs, &sd);
                         match sweep::run(&jobs, sh, &dir, &set) {
-                            Ok(files) => {
+                            Ok(done) => {
                                 sim_host::outln!(
                                     "shard {}/{}: {} of {} jobs, results in {}",
                                     sh.0,
                                     sh.1,
-                                    files.len(),
+                                    done.files.len(),
                                     jobs.len(),
                                     dir.display()
                                 );
+                                for v in &done.violated {
+                                    eprintln!("INVARIANTS VIOLATED: {v}");
+                                }
                                 if sim_host::output::stdout_failed() {
                                     2
                                 } else {
-                                    0
+                                    done.exit_code()
                                 }
                             }
                             Err(e) => {

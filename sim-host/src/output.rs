@@ -41,6 +41,15 @@ fn canonical(p: &Path) -> Option<PathBuf> {
     dir.canonicalize().ok().map(|d| d.join(name))
 }
 
+/// Whether two output paths name the same file (canonical paths; the same text when neither
+/// folder exists yet).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// Refuses an output path that is one of the inputs (canonical paths).
 pub fn refuse_inputs(out: &Path, inputs: &[&Path]) -> Result<(), InputError> {
     let Some(o) = canonical(out) else {

@@ -2,8 +2,8 @@
 //! table and CI-friendly exit codes (0 within tolerance, 1 fidelity outside tolerance, 2 bad
 //! input or usage).
 
-use crate::summary::{Summary, Tolerances, pct};
-use crate::trace::{InputError, Param, sniff_header};
+use crate::summary::{Summary, pct};
+use crate::trace::{InputError, sniff_header};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -17,39 +17,11 @@ pub const EXIT_FIDELITY: i32 = 1;
 /// Exit code: bad input or usage.
 pub const EXIT_INPUT: i32 = 2;
 
-/// How the fixed-point side is driven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
-pub enum Mode {
-    /// The two sides run independently: one early disagreement shows as a lasting offset.
-    #[default]
-    Free,
-    /// After every event the fixed-point state is re-seeded from the reference state (quantised
-    /// through the firmware crate's public constructor), so errors do not accumulate.
-    Forced,
-}
-
-impl Mode {
-    /// `free` or `forced`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Free => "free",
-            Mode::Forced => "forced",
-        }
-    }
-}
-
-pub use crate::kinds::Kind;
+pub use crate::kind::Kind;
+pub use crate::opts::{Mode, ReplayOpts, TolOverride};
+pub use crate::trace::is_capture;
 
 impl Kind {
-    /// Whether the `--set` parameter `p` applies to this kind: its bare key is one of the kind's,
-    /// or it is `KIND.KEY` with this kind's name and key.
-    pub fn applies(self, p: &Param) -> bool {
-        match p.key.split_once('.') {
-            Some((k, key)) if Kind::named(k).is_some() => k == self.name() && self.has_key(key),
-            _ => self.has_key(&p.key),
-        }
-    }
-
     /// Recognises a file's kind: captures are HPCC; CSV files by their header row.
     pub fn detect(path: &Path) -> Result<Kind, InputError> {
         if is_capture(path)
@@ -72,36 +44,6 @@ impl Kind {
             )
         })
     }
-
-    fn replay(self, path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-        let sums = self.replay_raw(path, opts)?;
-        // A trace (or a capture's flow) in which nothing was compared would "pass" vacuously:
-        // every row skipped, every INT block malformed, no CATS chunk fed.
-        for s in &sums {
-            let compared = if self.info().rel_err_of.is_some() {
-                s.events.saturating_sub(s.skipped)
-            } else {
-                s.agreement.total
-            };
-            if compared == 0 {
-                return Err(InputError::file(
-                    path,
-                    format!(
-                        "no comparable events in {} ({} events, {} skipped): nothing to compare",
-                        s.trace, s.events, s.skipped
-                    ),
-                ));
-            }
-        }
-        Ok(sums)
-    }
-}
-
-/// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
-pub fn is_capture(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "pcap" | "pcapng" | "cap"))
 }
 
 /// A CSV trace (by extension, in any case).
@@ -111,43 +53,23 @@ fn is_csv(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
-/// Tolerance overrides from the command line (`None`: the kind's default).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TolOverride {
-    /// `--min-agreement`.
-    pub min_agreement: Option<f64>,
-    /// `--max-p99-rel-err`.
-    pub max_p99_rel_err: Option<f64>,
-    /// `--max-rel-err`.
-    pub max_rel_err: Option<f64>,
-}
-
-/// Options of one replay.
-#[derive(Debug, Clone, Default)]
-pub struct ReplayOpts {
-    /// `--set KEY=VALUE` parameters (they override the trace's `# set` lines).
-    pub params: Vec<Param>,
-    /// `--out`: per-event CSV (a directory when replaying a directory).
-    pub out: Option<PathBuf>,
-    /// `--plot`: SVG (a directory when replaying a directory).
-    pub plot: Option<PathBuf>,
-    /// `--mode`.
-    pub mode: Mode,
-    /// Tolerance overrides.
-    pub tol: TolOverride,
-    /// `--skip-unknown`: in a directory, pass over `.csv` files whose header names no trace
-    /// kind instead of failing on them.
-    pub skip_unknown: bool,
-}
-
 impl ReplayOpts {
     /// Checks the command line before anything runs. `kind` is the kind replayed (`None`:
     /// `replay all`). On a one-kind replay every `--set` key must be that kind's (bare, or as
     /// `KIND.KEY`); in `replay all` a bare `KEY` must belong to at least one kind and `KIND.KEY`
     /// must name a kind and one of its keys. A refusal names the kinds that have the key and the
-    /// closest key of the kind replayed. `--mode forced` is refused for a kind without a forced
-    /// mode.
+    /// closest key of the kind replayed. A key given twice is refused (one value would be
+    /// dropped), and so is `--mode forced` for a kind without a forced mode.
     pub fn check(&self, kind: Option<Kind>) -> Result<(), InputError> {
+        // A key given twice: only the last would apply, the first would be dropped.
+        for (i, p) in self.params.iter().enumerate() {
+            if let Some(q) = self.params[i + 1..].iter().find(|q| q.key == p.key) {
+                return Err(p.error(format!(
+                    "--set {} given twice ({} and {}): only one value can apply",
+                    p.key, p.value, q.value
+                )));
+            }
+        }
         for p in &self.params {
             let (prefix, key) = match p.key.split_once('.') {
                 Some((k, rest)) if Kind::named(k).is_some() => (Kind::named(k), rest),
@@ -265,16 +187,6 @@ impl ReplayOpts {
         }
         o
     }
-
-    /// The tolerances for `kind`: its defaults with the command line's overrides.
-    pub fn tolerances(&self, kind: Kind) -> Tolerances {
-        let d = Tolerances::for_kind(kind);
-        Tolerances {
-            min_agreement: self.tol.min_agreement.unwrap_or(d.min_agreement),
-            max_p99_rel_err: self.tol.max_p99_rel_err.unwrap_or(d.max_p99_rel_err),
-            max_rel_err: self.tol.max_rel_err.unwrap_or(d.max_rel_err),
-        }
-    }
 }
 
 /// What one file produced.
@@ -289,8 +201,17 @@ pub fn run(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i3
     if let Err(e) = opts.check(kind) {
         return report_error(&e);
     }
+    // A pipe (`-`, `/dev/stdin`, a process substitution `<(…)`) can be read once only:
+    // spooled to a temporary file first, as standard input is.
+    let is_pipe = path != Path::new("-")
+        && std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
     let code = if path == Path::new("-") {
-        run_stdin(kind, opts, json)
+        run_stdin(kind, opts, json, Box::new(std::io::stdin().lock()), path)
+    } else if is_pipe {
+        match std::fs::File::open(path) {
+            Ok(f) => run_stdin(kind, opts, json, Box::new(f), path),
+            Err(e) => report_error(&InputError::file(path, format!("cannot open: {e}"))),
+        }
     } else if path.is_dir() {
         run_dir(kind, path, opts, json)
     } else {
@@ -303,37 +224,42 @@ pub fn run(kind: Option<Kind>, path: &Path, opts: &ReplayOpts, json: bool) -> i3
     code
 }
 
-/// `-`: the trace on standard input, read once into a temporary file (a capture when it starts
-/// with a pcap or pcapng magic number, CSV otherwise) and replayed from there; reports name it
-/// `-`.
-fn run_stdin(kind: Option<Kind>, opts: &ReplayOpts, json: bool) -> i32 {
+/// A trace that can be read once only (`-`, a pipe such as `/dev/stdin` or `<(…)`), copied into
+/// a temporary file (a capture when it starts with a pcap or pcapng magic number, CSV otherwise)
+/// and replayed from there; reports name it `shown`.
+fn run_stdin(
+    kind: Option<Kind>,
+    opts: &ReplayOpts,
+    json: bool,
+    mut input: Box<dyn std::io::Read + '_>,
+    shown: &Path,
+) -> i32 {
     use std::io::Read as _;
-    let mut bytes = Vec::new();
-    if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
-        return report_error(&InputError::file(
-            Path::new("-"),
-            format!("cannot read: {e}"),
-        ));
-    }
-    let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
-    let capture = matches!(
-        magic,
-        Some(
-            [0xd4, 0xc3, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0xc3, 0xd4]
-                | [0x4d, 0x3c, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0x3c, 0x4d]
-                | [0x0a, 0x0d, 0x0d, 0x0a]
-        )
-    );
     let dir = std::env::temp_dir().join(format!("sim-host-stdin-{}", std::process::id()));
-    let tmp = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
-    let code = match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&tmp, &bytes)) {
-        Ok(()) => run_file_named(kind, &tmp, Path::new("-"), opts, json),
-        Err(e) => report_error(&InputError::file(
-            Path::new("-"),
-            format!("cannot buffer: {e}"),
-        )),
+    let mut spool = |dir: &Path| -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let raw = dir.join("input");
+        let mut f = std::fs::File::create(&raw)?;
+        std::io::copy(&mut input, &mut f)?;
+        drop(f);
+        let mut magic = [0u8; 4];
+        let n = std::fs::File::open(&raw)?.read(&mut magic)?;
+        let capture = n == 4
+            && matches!(
+                magic,
+                [0xd4, 0xc3, 0xb2, 0xa1]
+                    | [0xa1, 0xb2, 0xc3, 0xd4]
+                    | [0x4d, 0x3c, 0xb2, 0xa1]
+                    | [0xa1, 0xb2, 0x3c, 0x4d]
+                    | [0x0a, 0x0d, 0x0d, 0x0a]
+            );
+        let named = dir.join(if capture { "stdin.pcapng" } else { "stdin.csv" });
+        std::fs::rename(&raw, &named)?;
+        Ok(named)
+    };
+    let code = match spool(&dir) {
+        Ok(tmp) => run_file_named(kind, &tmp, shown, opts, json),
+        Err(e) => report_error(&InputError::file(shown, format!("cannot read: {e}"))),
     };
     let _ = std::fs::remove_dir_all(&dir);
     code
@@ -452,10 +378,20 @@ fn report_error(e: &InputError) -> i32 {
 }
 
 /// Every trace file below `dir` (sorted): `.csv`, `.pcap`, `.pcapng`, `.cap` in any case.
-/// Symbolic links are followed, but every folder and every file is visited once (by canonical
-/// path): a link back up the tree (`up -> ..`) or to itself (`self -> .`) adds nothing.
+/// Symbolic links are followed while they stay inside `dir` (one leading out of it, such as `up
+/// -> ..`, is passed over with a warning), and every folder and every file is visited once (by
+/// canonical path): a link to itself (`self -> .`) adds nothing.
 pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    Ok(find_traces_inside(dir)?.0)
+}
+
+/// [`find_traces`], plus the links passed over because they lead out of `dir` (a link to a
+/// file or folder outside the replayed tree, such as `up -> ..`, would replay traces the user
+/// did not name).
+pub fn find_traces_inside(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), InputError> {
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let root = canon(dir);
+    let mut outside = Vec::new();
     let mut out = Vec::new();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
@@ -470,6 +406,10 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
             let entry =
                 entry.map_err(|e| InputError::file(&d, format!("cannot list directory: {e}")))?;
             let p = entry.path();
+            if p.is_symlink() && !canon(&p).starts_with(&root) {
+                outside.push(p);
+                continue;
+            }
             if p.is_dir() {
                 stack.push(p);
             } else if (is_capture(&p) || is_csv(&p)) && seen_files.insert(canon(&p)) {
@@ -478,7 +418,8 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
         }
     }
     out.sort();
-    Ok(out)
+    outside.sort();
+    Ok((out, outside))
 }
 
 /// The per-trace output file inside a directory given to `--out`/`--plot`: the trace's path
@@ -493,8 +434,17 @@ pub fn output_in(out_dir: &Path, root: &Path, trace: &Path, suffix: &str) -> Pat
 }
 
 fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
-    let files = match find_traces(dir) {
-        Ok(f) => f,
+    let files = match find_traces_inside(dir) {
+        Ok((f, outside)) => {
+            for l in outside {
+                eprintln!(
+                    "warning: {}: a link that leads out of {}: not followed",
+                    l.display(),
+                    dir.display()
+                );
+            }
+            f
+        }
         Err(e) => return report_error(&e),
     };
     // Recognise kinds first (cheap), keep the requested ones. A file whose header names no
@@ -514,8 +464,8 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
         return report_error(&InputError::file(
             dir,
             format!(
-                "no {} traces found (looked for .csv, .pcap, .pcapng, .cap)",
-                kind.map_or("all", Kind::name)
+                "no {}traces found (looked for .csv, .pcap, .pcapng, .cap)",
+                kind.map_or(String::new(), |k| format!("{} ", k.name()))
             ),
         ));
     }
@@ -596,6 +546,32 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
         for s in summaries.iter().filter(|s| !s.within_tolerance) {
             crate::outln!();
             crate::out!("{}", s.render());
+        }
+        let differ: Vec<&Summary> = summaries
+            .iter()
+            .filter(|s| s.params.iter().any(|p| p.differs))
+            .collect();
+        crate::outln!(
+            "\nparameters that differ from the defaults (every other one is at its default, set \
+             or not; --json lists all with their origins):"
+        );
+        if differ.is_empty() {
+            crate::outln!("  none");
+        }
+        for s in differ {
+            let list: Vec<String> = s
+                .params
+                .iter()
+                .filter(|p| p.differs)
+                .map(|p| {
+                    let origin = p.origin.strip_prefix(&format!("{}:", s.trace));
+                    match origin {
+                        Some(line) => format!("{}={} (line {line})", p.key, p.value),
+                        None => format!("{}={} ({})", p.key, p.value, p.origin),
+                    }
+                })
+                .collect();
+            crate::outln!("  {}: {}", s.trace, list.join(", "));
         }
         let fails = summaries.iter().filter(|s| !s.within_tolerance).count();
         let skipped = if unknown > 0 {

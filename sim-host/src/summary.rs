@@ -1,7 +1,8 @@
 //! What a replay concludes: agreement between the fixed-point crate and the f64 reference,
 //! relative error statistics in bounded memory, tolerances and the verdict.
 
-use crate::kinds::Kind;
+use crate::opts::{Mode, Tolerances};
+use crate::trace::kinds::KindInfo;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -292,30 +293,6 @@ impl Agreement {
     }
 }
 
-/// Limits a replay must stay within. Defaults per kind: see [`Tolerances::for_kind`].
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct Tolerances {
-    /// Minimum agreement ratio (branches or order).
-    pub min_agreement: f64,
-    /// Maximum p99 relative error.
-    pub max_p99_rel_err: f64,
-    /// Maximum relative error.
-    pub max_rel_err: f64,
-}
-
-impl Tolerances {
-    /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
-    /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
-    pub fn for_kind(kind: Kind) -> Self {
-        let t = kind.info().tolerances;
-        Self {
-            min_agreement: t.min_agreement,
-            max_p99_rel_err: t.max_p99_rel_err,
-            max_rel_err: t.max_rel_err,
-        }
-    }
-}
-
 /// The limits a replay was judged by, as reported.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct TolerancesUsed {
@@ -350,6 +327,34 @@ pub struct Bounded {
     pub bound: f64,
 }
 
+/// One parameter in force, as reported: `origin` is `default`, `default (follows KEY)`,
+/// `FILE:LINE` (a `# set` line) or `--set`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ParamReport {
+    /// The key.
+    pub key: String,
+    /// The value the replay ran with.
+    pub value: String,
+    /// Where it came from.
+    pub origin: String,
+    /// The value with no parameters given (`null` where there is none, e.g. a per-flow key).
+    pub default: Option<String>,
+    /// Given, and to a value other than the default.
+    pub differs: bool,
+}
+
+impl From<&crate::trace::kinds::InForce> for ParamReport {
+    fn from(f: &crate::trace::kinds::InForce) -> Self {
+        Self {
+            key: f.key.clone(),
+            value: f.value.clone(),
+            origin: f.origin.describe(),
+            default: f.default.clone(),
+            differs: f.differs(),
+        }
+    }
+}
+
 /// The result of replaying one trace.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -365,6 +370,12 @@ pub struct Summary {
     /// Events rejected by both sides (bad input the algorithm must ignore).
     #[serde(serialize_with = "safe_u64")]
     pub skipped: u64,
+    /// Events that moved the reference's state by the algorithm's rule (decisions compared, for
+    /// CATS and the pacer): what the verdict rests on.
+    #[serde(serialize_with = "safe_u64")]
+    pub meaningful: u64,
+    /// The parameters in force, each with the value run and where it came from.
+    pub params: Vec<ParamReport>,
     /// Decision agreement.
     pub agreement: Agreement,
     /// Relative error of the main output, if the kind has one.
@@ -389,13 +400,15 @@ pub struct Summary {
 
 impl Summary {
     /// A summary before the verdict; call [`judge`](Self::judge) once filled.
-    pub fn new(kind: Kind, trace: String, mode: crate::replay::Mode, agreement: Agreement) -> Self {
+    pub fn new(kind: &KindInfo, trace: String, mode: Mode, agreement: Agreement) -> Self {
         Self {
-            kind: kind.name().to_string(),
+            kind: kind.name.to_string(),
             trace,
             mode: mode.name().to_string(),
             events: 0,
             skipped: 0,
+            meaningful: 0,
+            params: Vec::new(),
             agreement,
             rel_err: None,
             details: serde_json::Map::new(),
@@ -463,6 +476,55 @@ impl Summary {
         self.within_tolerance = self.failures.is_empty();
     }
 
+    /// The parameters in force, two wrapped groups: those given (with where each was set) and
+    /// the defaults.
+    pub fn render_params(&self) -> String {
+        let (given, defaults): (Vec<&ParamReport>, Vec<&ParamReport>) = self
+            .params
+            .iter()
+            .partition(|p| !p.origin.starts_with("default"));
+        let mut s = String::new();
+        let mut group = |label: &str, items: Vec<String>| {
+            if items.is_empty() {
+                return;
+            }
+            let mut line = format!("  {label:<19} ");
+            let indent = " ".repeat(22);
+            let start = line.len();
+            for (i, it) in items.iter().enumerate() {
+                if line.len() > start && line.len() + it.len() > 100 {
+                    s.push_str(line.trim_end());
+                    s.push('\n');
+                    line = indent.clone();
+                }
+                line.push_str(it);
+                if i + 1 < items.len() {
+                    line.push_str(", ");
+                }
+            }
+            s.push_str(line.trim_end());
+            s.push('\n');
+        };
+        group(
+            "parameters given",
+            given
+                .iter()
+                .map(|p| format!("{}={} ({})", p.key, p.value, p.origin))
+                .collect(),
+        );
+        group(
+            "defaults in force",
+            defaults
+                .iter()
+                .map(|p| match p.origin.strip_prefix("default (") {
+                    Some(f) => format!("{}={} ({}", p.key, p.value, f),
+                    None => format!("{}={}", p.key, p.value),
+                })
+                .collect(),
+        );
+        s
+    }
+
     /// The human report.
     pub fn render(&self) -> String {
         let mut s = String::new();
@@ -473,9 +535,10 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  events              {} ({} skipped)",
-            self.events, self.skipped
+            "  events              {} ({} skipped, {} meaningful)",
+            self.events, self.skipped, self.meaningful
         );
+        s.push_str(&self.render_params());
         let a = &self.agreement;
         let _ = write!(
             s,
@@ -628,12 +691,7 @@ mod tests {
         let mut a = Agreement::new("branch");
         a.add(true, at(0));
         a.add(false, at(1));
-        let mut s = Summary::new(
-            crate::timely::KIND,
-            "t".into(),
-            crate::replay::Mode::Free,
-            a,
-        );
+        let mut s = Summary::new(&crate::timely::INFO, "t".into(), Mode::Free, a);
         s.rel_err = Some(ErrSummary {
             quantity: "rate".into(),
             max: 0.5,
@@ -641,7 +699,7 @@ mod tests {
             mean: 0.01,
             worst: Some(at(1)),
         });
-        s.judge(Tolerances::for_kind(crate::timely::KIND));
+        s.judge(Tolerances::for_kind(&crate::timely::INFO));
         assert_eq!(s.failures.len(), 3, "{:?}", s.failures);
         assert!(!s.within_tolerance);
         assert!(s.render().contains("FAIL"));
@@ -653,17 +711,17 @@ mod tests {
     fn judge_fails_a_value_over_its_bound() {
         let mut a = Agreement::new("order");
         a.add(true, at(0));
-        let mut s = Summary::new(crate::cats::KIND, "t".into(), crate::replay::Mode::Free, a);
+        let mut s = Summary::new(&crate::cats::INFO, "t".into(), Mode::Free, a);
         s.bound("P0 starvation gap (bytes)", 64_561.0, 64_561.0);
         s.bound("P1 starvation gap (bytes)", 1e12, f64::INFINITY);
-        s.judge(Tolerances::for_kind(crate::cats::KIND));
+        s.judge(Tolerances::for_kind(&crate::cats::INFO));
         assert!(s.within_tolerance, "{:?}", s.failures);
         assert!(
             s.render()
                 .contains("PASS (within order ≥ 100.000 %, 2 values ≤ their bounds)")
         );
         s.bound("P3 starvation gap (bytes)", 70_000.0, 64_560.6);
-        s.judge(Tolerances::for_kind(crate::cats::KIND));
+        s.judge(Tolerances::for_kind(&crate::cats::INFO));
         assert_eq!(
             s.failures,
             ["P3 starvation gap (bytes) 70000 > bound 64561 (by 5439)"]

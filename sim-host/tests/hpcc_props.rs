@@ -264,13 +264,13 @@ fn random_nic_like_traces_meet_the_targets_in_free_mode() {
     let result = runner.run(&arb_trace(), |(params, sc)| {
         let rows = simulate(&sc);
         let setup = Setup::new(params).expect("valid config");
-        let mut flow = Flow::new("prop".into(), setup, Mode::Free, None, None).unwrap();
+        let mut flow = Flow::new("prop".into(), setup, &[], Mode::Free, None, None).unwrap();
         for r in &rows {
             // The trace columns: u32, modulo 2^32.
             flow.event(None, r.t_ns, r.ack_seq as u32, r.snd_nxt as u32, &r.int)
                 .unwrap();
         }
-        let s = flow.finish(&ReplayOpts::default()).unwrap();
+        let s = flow.finish(&ReplayOpts::default()).unwrap().0;
         let e = s.rel_err.as_ref().unwrap();
         prop_assert!(s.agreement.ratio >= 0.999, "{}", s.render());
         prop_assert!(e.p99 <= 1e-3, "{}", s.render());

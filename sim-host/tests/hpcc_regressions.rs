@@ -25,7 +25,7 @@ fn constant_hop(
     n: u32,
     mode: Mode,
 ) -> Summary {
-    let mut f = Flow::new("t".into(), setup, mode, None, None).unwrap();
+    let mut f = Flow::new("t".into(), setup, &[], mode, None, None).unwrap();
     let (mut ts, mut tx, mut t) = (0u32, 0u32, 0u64);
     for i in 0..=n {
         let int = encode_int(1, &[RefHop { code, ts, tx, qlen }]);
@@ -34,7 +34,7 @@ fn constant_hop(
         tx = tx.wrapping_add(dtx) & 0xF_FFFF;
         t += u64::from(dts);
     }
-    f.finish(&ReplayOpts::default()).unwrap()
+    f.finish(&ReplayOpts::default()).unwrap().0
 }
 
 fn u_err(s: &Summary) -> f64 {
@@ -128,7 +128,7 @@ fn u_clipped_at_1024_with_a_real_queue() {
 /// on one ACK, then normal traffic; the old code clipped it to 1024 and the window stayed 10× off.
 #[test]
 fn u_clipped_at_1024_on_a_counter_glitch() {
-    let mut f = Flow::new("t".into(), setup(&[]), Mode::Free, None, None).unwrap();
+    let mut f = Flow::new("t".into(), setup(&[]), &[], Mode::Free, None, None).unwrap();
     let mut ts = 0u32;
     let mut tx = 0u32;
     for i in 0..400u32 {
@@ -151,7 +151,7 @@ fn u_clipped_at_1024_on_a_counter_glitch() {
         ts = (ts + dts) & 0xFF_FFFF;
         tx = (tx + dtx) & 0xF_FFFF;
     }
-    let s = f.finish(&ReplayOpts::default()).unwrap();
+    let s = f.finish(&ReplayOpts::default()).unwrap().0;
     assert_targets(&s);
     // U jumps to ≈ 1 + (9063 − 1)·353/13 000 ≈ 247 and decays; both sides follow it.
     assert!(u_err(&s) < 1e-6 * 247.0, "{}", s.render());
@@ -356,7 +356,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
     assert!((u_fix - want).abs() < 1e-8, "fixed U {u_fix} vs {want}");
     // A stream of such ties, free and forced: the branches and U agree throughout.
     for mode in [Mode::Free, Mode::Forced] {
-        let mut f = Flow::new("tie".into(), st, mode, None, None).unwrap();
+        let mut f = Flow::new("tie".into(), st, &[], mode, None, None).unwrap();
         for k in 0..2_000u32 {
             f.event(
                 None,
@@ -367,7 +367,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
             )
             .unwrap();
         }
-        let s = f.finish(&ReplayOpts::default()).unwrap();
+        let s = f.finish(&ReplayOpts::default()).unwrap().0;
         assert_targets(&s);
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
         // U: the firmware's 32-bit EWMA step (U in Q4.28) settles within ≈ (T/τ)·2^-28 of the
@@ -432,7 +432,7 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
     assert!(wc_changes_after_wrap > 10, "{wc_changes_after_wrap}");
     // And through the lockstep driver, free and forced (forced re-seeds lastUpdateSeq mod 2^32).
     for mode in [Mode::Free, Mode::Forced] {
-        let mut f = Flow::new("wrap".into(), st, mode, None, None).unwrap();
+        let mut f = Flow::new("wrap".into(), st, &[], mode, None, None).unwrap();
         let (mut ts, mut tx) = (0u32, 0u32);
         for k in 0..3_000u32 {
             let int = encode_int(
@@ -456,7 +456,7 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
             ts = (ts + 85) & 0xFF_FFFF;
             tx = (tx + 8) & 0xF_FFFF;
         }
-        let s = f.finish(&ReplayOpts::default()).unwrap();
+        let s = f.finish(&ReplayOpts::default()).unwrap().0;
         assert_targets(&s);
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
     }

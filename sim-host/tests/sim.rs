@@ -138,7 +138,7 @@ fn incast_with_drops_conserves_packets_and_recovers() {
         assert!(r.counters.dropped > 0, "the small buffer must drop");
         assert!(r.counters.ecn_marked > 0);
         assert_eq!(r.flows_finished, 4, "go-back-N recovers every drop");
-        assert!(r.queue_bytes[3] <= 60_000);
+        assert!(r.queue_bytes.expect("queue samples")[3] <= 60_000);
     }
 }
 
@@ -345,6 +345,51 @@ fn bad_scenarios_exit_2_naming_file_and_key() {
             ),
             "topology.pfc_xoff_bytes",
         ),
+        (
+            INCAST_DROPS.replace("start_ns = 1_000", "start_ns = 1_000_000"),
+            "flows[0].start_ns",
+        ),
+        (
+            INCAST_DROPS.replace("start_ns = 1_000", "start_ns = 1_000\nstagger_ns = 400_000"),
+            "flows[0].stagger_ns",
+        ),
+        (
+            INCAST_DROPS.replace("kind = \"star\"", "kind = \"star\"\nint = false"),
+            "topology.int",
+        ),
+        (
+            INCAST_DROPS.replace("sample_ns = 100", "sample_ns = 100\nrecord_flows = [4]"),
+            "output.record_flows",
+        ),
+        (
+            INCAST_DROPS.replace("sample_ns = 100", "sample_ns = 100\ntrack_flows = [0, 9]"),
+            "output.track_flows",
+        ),
+        (
+            INCAST_DROPS.replace("sample_ns = 100", "sample_ns = 100\njain_to_ns = 2_000_000"),
+            "output.jain_to_ns",
+        ),
+        (
+            INCAST_DROPS.replace(
+                "sample_ns = 100",
+                "sample_ns = 100\nstats_from_ns = 1_000_000",
+            ),
+            "output.stats_from_ns",
+        ),
+        // Poisson flow ids exist only once the run made them: checked after it.
+        (
+            LEAF_SPINE
+                .replace("duration_ns = 300_000", "duration_ns = 30_000")
+                .replace(
+                    "cdf/hadoop.cdf",
+                    &scenarios_dir().join("cdf/hadoop.cdf").display().to_string(),
+                )
+                .replace(
+                    "stop_ns = 250_000",
+                    "stop_ns = 20_000\n[output]\ntrack_flows = [100000]",
+                ),
+            "output.track_flows",
+        ),
     ];
     for (text, key) in cases {
         let (code, err, p) = sim_exit(&text);
@@ -402,7 +447,9 @@ fn cli_writes_outputs_and_json() {
     assert_eq!(j["controller"], "reference");
     assert_eq!(j["seed"], 3);
     let flows = std::fs::read_to_string(tmp.path().join("out/t_incast_drops_flows.csv")).unwrap();
-    assert!(flows.starts_with("flow,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n"));
+    assert!(flows.starts_with(
+        "flow,group,src,dst,size_bytes,start_ns,status,bytes_acked,fct_ns,ideal_fct_ns,slowdown\n"
+    ));
     assert_eq!(flows.lines().count(), 5);
     for f in ["queue", "rates", "slowdown", "slowdown_cdf", "queue_cdf"] {
         let p = tmp.path().join(format!("plot/t_incast_drops_{f}.svg"));
@@ -499,11 +546,11 @@ fn sharded_sweep_merges_to_the_unsharded_one() {
     assert_eq!(goodput.len(), 2 * 2, "{summary}");
     for l in goodput {
         let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(f[3], "2", "two seeds per group: {l}");
+        assert_eq!(f[4], "2", "two seeds per group: {l}");
         let (mean, lo, hi): (f64, f64, f64) = (
-            f[4].parse().unwrap(),
-            f[6].parse().unwrap(),
+            f[5].parse().unwrap(),
             f[7].parse().unwrap(),
+            f[8].parse().unwrap(),
         );
         assert!(lo <= mean && mean <= hi && lo > 0.0, "{l}");
     }
@@ -717,4 +764,386 @@ fn bad_cats_scenarios_exit_2_naming_file_and_key() {
         );
         assert!(err.contains(key), "{key}: names the key: {err}");
     }
+}
+
+/// Runs a scenario text (written as a file in fixtures/scenarios for the CDF paths) with the
+/// fixed-point controllers.
+fn run_text(name: &str, text: &str) -> sim_host::sim::Report {
+    check_invariants(&load(name, text), ControllerKind::Fixed)
+}
+
+#[test]
+fn stopped_flows_are_not_counted_as_finished() {
+    // Four 200 kB flows stopped after 5 µs: each has sent a few packets, none finished. Their
+    // FCT against the ideal of 200 kB would be a slowdown below 1 and an invariant violation.
+    let text = INCAST_DROPS.replace("start_ns = 1_000", "start_ns = 1_000\nstop_ns = 6_000");
+    let r = run_text("t_stop.toml", &text);
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    assert_eq!(r.flows_sized, 4);
+    assert_eq!(r.flows_stopped, 4);
+    assert_eq!(r.flows_finished, 0);
+    assert_eq!(r.flows_unfinished, 0);
+    assert!(r.slowdown.iter().all(|b| b.flows == 0 && b.p99.is_none()));
+    assert_eq!(r.slowdown.iter().map(|b| b.stopped).sum::<usize>(), 4);
+    let t = sim_host::sim::text(&r);
+    assert!(t.contains("4 stopped"), "{t}");
+}
+
+#[test]
+fn flows_that_never_finish_are_counted_with_the_bytes_left() {
+    // 5 MB each from four hosts into one 100 Gb/s port for 300 µs: at most 3.75 MB get through.
+    let text = INCAST_DROPS
+        .replace("size_bytes = 200_000", "size_bytes = 5_000_000")
+        .replace("duration_ns = 1_000_000", "duration_ns = 300_000");
+    let r = run_text("t_unfinished.toml", &text);
+    assert_eq!(r.flows_sized, 4);
+    assert_eq!(r.flows_finished + r.flows_stopped + r.flows_unfinished, 4);
+    assert_eq!(r.flows_unfinished, 4);
+    assert!(
+        r.unfinished_bytes_left > 4 * 5_000_000 - 3_800_000,
+        "{}",
+        r.unfinished_bytes_left
+    );
+    assert!(r.unfinished_bytes_left < 4 * 5_000_000);
+    let b: usize = r.slowdown.iter().map(|b| b.unfinished).sum();
+    let left: u64 = r.slowdown.iter().map(|b| b.unfinished_bytes_left).sum();
+    assert_eq!((b, left), (4, r.unfinished_bytes_left));
+    // The 5 MB bucket (`<= 5 MB`) holds them.
+    assert_eq!(r.slowdown[5].unfinished, 4, "{:?}", r.slowdown[5]);
+}
+
+#[test]
+fn poisson_groups_report_the_realised_load_beside_the_nominal() {
+    let r = run_text("t_load.toml", LEAF_SPINE);
+    assert_eq!(r.load.len(), 1);
+    let g = &r.load[0];
+    assert_eq!(g.nominal, 0.5);
+    // 8 hosts at 100 Gb/s over the 250 µs of arrivals.
+    let capacity = 8.0 * 100e9 * 250e-6;
+    assert!((g.realised - g.bytes as f64 * 8.0 / capacity).abs() < 1e-12);
+    assert!(g.realised > 0.0 && g.flows == r.flows_sized, "{g:?}");
+    let t = sim_host::sim::text(&r);
+    assert!(t.contains("nominal 0.500, realised"), "{t}");
+}
+
+#[test]
+fn an_empty_statistics_window_reports_none_not_zero() {
+    // Samples at 0 and 600 µs; the statistics start at 700 µs, when every flow has finished.
+    let text = INCAST_DROPS.replace(
+        "sample_ns = 100",
+        "sample_ns = 600_000\nstats_from_ns = 700_000",
+    );
+    let r = run_text("t_empty.toml", &text);
+    assert_eq!(r.flows_finished, 4);
+    assert_eq!(r.queue_bytes, None);
+    assert_eq!(r.queue_seen_bytes, None);
+    assert_eq!(r.rtt_ns, None);
+    let j = serde_json::to_value(&r).unwrap();
+    assert!(j["rtt_ns"].is_null() && j["queue_seen_bytes"].is_null());
+    let t = sim_host::sim::text(&r);
+    assert!(t.contains("RTT (per ACK): none"), "{t}");
+    assert!(!t.contains("p50 0 B"), "{t}");
+}
+
+#[test]
+fn the_mean_rate_of_the_fairness_window_counts_only_the_bytes_delivered_inside_it() {
+    // Four long flows share one 100 Gb/s port; the window is the first half of the run.
+    let text = r#"
+name = "t_jain_to"
+algorithm = "hpcc"
+duration_ns = 400_000
+[topology]
+kind = "star"
+hosts = 5
+host_rate_bps = 100_000_000_000
+[[flows]]
+kind = "long"
+src = [1, 2, 3, 4]
+dst = 0
+[output]
+jain_from_ns = 100_000
+jain_to_ns = 200_000
+"#;
+    let r = run_text("t_jain_to.toml", text);
+    assert_eq!(r.jain_flows, 4);
+    let total = 4.0 * r.jain_mean_bps.unwrap();
+    // The shares add up to the port's rate at most (bytes inside the window only), and to most
+    // of it (HPCC keeps the link busy).
+    assert!(total <= 100e9 * 1.001 && total > 80e9, "{total}");
+}
+
+#[test]
+fn sim_outputs_are_written_whole_and_a_bad_output_directory_fails_before_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("t.toml");
+    std::fs::write(&sc, INCAST_DROPS).unwrap();
+    let blocker = tmp.path().join("file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let rec = tmp.path().join("rec");
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--record")
+        .arg(&rec)
+        .arg("--out")
+        .arg(blocker.join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--out") && err.contains(&blocker.display().to_string()),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "no report: the run did not start");
+    let recorded = std::fs::read_dir(&rec).map_or(0, |d| d.count());
+    assert_eq!(recorded, 0, "nothing recorded before the failure");
+    // A good run leaves no temporary file beside its outputs.
+    let out = tmp.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_exit_0(&o);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "t_incast_drops_flows.csv",
+            "t_incast_drops_summary.json",
+            "t_incast_drops_timeseries.csv"
+        ]
+    );
+    // An output that would replace an input (here the CDF) is refused, and nothing is written.
+    let cdf = tmp.path().join("t_leaf_spine_flows.csv");
+    std::fs::copy(scenarios_dir().join("cdf/hadoop.cdf"), &cdf).unwrap();
+    let sc = tmp.path().join("ls.toml");
+    std::fs::write(
+        &sc,
+        LEAF_SPINE
+            .replace("cdf/hadoop.cdf", "t_leaf_spine_flows.csv")
+            .replace("duration_ns = 300_000", "duration_ns = 30_000")
+            .replace("stop_ns = 250_000", "stop_ns = 20_000"),
+    )
+    .unwrap();
+    let before = std::fs::read(&cdf).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--out")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("refusing"), "{err}");
+    assert_eq!(std::fs::read(&cdf).unwrap(), before);
+    assert!(!tmp.path().join("t_leaf_spine_summary.json").exists());
+}
+
+#[test]
+fn the_report_lists_every_parameter_in_force_with_its_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("t.toml");
+    std::fs::write(&sc, INCAST_DROPS).unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .arg("sim")
+            .arg(&sc)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--set", "eta=0.9", "--json"]);
+    assert_exit_0(&o);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let origin = |k: &str| {
+        j["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["key"] == k)
+            .map(|p| {
+                (
+                    p["value"].as_str().unwrap().to_string(),
+                    p["origin"].as_str().unwrap().to_string(),
+                )
+            })
+            .unwrap_or_else(|| panic!("{k} missing: {j}"))
+    };
+    let file = sc.display().to_string();
+    assert_eq!(origin("eta"), ("0.9".into(), "--set".into()));
+    assert_eq!(
+        origin("base_rtt_ns"),
+        ("13000".into(), format!("scenario {file} [params]"))
+    );
+    assert_eq!(
+        origin("nic_rate_bps"),
+        (
+            "100000000000".into(),
+            format!("scenario {file} topology.host_rate_bps")
+        )
+    );
+    assert_eq!(origin("max_stage").1, "default");
+    assert_eq!(j["params"].as_array().unwrap().len(), 6);
+    let o = run(&["--set", "eta=0.9"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("eta=0.9 (--set)"), "{t}");
+    // A key given twice would apply only once: refused.
+    let o = run(&["--set", "eta=0.9", "--set", "eta=0.8"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("eta") && err.contains("twice"), "{err}");
+}
+
+fn sim_host(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn merge_keeps_experiments_apart_and_warns_about_a_missing_shard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.toml");
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "200_000")).unwrap();
+    let res = tmp.path().join("res");
+    let sweep = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["sim".as_ref(), a.as_os_str()];
+        args.extend(
+            ["--controller", "fixed", "--seeds", "1..3", "--results"].map(std::ffi::OsStr::new),
+        );
+        args.push(res.as_os_str());
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let o = sim_host(&args);
+        assert_exit_0(&o);
+    };
+    // Half of a sweep: shard 1/2 is missing.
+    sweep(&["--shard", "0/2"]);
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    assert_exit_0(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("1 of 2 jobs have no result") && err.contains("shard 1/2"),
+        "{err}"
+    );
+    sweep(&["--shard", "1/2"]);
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    assert_exit_0(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The same scenario name with another eta is another experiment: kept apart, with a warning.
+    sweep(&["--set", "eta=0.5"]);
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    assert_exit_0(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("2 different experiments"), "{err}");
+    let table = String::from_utf8(o.stdout).unwrap();
+    let exps: std::collections::BTreeSet<&str> = table
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(exps.len(), 2, "{table}");
+    assert_eq!(table.lines().count(), 1 + 4, "{table}");
+    let summary = tmp.path().join("summary.csv");
+    let o = sim_host(&[
+        "merge".as_ref(),
+        res.as_os_str(),
+        "--summary".as_ref(),
+        summary.as_os_str(),
+    ]);
+    assert_exit_0(&o);
+    let s = std::fs::read_to_string(&summary).unwrap();
+    let goodput: Vec<&str> = s.lines().filter(|l| l.contains(",goodput_bps,")).collect();
+    assert_eq!(goodput.len(), 2, "one summary per experiment: {s}");
+    // Another version of the scenario under the same name: a third experiment.
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "250_000")).unwrap();
+    sweep(&[]);
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    assert_exit_0(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("3 different experiments"), "{err}");
+}
+
+#[test]
+fn merge_fails_on_a_directory_without_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let o = sim_host(&["merge".as_ref(), empty.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no sweep result files"), "{err}");
+    assert!(o.stdout.is_empty(), "no header-only table");
+    // Results one folder down: refused, naming the folder that has them.
+    let a = tmp.path().join("a.toml");
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "200_000")).unwrap();
+    let sub = empty.join("run1");
+    let o = sim_host(&[
+        "sim".as_ref(),
+        a.as_os_str(),
+        "--controller".as_ref(),
+        "fixed".as_ref(),
+        "--results".as_ref(),
+        sub.as_os_str(),
+    ]);
+    assert_exit_0(&o);
+    let o = sim_host(&["merge".as_ref(), empty.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&sub.display().to_string()), "{err}");
+}
+
+#[test]
+fn a_fifo_sender_refuses_the_conductor_parameters_it_would_not_apply() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cats/web_page.csv");
+    let fifo = |params: &str| {
+        cats_page_scenario(&page, params).replace("[web]\n", "[web]\nscheduler = \"fifo\"\n")
+    };
+    let (code, err, _) = sim_exit(&fifo("[params]\nh0 = 50000"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("params.h0") && err.contains("fifo"), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let sc = tmp.path().join("f.toml");
+    std::fs::write(&sc, fifo("[params]\nsnd_buf_bytes = 65536")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .args(["--set", "m1=0.4"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--set m1"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .arg("sim")
+        .arg(&sc)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_exit_0(&o);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys: Vec<&str> = j["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["mss_bytes", "snd_buf_bytes"], "{j}");
+    assert_eq!(
+        j["params"][1]["origin"],
+        format!("scenario {} [params]", sc.display())
+    );
 }

@@ -130,7 +130,7 @@ fn out_csv_has_the_issue_columns_and_skip_rows() {
     let s = sim_host::timely::replay(&trace, &opts).unwrap().remove(0);
     assert_eq!((s.events, s.skipped), (4, 1));
     let text = std::fs::read_to_string(&out).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(
         lines[0],
         "event,t_ns,rtt_ns,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed"
@@ -159,7 +159,7 @@ fn bad_parameters_name_their_source() {
     let trace = write_trace(
         dir.path(),
         "bad.csv",
-        "# comment\n# set t_low_ns=600000\nt_send_ns,t_complete_ns,bytes\n0,1,1\n",
+        "# comment\n# set t_low_ns=600000\nt_send_ns,t_complete_ns,bytes\n0,30000,1\n0,30000,1\n",
     );
     let e = sim_host::timely::replay(&trace, &ReplayOpts::default()).unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");

@@ -179,6 +179,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// A kind's configuration, as the report lists it.
+pub trait Values {
+    /// The parameters in force, `(key, value, what a default follows)`: every key of the kind
+    /// with the value the replay runs with (after defaults and derivations; CATS multipliers as
+    /// rounded to 2^-16), in the registry's order.
+    fn values(&self) -> Vec<(String, String, Option<&'static str>)>;
+}
+
 /// Where a parameter's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
@@ -211,22 +219,43 @@ pub struct InForce {
     pub value: String,
     /// Where it came from.
     pub origin: Origin,
+    /// The value with nothing given (`None` where the key has no value then, e.g. a per-flow
+    /// key).
+    pub default: Option<String>,
 }
 
-/// The parameters in force: for each `(key, value, derived_from)` a kind's setup reports, the
-/// last of `given` that set the key, or the default.
+impl InForce {
+    /// Given, and to a value other than the default: what makes this run differ from one
+    /// with no parameters.
+    pub fn differs(&self) -> bool {
+        matches!(self.origin, Origin::Given(_)) && self.default.as_ref() != Some(&self.value)
+    }
+}
+
+/// The parameters in force: for each `(key, value, derived_from)` of `setup`, the last of
+/// `given` that set the key (or the default), beside the value of `defaults` (the setup built
+/// from no parameters).
 pub fn in_force(
-    values: Vec<(String, String, Option<&'static str>)>,
+    setup: &impl Values,
+    defaults: Option<&impl Values>,
     given: &[Param],
 ) -> Vec<InForce> {
-    values
+    let dflt = defaults.map(Values::values).unwrap_or_default();
+    setup
+        .values()
         .into_iter()
         .map(|(key, value, derived)| {
             let origin = match given.iter().rev().find(|p| p.key == key) {
                 Some(p) => Origin::Given(p.clone()),
                 None => Origin::Default(derived),
             };
-            InForce { key, value, origin }
+            let default = dflt.iter().find(|d| d.0 == key).map(|d| d.1.clone());
+            InForce {
+                key,
+                value,
+                origin,
+                default,
+            }
         })
         .collect()
 }

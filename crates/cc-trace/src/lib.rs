@@ -18,27 +18,56 @@ pub mod timely;
 
 pub use reader::*;
 
-/// A ratio as text: a decimal when the denominator is a power of ten (`0.875`), else `a/b`.
+use std::path::Path;
+
+/// A pcap or pcapng capture (by extension, in any case: `.pcap`, `.pcapng`, `.cap`).
+pub fn is_capture(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "pcap" | "pcapng" | "cap"))
+}
+
+/// A ratio as text, the same for equal ratios: an exact decimal when there is one (`7/8` and
+/// `875/1000` are `0.875`, `4/5` is `0.8`), else the reduced fraction (`1/3`).
 pub fn ratio_text(num: u64, den: u64) -> String {
-    let mut d = den;
-    let mut places = 0usize;
-    while d > 1 && d.is_multiple_of(10) {
-        d /= 10;
-        places += 1;
+    if den == 0 {
+        return format!("{num}/0");
     }
-    if d == 1 && den > 0 {
-        if places == 0 {
-            return num.to_string();
+    let (mut a, mut b) = (num, den);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    let (num, den) = (num / a, den / a);
+    // The fewest decimal places that make the ratio exact (10^k a multiple of den), if any.
+    let mut scale: u128 = 1;
+    for places in 0..=18usize {
+        if scale.is_multiple_of(u128::from(den)) {
+            let digits = u128::from(num) * (scale / u128::from(den));
+            if places == 0 {
+                return digits.to_string();
+            }
+            let s = format!("{digits:0>w$}", w = places + 1);
+            let (i, f) = s.split_at(s.len() - places);
+            return format!("{i}.{f}");
         }
-        let s = format!("{:0>w$}", num, w = places + 1);
-        let (i, f) = s.split_at(s.len() - places);
-        let f = f.trim_end_matches('0');
-        if f.is_empty() {
-            i.to_string()
-        } else {
-            format!("{i}.{f}")
-        }
-    } else {
-        format!("{num}/{den}")
+        scale *= 10;
+    }
+    format!("{num}/{den}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ratio_text;
+
+    #[test]
+    fn equal_ratios_read_the_same() {
+        assert_eq!(ratio_text(7, 8), "0.875");
+        assert_eq!(ratio_text(875, 1000), "0.875");
+        assert_eq!(ratio_text(8, 10), "0.8");
+        assert_eq!(ratio_text(19, 20), "0.95");
+        assert_eq!(ratio_text(1, 1), "1");
+        assert_eq!(ratio_text(1, 16), "0.0625");
+        assert_eq!(ratio_text(1, 3), "1/3");
+        assert_eq!(ratio_text(2, 6), "1/3");
     }
 }

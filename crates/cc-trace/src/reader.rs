@@ -279,6 +279,9 @@ pub struct TraceReader {
     data_seen: bool,
     /// Whether the header names the row type's fields in order (see `plain`).
     in_order: plain::InOrder,
+    /// The first data row, read ahead by [`open`](TraceReader::open) (its line), so that every
+    /// `# set` line before it is known when the parameters are taken.
+    pending: Option<u64>,
 }
 
 /// Reads the first non-comment line of a file (the header row), for recognising a trace's kind.
@@ -309,6 +312,8 @@ pub fn sniff_header(path: &Path) -> Result<(u64, String), InputError> {
 
 impl TraceReader {
     /// Opens a trace, reads its leading comments and `# set` lines, and its header row.
+    /// Every `# set` line before the first data row is read here (the first data row is held
+    /// back for [`next_row`](Self::next_row)), so [`params`](Self::params) is complete.
     pub fn open(path: &Path) -> Result<Self, InputError> {
         let f =
             File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
@@ -337,8 +342,22 @@ impl TraceReader {
             }
             me.header = me.record.clone();
             me.header_line = line;
-            return Ok(me);
+            break;
         }
+        // `# set` lines may stand between the header row and the first data row: read up to that
+        // row now, so that [`params`](Self::params) is complete before any row is replayed.
+        while let Some(line) = me.read_raw()? {
+            if me.is_blank() {
+                continue;
+            }
+            if me.is_comment() {
+                me.take_comment(line)?;
+                continue;
+            }
+            me.pending = Some(line);
+            break;
+        }
+        Ok(me)
     }
 
     /// A reader before its first line.
@@ -358,6 +377,7 @@ impl TraceReader {
             record: csv::StringRecord::new(),
             data_seen: false,
             in_order: plain::InOrder::default(),
+            pending: None,
         }
     }
 
@@ -549,7 +569,8 @@ impl TraceReader {
         &self.path
     }
 
-    /// The `# set` parameters, in file order.
+    /// The `# set` parameters, in file order: every one before the first data row (a `# set`
+    /// line after it is an error at [`next_row`](Self::next_row)).
     pub fn params(&self) -> &[Param] {
         &self.params
     }
@@ -577,10 +598,13 @@ impl TraceReader {
     /// Comment lines are skipped; a `# set` line here is an error.
     pub fn next_row<T: DeserializeOwned>(&mut self) -> Option<Result<(u64, T), InputError>> {
         loop {
-            let line = match self.read_raw() {
-                Ok(Some(l)) => l,
-                Ok(None) => return None,
-                Err(e) => return Some(Err(e)),
+            let line = match self.pending.take() {
+                Some(l) => l,
+                None => match self.read_raw() {
+                    Ok(Some(l)) => l,
+                    Ok(None) => return None,
+                    Err(e) => return Some(Err(e)),
+                },
             };
             if self.is_blank() {
                 continue;
@@ -1119,6 +1143,21 @@ mod tests {
         let e = r.next_row::<Row>().unwrap().unwrap_err();
         assert_eq!(e.line, Some(2));
         assert!(e.msg.contains("3 fields"), "{e}");
+    }
+
+    #[test]
+    fn set_lines_between_header_and_first_row_are_known_at_open() {
+        let mut r = reader("a,b\n# set alpha=0.5\n# note\n# set beta=1\n1,2\n3,4\n").unwrap();
+        let keys: Vec<_> = r
+            .params()
+            .iter()
+            .map(|p| (p.key.as_str(), p.line))
+            .collect();
+        assert_eq!(keys, vec![("alpha", Some(2)), ("beta", Some(4))]);
+        let rows: Vec<_> = std::iter::from_fn(|| r.next_row::<Row>())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows, vec![(5, Row { a: 1, b: 2 }), (6, Row { a: 3, b: 4 })]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::reference::{RefConductor, RefDecision};
 use super::{Event, QUEUE_CAPACITY, Setup};
-use crate::replay::Mode;
+use crate::opts::Mode;
 use cats_conductor::{Conductor, Config, Decision, Descriptor, State};
 use std::convert::Infallible;
 

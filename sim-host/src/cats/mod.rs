@@ -24,10 +24,10 @@ pub use cc_trace::cats::{
 
 pub use params::{Setup, setup};
 
-use crate::fixtures::FixtureFile;
-use crate::kinds::Kind;
+use crate::kind::FixtureFile;
+use crate::kind::Kind;
+use crate::opts::ReplayOpts;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::ReplayOpts;
 use crate::summary::{At, Summary};
 use crate::trace::{InputError, Param};
 use lockstep::{Lockstep, StepOut};
@@ -97,14 +97,14 @@ pub fn starvation_verdict(worst_wait: &[u64; 5], bounds: &[f64; 5]) -> String {
 }
 
 /// cats in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// cats as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// cats as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -130,14 +130,11 @@ pub struct Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "order";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed";
     // Cumulative bytes per priority, reference (0–4) and fixed (5–9).
     const PLOT_SERIES: usize = 10;
     // CATS makes decisions, not estimates: no relative error; fidelity is the chunk order (and
     // the byte counts that follow from it).
-    const HAS_REL_ERR: bool = false;
     type Setup = Setup;
     type Row = Row;
 
@@ -145,7 +142,7 @@ impl crate::driver::Lockstep for Replay {
         setup(trace, params)
     }
 
-    fn new(su: &Setup, mode: crate::replay::Mode) -> Self {
+    fn new(su: &Setup, mode: crate::opts::Mode) -> Self {
         Self {
             su: su.clone(),
             ls: Lockstep::new(su, mode),

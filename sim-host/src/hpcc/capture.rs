@@ -1,37 +1,47 @@
 //! RoCEv2 captures (pcap and pcapng): reading them into per-flow ACK streams, and a small writer
-//! for the shipped fixture capture.
+//! for the shipped fixture captures and `sim --record`.
 //!
 //! # Assumptions (also in docs/hpcc.md)
-//! * Ethernet frames (link type 1) carrying IPv4 or IPv6, UDP destination port 4791 (RoCEv2).
+//! * Ethernet frames (link type 1, up to two VLAN tags) carrying IPv4 or IPv6, UDP destination
+//!   port 4791 (RoCEv2).
 //! * Every RoCEv2 packet carries the HPCC INT block right after the UDP header and before the
 //!   12-byte InfiniBand BTH (paper §4.1, Figure 7); its length `2 + 8·nhop` comes from its first
 //!   nibble (data packets leaving the sender carry `nhop = 0`).
 //! * A packet is an **ACK** when its BTH opcode is `0x11` (RC Acknowledge); every other opcode is
-//!   data sent by the flow.
-//! * A **flow** is the BTH destination QP together with the (unordered) pair of IP addresses: we
-//!   assume both ends of a connection use the same QP number, so its data packets and its ACKs
-//!   fall in one group. (Captures where the two ends use different QP numbers would need a QP
-//!   map; not supported.)
-//! * `ack_seq` is the ACK's BTH PSN and `snd_nxt` the largest PSN sent on that flow so far in the
-//!   capture (0 before any data packet), both extended from 24 to 32 bits per flow by counting
-//!   the wraps of the PSN ([`PsnExtender`]): a long capture crosses the 2^24 PSN wrap without
-//!   freezing Wc, and the replay compares the 32-bit values in serial-number order as it does
-//!   for traces.
-//! * `t_ns` is the capture timestamp (nanosecond pcap, or pcapng with its `if_tsresol`, base 10
+//!   data.
+//! * The BTH carries the **destination** QP only, and the two ends of a connection have their own
+//!   QP numbers: data from A to B carry B's QPN, the ACKs from B to A carry A's. Packets are first
+//!   grouped into one-way **streams** (source IP, destination IP, destination QPN, data or ACK);
+//!   a **flow** is an ACK stream B→A paired with the data stream A→B it acknowledges
+//!   ([`pair_streams`]): the only data stream of that host pair when there is one ACK stream and
+//!   one data stream, otherwise the one with the same UDP source port (Linux derives both
+//!   directions' port from the QPN pair). Data in both directions of one QP pair are two flows.
+//! * `ack_seq` is the ACK's BTH PSN and `snd_nxt` the largest PSN sent on the paired data stream
+//!   so far in the capture, both extended from 24 to 32 bits per flow by counting the wraps of the
+//!   PSN ([`PsnExtender`]): a long capture crosses the 2^24 PSN wrap without freezing Wc, and the
+//!   replay compares the 32-bit values in serial-number order as it does for traces.
+//! * `t_ns` is the capture timestamp (pcap in µs or ns, or pcapng with its `if_tsresol`, base 10
 //!   or base 2, plus `if_tsoffset` seconds).
-//! * Records of any size up to [`MAX_RECORD_BYTES`] are read (the buffer grows); a capture whose
-//!   last record is cut (tcpdump killed) is replayed up to the cut, with a warning in the summary.
-//! * Packets that are not RoCEv2, or too short to hold INT + BTH, are counted and ignored.
+//! * Records of any size up to [`MAX_RECORD_BYTES`] are read; a capture whose last record is cut
+//!   (tcpdump killed) is replayed up to the cut, with a warning in the summary. A length field
+//!   that contradicts the record's own fields is an error naming the packet.
+//! * Packets that are not RoCEv2, too short to hold INT + BTH, without a timestamp (pcapng Simple
+//!   Packet Blocks) or data of a stream no ACK stream pairs with are counted and reported.
+//!
+//! The reader parses the file itself (no copy of a frame, no allocation per packet). A replay
+//! reads the capture once, pairing each ACK stream when it appears, and a second time only when
+//! the pairing of the whole capture differs from that or `--out`/`--plot` need the flows named
+//! first ([`replay_capture`]).
 
 use super::{Flow, Setup};
-use crate::replay::ReplayOpts;
-use crate::summary::Summary;
+use crate::opts::ReplayOpts;
+use crate::summary::{Agreement, Summary};
 use crate::trace::InputError;
-use pcap_parser::pcapng::Block;
-use pcap_parser::{PcapBlockOwned, PcapError, create_reader};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::net::IpAddr;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::Read;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 
 /// RoCEv2 UDP destination port.
@@ -42,51 +52,80 @@ pub const OPCODE_RC_ACK: u8 = 0x11;
 pub const OPCODE_RC_WRITE_ONLY: u8 = 0x0A;
 const BTH_BYTES: usize = 12;
 
-/// One RoCEv2 packet as the reader sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RocePacket {
+/// One RoCEv2 packet as the reader sees it; `int` borrows the reader's buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RocePacket<'a> {
     /// Capture time, ns.
     pub t_ns: u64,
-    /// Flow key.
-    pub flow: FlowKey,
+    /// IP source address.
+    pub src: IpAddr,
+    /// IP destination address.
+    pub dst: IpAddr,
+    /// UDP source port.
+    pub sport: u16,
+    /// BTH destination QP (24 bits): the receiving end's QPN.
+    pub qp: u32,
     /// BTH opcode.
     pub opcode: u8,
     /// BTH PSN (24 bits).
     pub psn: u32,
     /// The INT block (exactly `2 + 8·nhop` bytes).
-    pub int: Vec<u8>,
+    pub int: &'a [u8],
 }
 
-/// Destination QP and the unordered IP pair.
+impl RocePacket<'_> {
+    /// Whether this is an RC Acknowledge.
+    pub fn is_ack(&self) -> bool {
+        self.opcode == OPCODE_RC_ACK
+    }
+
+    /// The one-way stream this packet belongs to.
+    pub fn stream(&self) -> StreamKey {
+        StreamKey {
+            src: self.src,
+            dst: self.dst,
+            qp: self.qp,
+            ack: self.is_ack(),
+        }
+    }
+}
+
+/// A one-way stream: source and destination IP, the destination QPN the packets carry, and
+/// whether they are ACKs or data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FlowKey {
-    /// BTH destination QP (24 bits).
+pub struct StreamKey {
+    /// IP source address.
+    pub src: IpAddr,
+    /// IP destination address.
+    pub dst: IpAddr,
+    /// BTH destination QP.
     pub qp: u32,
-    /// Lower IP address of the pair.
-    pub a: IpAddr,
-    /// Higher IP address of the pair.
-    pub b: IpAddr,
+    /// ACKs (`true`) or data.
+    pub ack: bool,
 }
 
-/// Counts of what was ignored.
+/// Counts of what was not replayed, and where a cut capture ends.
 #[derive(Debug, Default, Clone)]
 pub struct Ignored {
+    /// Packet records read (every packet block or record, whatever it holds).
+    pub packets: u64,
     /// Not Ethernet/IP/UDP 4791.
     pub not_roce: u64,
     /// RoCEv2 but too short for INT + BTH.
     pub truncated: u64,
+    /// pcapng Simple Packet Blocks: no timestamp, so no place in time.
+    pub no_timestamp: u64,
     /// The capture ends inside a record (e.g. tcpdump was killed): the packets before it were
     /// replayed; this says where it was cut.
     pub cut: Option<String>,
 }
 
-/// The largest record the reader grows its buffer for (a jumbo frame is 9 KiB; pcapng blocks of
-/// many MiB are legal but absurd for RoCE).
+/// The largest record the reader accepts (a jumbo frame is 9 KiB; pcapng blocks of many MiB
+/// are legal but absurd for RoCE).
 pub const MAX_RECORD_BYTES: usize = 64 << 20;
 
 /// Ticks per second of a pcapng `if_tsresol` (bit 7 clear: 10^v, set: 2^(v & 0x7f));
-/// `None` if it does not fit a u64. (pcap-parser 0.17's `ts_resolution` returns `None` for every
-/// base-2 value.)
+/// `None` if it does not fit a u64.
 pub fn tsresol_ticks(v: u8) -> Option<u64> {
     if v & 0x80 == 0 {
         10u64.checked_pow(u32::from(v))
@@ -95,268 +134,1102 @@ pub fn tsresol_ticks(v: u8) -> Option<u64> {
     }
 }
 
-/// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when truncated.
+fn be16(b: &[u8], i: usize) -> Option<u16> {
+    Some(u16::from_be_bytes(b.get(i..i + 2)?.try_into().ok()?))
+}
+
+/// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when it is RoCEv2
+/// but too short for the INT block and the BTH. Frames cut by the capture's snap length still
+/// yield their headers.
 #[allow(clippy::result_unit_err)] // the only failure is "truncated", counted by the caller
-pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket>, ()> {
-    // Lax: frames cut by the capture's snap length still yield their headers.
-    let Ok(pkt) = etherparse::LaxSlicedPacket::from_ethernet(data) else {
+pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket<'_>>, ()> {
+    let Some(mut ethertype) = be16(data, 12) else {
         return Ok(None);
     };
-    let (src, dst) = match &pkt.net {
-        Some(etherparse::LaxNetSlice::Ipv4(v4)) => (
-            IpAddr::V4(v4.header().source_addr()),
-            IpAddr::V4(v4.header().destination_addr()),
-        ),
-        Some(etherparse::LaxNetSlice::Ipv6(v6)) => (
-            IpAddr::V6(v6.header().source_addr()),
-            IpAddr::V6(v6.header().destination_addr()),
-        ),
+    let mut l3 = 14;
+    // Up to two VLAN tags (802.1Q, 802.1ad).
+    for _ in 0..2 {
+        if ethertype == 0x8100 || ethertype == 0x88A8 {
+            let Some(t) = be16(data, l3 + 2) else {
+                return Ok(None);
+            };
+            ethertype = t;
+            l3 += 4;
+        }
+    }
+    let (src, dst, l4) = match ethertype {
+        0x0800 => {
+            let Some(ip) = data.get(l3..l3 + 20) else {
+                return Ok(None);
+            };
+            let ihl = usize::from(ip[0] & 0x0F) * 4;
+            let frag_offset = u16::from_be_bytes([ip[6], ip[7]]) & 0x1FFF;
+            if ip[0] >> 4 != 4 || ihl < 20 || ip[9] != 17 || frag_offset != 0 {
+                return Ok(None);
+            }
+            let s: [u8; 4] = [ip[12], ip[13], ip[14], ip[15]];
+            let d: [u8; 4] = [ip[16], ip[17], ip[18], ip[19]];
+            (
+                IpAddr::V4(Ipv4Addr::from(s)),
+                IpAddr::V4(Ipv4Addr::from(d)),
+                l3 + ihl,
+            )
+        }
+        0x86DD => {
+            let Some(ip) = data.get(l3..l3 + 40) else {
+                return Ok(None);
+            };
+            if ip[0] >> 4 != 6 {
+                return Ok(None);
+            }
+            let mut next = ip[6];
+            let mut at = l3 + 40;
+            // Hop-by-hop, routing and destination options headers; a fragment is not followed.
+            while matches!(next, 0 | 43 | 60) {
+                let Some(h) = data.get(at..at + 2) else {
+                    return Ok(None);
+                };
+                next = h[0];
+                at += (usize::from(h[1]) + 1) * 8;
+            }
+            if next != 17 {
+                return Ok(None);
+            }
+            let s: [u8; 16] = ip[8..24].try_into().map_err(|_| ())?;
+            let d: [u8; 16] = ip[24..40].try_into().map_err(|_| ())?;
+            (
+                IpAddr::V6(Ipv6Addr::from(s)),
+                IpAddr::V6(Ipv6Addr::from(d)),
+                at,
+            )
+        }
         _ => return Ok(None),
     };
-    let Some(etherparse::TransportSlice::Udp(udp)) = &pkt.transport else {
+    let (Some(sport), Some(dport)) = (be16(data, l4), be16(data, l4 + 2)) else {
         return Ok(None);
     };
-    if udp.destination_port() != ROCEV2_PORT {
+    if dport != ROCEV2_PORT {
         return Ok(None);
     }
-    let p = udp.payload();
+    let p = data.get(l4 + 8..).ok_or(())?;
     let nhop = usize::from(p.first().ok_or(())? >> 4);
     let int_len = 2 + 8 * nhop;
     let bth = p.get(int_len..int_len + BTH_BYTES).ok_or(())?;
-    let qp = u32::from_be_bytes([0, bth[5], bth[6], bth[7]]);
-    let psn = u32::from_be_bytes([0, bth[9], bth[10], bth[11]]);
-    let (a, b) = if src <= dst { (src, dst) } else { (dst, src) };
     Ok(Some(RocePacket {
         t_ns,
-        flow: FlowKey { qp, a, b },
+        src,
+        dst,
+        sport,
+        qp: u32::from_be_bytes([0, bth[5], bth[6], bth[7]]),
         opcode: bth[0],
-        psn,
-        int: p[..int_len].to_vec(),
+        psn: u32::from_be_bytes([0, bth[9], bth[10], bth[11]]),
+        int: &p[..int_len],
     }))
 }
 
-fn not_ethernet(path: &Path, link: i32) -> InputError {
+fn not_ethernet(path: &Path, link: u32) -> InputError {
     InputError::file(
         path,
         format!("link type {link} is not Ethernet (only Ethernet captures of RoCEv2 are read)"),
     )
 }
 
-fn idb_link(types: &[i32], if_id: u32) -> i32 {
-    types.get(if_id as usize).copied().unwrap_or(-1)
+/// The file, read in large chunks into one buffer that grows only for a record larger than it.
+struct Input {
+    file: File,
+    buf: Vec<u8>,
+    lo: usize,
+    hi: usize,
+    eof: bool,
 }
 
-/// A parser error in one short line: the kind of error, never the file's bytes (a corrupt
-/// block would otherwise print hundreds of kilobytes).
-fn short<I>(e: &PcapError<I>) -> String {
-    match e {
-        PcapError::NomError(_, k) | PcapError::OwnedNomError(_, k) => {
-            format!("the parser stopped ({k:?})")
+impl Input {
+    fn new(file: File) -> Input {
+        Input {
+            file,
+            buf: vec![0; 1 << 20],
+            lo: 0,
+            hi: 0,
+            eof: false,
         }
-        PcapError::HeaderNotRecognized => "not a pcap or pcapng header".into(),
-        PcapError::Eof => "end of file".into(),
-        PcapError::UnexpectedEof => "unexpected end of file".into(),
-        PcapError::BufferTooSmall => "a record larger than the read buffer".into(),
-        PcapError::ReadError => "read error".into(),
-        PcapError::Incomplete(n) => format!("incomplete read ({n} bytes missing)"),
+    }
+
+    /// The next `n` bytes, or fewer when the file ends first.
+    fn peek(&mut self, n: usize) -> std::io::Result<&[u8]> {
+        if self.hi - self.lo < n && !self.eof {
+            self.buf.copy_within(self.lo..self.hi, 0);
+            self.hi -= self.lo;
+            self.lo = 0;
+            if n > self.buf.len() {
+                self.buf.resize(n, 0);
+            }
+            while self.hi < n {
+                let k = self.file.read(&mut self.buf[self.hi..])?;
+                if k == 0 {
+                    self.eof = true;
+                    break;
+                }
+                self.hi += k;
+            }
+        }
+        let end = self.hi.min(self.lo + n);
+        Ok(&self.buf[self.lo..end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.lo = (self.lo + n).min(self.hi);
     }
 }
 
-/// The first four bytes of a pcapng file (its Section Header Block type).
-const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
-
-/// The length of the pcapng block at the start of `data` when it is a Process Information Block
-/// (type `0x80000001`, in either byte order) shorter than the 12 bytes every block has.
-/// pcap-parser 0.17 accepts such a block's length and then computes `length − 12`, which
-/// overflows (a panic where overflow checks are on, e.g. debug builds and the fuzzer): it is
-/// refused here before the parser sees it.
-fn short_process_information_block(data: &[u8]) -> Option<u32> {
-    let (ty, len) = (data.get(0..4)?, data.get(4..8)?);
-    let len = match ty {
-        [0x01, 0x00, 0x00, 0x80] => u32::from_le_bytes(len.try_into().ok()?),
-        [0x80, 0x00, 0x00, 0x01] => u32::from_be_bytes(len.try_into().ok()?),
-        _ => return None,
+/// A 32-bit field of a pcap record or pcapng block in the file's byte order.
+fn u32_at(b: &[u8], i: usize, be: bool) -> u32 {
+    let w: [u8; 4] = match b.get(i..i + 4) {
+        Some(s) => [s[0], s[1], s[2], s[3]],
+        None => [0; 4],
     };
-    (len < 12).then_some(len)
+    if be {
+        u32::from_be_bytes(w)
+    } else {
+        u32::from_le_bytes(w)
+    }
+}
+
+fn u16_at(b: &[u8], i: usize, be: bool) -> u16 {
+    let w: [u8; 2] = match b.get(i..i + 2) {
+        Some(s) => [s[0], s[1]],
+        None => [0; 2],
+    };
+    if be {
+        u16::from_be_bytes(w)
+    } else {
+        u16::from_le_bytes(w)
+    }
+}
+
+fn pad4(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
+fn block_name(ty: u32) -> String {
+    match ty {
+        0x0A0D_0D0A => "Section Header Block".into(),
+        1 => "Interface Description Block".into(),
+        2 => "Packet Block".into(),
+        3 => "Simple Packet Block".into(),
+        5 => "Interface Statistics Block".into(),
+        6 => "Enhanced Packet Block".into(),
+        0x8000_0001 => "Process Information Block".into(),
+        _ => format!("block of type 0x{ty:08x}"),
+    }
+}
+
+/// Where a pcapng packet block ends according to its own fields (captured length, then the
+/// options up to `opt_endofopt` and the trailing length that must equal the total), when the
+/// bytes `b` hold all of it: used to tell a corrupt length field from a capture cut short.
+fn natural_block_len(ty: u32, b: &[u8], be: bool) -> Option<usize> {
+    // A Simple Packet Block holds min(original length, snapshot length) bytes and no captured
+    // length: only its trailing length can be checked.
+    if !matches!(ty, 2 | 6) {
+        return None;
+    }
+    let mut o = 28 + pad4(u32_at(b, 20, be) as usize);
+    for _ in 0..64 {
+        if o + 4 > b.len() {
+            return None;
+        }
+        if u32_at(b, o, be) as usize == o + 4 {
+            return Some(o + 4);
+        }
+        let (code, len) = (u16_at(b, o, be), usize::from(u16_at(b, o + 2, be)));
+        o += 4 + if code == 0 { 0 } else { pad4(len) };
+        if code == 0 {
+            return (o + 4 <= b.len() && u32_at(b, o, be) as usize == o + 4).then_some(o + 4);
+        }
+    }
+    None
+}
+
+/// One pcapng interface: Ethernet or not, link type, ticks per second, `if_tsoffset` (s).
+#[derive(Clone, Copy)]
+struct Iface {
+    eth: bool,
+    link: u32,
+    ticks: u64,
+    offset_s: i64,
+}
+
+impl Iface {
+    fn ns(&self, ticks: u64) -> u64 {
+        let t: i128 = match self.ticks {
+            1_000_000_000 => i128::from(ticks),
+            1_000_000 => i128::from(ticks) * 1000,
+            r => (u128::from(ticks) * 1_000_000_000 / u128::from(r.max(1))) as i128,
+        } + i128::from(self.offset_s) * 1_000_000_000;
+        t.clamp(0, i128::from(u64::MAX)) as u64
+    }
+}
+
+/// The options of an Interface Description Block: `if_tsresol` (ticks per second) and
+/// `if_tsoffset` (seconds).
+fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
+    let (mut ticks, mut offset) = (1_000_000u64, 0i64);
+    let mut o = 0;
+    while o + 4 <= opts.len() {
+        let (code, len) = (u16_at(opts, o, be), usize::from(u16_at(opts, o + 2, be)));
+        if code == 0 {
+            break;
+        }
+        let v = opts
+            .get(o + 4..o + 4 + len)
+            .ok_or_else(|| format!("option {code} of {len} bytes runs past the block"))?;
+        match (code, v) {
+            (9, [r]) => {
+                ticks = tsresol_ticks(*r).ok_or_else(|| {
+                    format!("if_tsresol 0x{r:02x} is beyond 2^64 ticks per second")
+                })?;
+            }
+            (14, v) if v.len() == 8 => {
+                let w: [u8; 8] = v.try_into().map_err(|_| "if_tsoffset".to_string())?;
+                offset = if be {
+                    i64::from_be_bytes(w)
+                } else {
+                    i64::from_le_bytes(w)
+                };
+            }
+            _ => {}
+        }
+        o += 4 + pad4(len);
+    }
+    Ok((ticks, offset))
 }
 
 /// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
-/// Refused with a message that says where: a record whose captured length exceeds the
-/// snapshot or original length (a corrupt length field: "corrupt record at packet N"), a
-/// link type other than Ethernet ("link type 113 is not Ethernet"), a pcapng packet on an
-/// interface the capture never described.
+/// Refused with a message that says where: a record or block whose length field contradicts
+/// its own fields or the snapshot length ("corrupt record at packet N"), a link type other
+/// than Ethernet ("link type 113 is not Ethernet"), a pcapng packet on an interface the capture
+/// never described, a malformed block.
 pub fn read_capture(
     path: &Path,
-    mut f: impl FnMut(RocePacket) -> Result<(), InputError>,
+    mut f: impl FnMut(RocePacket<'_>) -> Result<(), InputError>,
 ) -> Result<Ignored, InputError> {
     let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
-    let mut rdr = create_reader(1 << 16, file).map_err(|e| {
-        InputError::file(
-            path,
-            format!("not a pcap or pcapng capture ({})", short(&e)),
-        )
-    })?;
+    let mut input = Input::new(file);
+    let io = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
+    let head = input.peek(4).map_err(io)?;
     let mut ignored = Ignored::default();
-    let mut legacy_ns = false;
-    let mut legacy_snaplen = 0u32;
-    // pcapng interfaces: (is Ethernet, ticks per second, if_tsoffset in seconds)
-    let mut ifaces: Vec<(bool, u64, i64)> = Vec::new();
-    let mut link_types: Vec<i32> = Vec::new();
-    let mut buf_size = 1usize << 16;
+    match head {
+        [0x0a, 0x0d, 0x0d, 0x0a] => read_pcapng(path, &mut input, &mut ignored, &mut f)?,
+        [0xd4, 0xc3, 0xb2, 0xa1]
+        | [0x4d, 0x3c, 0xb2, 0xa1]
+        | [0xa1, 0xb2, 0xc3, 0xd4]
+        | [0xa1, 0xb2, 0x3c, 0x4d] => read_pcap(path, &mut input, &mut ignored, &mut f)?,
+        _ => {
+            return Err(InputError::file(
+                path,
+                "not a pcap or pcapng capture (no pcap or pcapng magic number)",
+            ));
+        }
+    }
+    Ok(ignored)
+}
+
+fn cut_note(n: u64) -> String {
+    format!(
+        "capture ends inside the record after packet {n}; the {n} packets before it were replayed"
+    )
+}
+
+fn read_pcap(
+    path: &Path,
+    input: &mut Input,
+    ignored: &mut Ignored,
+    f: &mut impl FnMut(RocePacket<'_>) -> Result<(), InputError>,
+) -> Result<(), InputError> {
+    let io = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
+    let h = input.peek(24).map_err(io)?;
+    if h.len() < 24 {
+        return Err(InputError::file(
+            path,
+            "not a pcap or pcapng capture (the file ends inside the 24-byte pcap header)",
+        ));
+    }
+    let be = h[0] == 0xa1;
+    let ns = h[2] == 0x3c || h[1] == 0x3c;
+    let snaplen = u32_at(h, 16, be);
+    // The low 16 bits are the link type (the upper bits may describe an FCS).
+    let link = u32_at(h, 20, be) & 0xFFFF;
+    if link != 1 {
+        return Err(not_ethernet(path, link));
+    }
+    input.consume(24);
     let mut n = 0u64;
-    let pcapng = rdr.data().starts_with(&PCAPNG_MAGIC);
     loop {
-        if pcapng && let Some(len) = short_process_information_block(rdr.data()) {
+        let r = input.peek(16).map_err(io)?;
+        if r.is_empty() {
+            break;
+        }
+        if r.len() < 16 {
+            ignored.cut = Some(cut_note(n));
+            break;
+        }
+        let (sec, frac) = (u32_at(r, 0, be), u32_at(r, 4, be));
+        let (caplen, origlen) = (u32_at(r, 8, be), u32_at(r, 12, be));
+        // A captured length beyond the snapshot or the original length is corrupt: what
+        // follows would be read out of step. Checked before the record is read.
+        if (snaplen > 0 && caplen > snaplen) || caplen > origlen {
             return Err(InputError::file(
                 path,
                 format!(
-                    "malformed pcapng block after packet {n}: a Process Information Block of \
-                     {len} bytes (every block is at least 12)"
+                    "corrupt record at packet {}: captured length {caplen} exceeds the snapshot \
+                     length {snaplen} or the original length {origlen}",
+                    n + 1
                 ),
             ));
         }
-        match rdr.next() {
-            Ok((offset, block)) => {
-                let mut frame: Option<(u64, Vec<u8>)> = None;
-                match block {
-                    PcapBlockOwned::LegacyHeader(h) => {
-                        legacy_ns = h.is_nanosecond_precision();
-                        legacy_snaplen = h.snaplen;
-                        if h.network != pcap_parser::Linktype::ETHERNET {
-                            return Err(not_ethernet(path, h.network.0));
-                        }
-                    }
-                    PcapBlockOwned::Legacy(b) => {
-                        // A length field beyond the snapshot length or the original length is
-                        // corrupt: what follows would be read out of step.
-                        if (legacy_snaplen > 0 && b.caplen > legacy_snaplen) || b.caplen > b.origlen
-                        {
-                            return Err(InputError::file(
-                                path,
-                                format!(
-                                    "corrupt record at packet {}: captured length {} exceeds the \
-                                     snapshot length {} or the original length {}",
-                                    n + 1,
-                                    b.caplen,
-                                    legacy_snaplen,
-                                    b.origlen
-                                ),
-                            ));
-                        }
-                        let sub = if legacy_ns {
-                            u64::from(b.ts_usec)
-                        } else {
-                            u64::from(b.ts_usec) * 1000
-                        };
-                        let t = u64::from(b.ts_sec) * 1_000_000_000 + sub;
-                        frame = Some((t, b.data.to_vec()));
-                    }
-                    PcapBlockOwned::NG(Block::SectionHeader(_)) => {
-                        ifaces.clear();
-                        link_types.clear();
-                    }
-                    PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                        let Some(res) = tsresol_ticks(idb.if_tsresol) else {
-                            return Err(InputError::file(
-                                path,
-                                format!(
-                                    "interface {}: if_tsresol 0x{:02x} is beyond 2^64 ticks per second",
-                                    ifaces.len(),
-                                    idb.if_tsresol
-                                ),
-                            ));
-                        };
-                        ifaces.push((
-                            idb.linktype == pcap_parser::Linktype::ETHERNET,
-                            res,
-                            idb.if_tsoffset,
-                        ));
-                        link_types.push(idb.linktype.0);
-                    }
-                    PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let Some(&(eth, res, off)) = ifaces.get(epb.if_id as usize) else {
-                            return Err(InputError::file(
-                                path,
-                                format!(
-                                    "packet {} is on interface {}, which the capture never \
-                                     described ({} interface blocks)",
-                                    n + 1,
-                                    epb.if_id,
-                                    ifaces.len()
-                                ),
-                            ));
-                        };
-                        if !eth && !ifaces.iter().any(|i| i.0) {
-                            return Err(not_ethernet(path, idb_link(&link_types, epb.if_id)));
-                        }
-                        let ticks = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
-                        // if_tsoffset: seconds added to every timestamp (pcapng §4.2).
-                        let t = (ticks * 1_000_000_000 / u128::from(res.max(1))) as i128
-                            + i128::from(off) * 1_000_000_000;
-                        let t = t.clamp(0, i128::from(u64::MAX)) as u64;
-                        let data = epb.data.get(..epb.caplen as usize).unwrap_or(epb.data);
-                        if eth {
-                            frame = Some((t, data.to_vec()));
-                        } else {
-                            ignored.not_roce += 1;
-                        }
-                    }
-                    _ => {}
+        let caplen = caplen as usize;
+        if caplen > MAX_RECORD_BYTES {
+            return Err(InputError::file(
+                path,
+                format!(
+                    "record at packet {} is larger than {} MiB",
+                    n + 1,
+                    MAX_RECORD_BYTES >> 20
+                ),
+            ));
+        }
+        let rec = input.peek(16 + caplen).map_err(io)?;
+        if rec.len() < 16 + caplen {
+            ignored.cut = Some(cut_note(n));
+            break;
+        }
+        n += 1;
+        let sub = if ns {
+            u64::from(frac)
+        } else {
+            u64::from(frac) * 1000
+        };
+        let t = u64::from(sec) * 1_000_000_000 + sub;
+        match parse_frame(t, &rec[16..]) {
+            Ok(Some(p)) => f(p)?,
+            Ok(None) => ignored.not_roce += 1,
+            Err(()) => ignored.truncated += 1,
+        }
+        input.consume(16 + caplen);
+    }
+    ignored.packets = n;
+    Ok(())
+}
+
+fn read_pcapng(
+    path: &Path,
+    input: &mut Input,
+    ignored: &mut Ignored,
+    f: &mut impl FnMut(RocePacket<'_>) -> Result<(), InputError>,
+) -> Result<(), InputError> {
+    let io = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
+    let mut ifaces: Vec<Iface> = Vec::new();
+    let mut be = false;
+    let mut n = 0u64;
+    let malformed = |n: u64, what: String| {
+        InputError::file(
+            path,
+            format!("malformed pcapng block after packet {n}: {what}"),
+        )
+    };
+    loop {
+        let h = input.peek(12).map_err(io)?;
+        if h.is_empty() {
+            break;
+        }
+        if h.len() < 12 {
+            ignored.cut = Some(cut_note(n));
+            break;
+        }
+        let ty_bytes = [h[0], h[1], h[2], h[3]];
+        if ty_bytes == [0x0a, 0x0d, 0x0d, 0x0a] {
+            be = match [h[8], h[9], h[10], h[11]] {
+                [0x4d, 0x3c, 0x2b, 0x1a] => false,
+                [0x1a, 0x2b, 0x3c, 0x4d] => true,
+                m => {
+                    return Err(malformed(
+                        n,
+                        format!("a Section Header Block with byte-order magic {m:02x?}"),
+                    ));
                 }
-                rdr.consume(offset);
-                if let Some((t, data)) = frame {
-                    n += 1;
-                    match parse_frame(t, &data) {
+            };
+        }
+        let ty = u32_at(h, 0, be);
+        let len32 = u32_at(h, 4, be);
+        let len = len32 as usize;
+        if len < 12 {
+            return Err(malformed(
+                n,
+                format!(
+                    "a {} of {len} bytes (every block is at least 12)",
+                    block_name(ty)
+                ),
+            ));
+        }
+        if !len.is_multiple_of(4) {
+            return Err(malformed(
+                n,
+                format!("a {} of {len} bytes (not a multiple of 4)", block_name(ty)),
+            ));
+        }
+        let is_packet = matches!(ty, 2 | 3 | 6);
+        let at = move || {
+            if is_packet {
+                format!("packet {}", n + 1)
+            } else {
+                format!("the {} after packet {n}", block_name(ty))
+            }
+        };
+        let want = len.min(MAX_RECORD_BYTES + 64);
+        let b = input.peek(want).map_err(io)?;
+        if b.len() < len {
+            // The block's own fields may end it well before the file does: then its length
+            // field is corrupt (the rest would be read out of step), not the capture cut.
+            if let Some(nat) = natural_block_len(ty, b, be) {
+                return Err(InputError::file(
+                    path,
+                    format!(
+                        "corrupt record at {}: its length field says {len} bytes, its own \
+                         fields end it after {nat}",
+                        at()
+                    ),
+                ));
+            }
+            if len > MAX_RECORD_BYTES + 64 {
+                return Err(InputError::file(
+                    path,
+                    format!(
+                        "record at {} is larger than {} MiB",
+                        at(),
+                        MAX_RECORD_BYTES >> 20
+                    ),
+                ));
+            }
+            ignored.cut = Some(cut_note(n));
+            break;
+        }
+        let trailing = u32_at(b, len - 4, be);
+        if trailing != len32 {
+            let nat = natural_block_len(ty, b, be)
+                .map(|l| format!(", its own fields end it after {l}"))
+                .unwrap_or_default();
+            return Err(InputError::file(
+                path,
+                format!(
+                    "corrupt record at {}: its length field says {len} bytes, its trailing \
+                     copy {trailing}{nat}",
+                    at()
+                ),
+            ));
+        }
+        // Leading and trailing lengths can agree by chance when the length field points at
+        // a later block's length: a packet block's own fields must end it there too.
+        if let Some(nat) = natural_block_len(ty, b, be)
+            && nat != len
+        {
+            return Err(InputError::file(
+                path,
+                format!(
+                    "corrupt record at {}: its length field says {len} bytes, its own fields \
+                     end it after {nat}",
+                    at()
+                ),
+            ));
+        }
+        let body = &b[8..len - 4];
+        match ty {
+            0x0A0D_0D0A => ifaces.clear(),
+            1 => {
+                if body.len() < 8 {
+                    return Err(malformed(
+                        n,
+                        format!("an Interface Description Block of {len} bytes"),
+                    ));
+                }
+                let link = u32::from(u16_at(body, 0, be));
+                let (ticks, offset_s) = idb_options(&body[8..], be)
+                    .map_err(|e| malformed(n, format!("interface {}: {e}", ifaces.len())))?;
+                ifaces.push(Iface {
+                    eth: link == 1,
+                    link,
+                    ticks,
+                    offset_s,
+                });
+            }
+            2 | 6 => {
+                n += 1;
+                if body.len() < 20 {
+                    return Err(InputError::file(
+                        path,
+                        format!(
+                            "corrupt record at {}: a {} of {len} bytes",
+                            at(),
+                            block_name(ty)
+                        ),
+                    ));
+                }
+                let if_id = if ty == 6 {
+                    u32_at(body, 0, be)
+                } else {
+                    u32::from(u16_at(body, 0, be))
+                };
+                let Some(iface) = ifaces.get(if_id as usize) else {
+                    return Err(InputError::file(
+                        path,
+                        format!(
+                            "packet {n} is on interface {if_id}, which the capture never \
+                             described ({} interface blocks)",
+                            ifaces.len()
+                        ),
+                    ));
+                };
+                if !iface.eth {
+                    if !ifaces.iter().any(|i| i.eth) {
+                        return Err(not_ethernet(path, iface.link));
+                    }
+                    ignored.not_roce += 1;
+                } else {
+                    let caplen = u32_at(body, 12, be) as usize;
+                    let Some(data) = body.get(20..20 + caplen) else {
+                        return Err(InputError::file(
+                            path,
+                            format!(
+                                "corrupt record at {}: captured length {caplen} exceeds its \
+                                 block of {len} bytes",
+                                at()
+                            ),
+                        ));
+                    };
+                    let ticks =
+                        (u64::from(u32_at(body, 4, be)) << 32) | u64::from(u32_at(body, 8, be));
+                    match parse_frame(iface.ns(ticks), data) {
                         Ok(Some(p)) => f(p)?,
                         Ok(None) => ignored.not_roce += 1,
                         Err(()) => ignored.truncated += 1,
                     }
                 }
             }
-            Err(PcapError::Eof) => break,
-            Err(PcapError::UnexpectedEof) => {
-                // The last record is cut: keep what was read, say so.
-                ignored.cut = Some(format!(
-                    "capture ends inside the record after packet {n}; the {n} packets before it were replayed"
-                ));
-                break;
+            3 => {
+                n += 1;
+                ignored.no_timestamp += 1;
             }
-            Err(PcapError::BufferTooSmall) => {
-                // A record larger than the buffer: grow it (up to MAX_RECORD_BYTES) and retry.
-                if buf_size >= MAX_RECORD_BYTES {
-                    return Err(InputError::file(
-                        path,
-                        format!(
-                            "record after packet {n} is larger than {} MiB",
-                            MAX_RECORD_BYTES >> 20
-                        ),
-                    ));
-                }
-                buf_size = (buf_size * 2).min(MAX_RECORD_BYTES);
-                if !rdr.grow(buf_size) {
-                    return Err(InputError::file(
-                        path,
-                        format!("cannot grow the read buffer to {buf_size} bytes"),
-                    ));
-                }
-                rdr.refill().map_err(|e| {
-                    InputError::file(path, format!("cannot read after packet {n}: {}", short(&e)))
-                })?;
-            }
-            Err(PcapError::Incomplete(_)) => {
-                rdr.refill().map_err(|e| {
-                    InputError::file(path, format!("cannot read after packet {n}: {}", short(&e)))
-                })?;
-            }
-            Err(e) => {
-                return Err(InputError::file(
-                    path,
-                    format!("malformed capture after packet {n}: {}", short(&e)),
-                ));
-            }
+            _ => {}
+        }
+        input.consume(len);
+    }
+    ignored.packets = n;
+    Ok(())
+}
+
+/// A fast hasher for the stream map (FxHash's multiply-rotate; the keys are not adversarial
+/// in a way that matters: a capture crafted to collide only slows its own replay).
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
         }
     }
-    Ok(ignored)
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// The streams of a capture in order of their first packet, with a map from key to index and
+/// a cache of the last few streams seen (a flow's data and ACKs alternate, a few flows at a
+/// time are busy).
+#[derive(Default)]
+struct Streams {
+    list: Vec<StreamInfo>,
+    index: FastMap<StreamKey, usize>,
+    recent: [Option<(StreamKey, usize)>; 4],
+    next: usize,
+}
+
+/// What pass 1 learns about one stream.
+#[derive(Debug, Clone)]
+pub struct StreamInfo {
+    /// Its key.
+    pub key: StreamKey,
+    /// Its UDP source port, `None` when its packets use several.
+    pub sport: Option<u16>,
+    /// Packets in it.
+    pub packets: u64,
+}
+
+impl Streams {
+    fn find(&mut self, k: StreamKey) -> Option<usize> {
+        for (rk, i) in self.recent.iter().flatten() {
+            if *rk == k {
+                return Some(*i);
+            }
+        }
+        let i = *self.index.get(&k)?;
+        self.remember(k, i);
+        Some(i)
+    }
+
+    fn remember(&mut self, k: StreamKey, i: usize) {
+        self.recent[self.next] = Some((k, i));
+        self.next = (self.next + 1) % self.recent.len();
+    }
+
+    fn add(&mut self, p: &RocePacket<'_>) {
+        let k = p.stream();
+        let i = match self.find(k) {
+            Some(i) => i,
+            None => {
+                self.list.push(StreamInfo {
+                    key: k,
+                    sport: Some(p.sport),
+                    packets: 0,
+                });
+                let i = self.list.len() - 1;
+                self.index.insert(k, i);
+                self.remember(k, i);
+                i
+            }
+        };
+        let s = &mut self.list[i];
+        s.packets += 1;
+        if s.sport != Some(p.sport) {
+            s.sport = None;
+        }
+    }
+}
+
+/// The pairing of one ACK stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pairing {
+    /// The index of the data stream it acknowledges.
+    Data(usize),
+    /// No data stream can be paired with it: why.
+    Unpaired(String),
+}
+
+/// Pairs every ACK stream B→A with the data stream A→B it acknowledges: within one host pair,
+/// a single ACK stream and a single data stream pair; otherwise an ACK stream pairs with the
+/// only data stream of the same UDP source port, when that port is also unique among the ACK
+/// streams. Returns, per ACK stream (by index, in stream order), its pairing.
+pub fn pair_streams(streams: &[StreamInfo]) -> Vec<(usize, Pairing)> {
+    // Host pair (data source A, data destination B) → (data streams, ACK streams).
+    let mut by_pair: BTreeMap<(IpAddr, IpAddr), (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    for (i, s) in streams.iter().enumerate() {
+        let k = s.key;
+        if k.ack {
+            by_pair.entry((k.dst, k.src)).or_default().1.push(i);
+        } else {
+            by_pair.entry((k.src, k.dst)).or_default().0.push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for (data, acks) in by_pair.values() {
+        for &k in acks {
+            out.push((k, pair_in(streams, data, acks, k)));
+        }
+    }
+    out.sort_by_key(|(k, _)| *k);
+    out
+}
+
+/// [`pair_streams`] for ACK stream `k` alone.
+fn pair_now(streams: &[StreamInfo], k: usize) -> Pairing {
+    let key = streams[k].key;
+    let (mut data, mut acks) = (Vec::new(), Vec::new());
+    for (i, s) in streams.iter().enumerate() {
+        if s.key.ack && s.key.src == key.src && s.key.dst == key.dst {
+            acks.push(i);
+        } else if !s.key.ack && s.key.src == key.dst && s.key.dst == key.src {
+            data.push(i);
+        }
+    }
+    pair_in(streams, &data, &acks, k)
+}
+
+/// The pairing of ACK stream `k` among the data and ACK streams of its host pair.
+fn pair_in(streams: &[StreamInfo], data: &[usize], acks: &[usize], k: usize) -> Pairing {
+    let (a, b) = (streams[k].key.dst, streams[k].key.src);
+    if data.is_empty() {
+        Pairing::Unpaired(format!(
+            "no data packets from {a} to {b} in the capture: the sender's snd_nxt is unknown \
+             (was only one direction captured?)"
+        ))
+    } else if data.len() == 1 && acks.len() == 1 {
+        Pairing::Data(data[0])
+    } else {
+        let port = streams[k].sport;
+        let same = |v: &[usize]| {
+            v.iter()
+                .copied()
+                .filter(|&i| port.is_some() && streams[i].sport == port)
+                .collect::<Vec<_>>()
+        };
+        match (same(data).as_slice(), same(acks).len()) {
+            ([d], 1) => Pairing::Data(*d),
+            _ => Pairing::Unpaired(format!(
+                "cannot tell which of the {} data streams from {a} to {b} (QPs {}) these ACKs \
+                 acknowledge: {}",
+                data.len(),
+                data.iter()
+                    .map(|&i| streams[i].key.qp.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                match port {
+                    Some(p) => format!("none or several share their UDP source port {p}"),
+                    None => "their UDP source port varies".to_string(),
+                }
+            )),
+        }
+    }
+}
+
+/// `[v6]` for IPv6, plain for IPv4.
+fn host(ip: &IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+    }
+}
+
+/// A flow's name after `#`: the sender, its QPN (carried by the ACKs), the receiver and its
+/// QPN (carried by the data; `?` when no data stream is paired).
+fn flow_tag(ack: &StreamKey, data_qp: Option<u32>) -> String {
+    let dq = data_qp.map_or("?".to_string(), |q| q.to_string());
+    format!("qp{}@{}->qp{dq}@{}", ack.qp, host(&ack.dst), host(&ack.src))
+}
+
+/// The `--out`/`--plot` file of one flow of a multi-flow capture: the flow's QPs and endpoints
+/// (`out.csv` → `out-qp5@10.0.0.1-qp9@10.0.0.2.csv`), so flows never share a file.
+fn suffixed(p: &Path, tag: &str) -> PathBuf {
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
+    let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
+    let tag = tag.replace("->", "-").replace([':', '[', ']'], "_");
+    p.with_file_name(format!("{stem}-{tag}.{ext}"))
+}
+
+/// A flow being replayed: its name, its ACK stream and the data stream paired with it, the
+/// lockstep (none when no data stream pairs with it), its ACK-side PSN state and ACK count.
+struct FlowRun {
+    name: String,
+    ack_stream: usize,
+    data_stream: Option<usize>,
+    flow: Option<Flow>,
+    last_ack: PsnExtender,
+    acks: u64,
+}
+
+/// The per-stream state of a replay: data streams track the largest PSN sent
+/// ([`PsnExtender::on_data`]); ACK streams point at their flow.
+#[derive(Clone, Copy)]
+enum StreamState {
+    Data(PsnExtender),
+    Ack(usize),
+}
+
+/// One replay over the file: every data stream's PSNs are tracked, every ACK of a paired flow
+/// is replayed through its flow's lockstep; the streams, their state and the flows (started
+/// by [`Pass::start_flow`], before the pass or when an ACK stream first appears).
+struct Pass {
+    streams: Streams,
+    state: Vec<StreamState>,
+    runs: Vec<FlowRun>,
+    orphans: u64,
+}
+
+impl Pass {
+    fn new(streams: Streams) -> Pass {
+        let state = streams
+            .list
+            .iter()
+            .map(|s| {
+                if s.key.ack {
+                    StreamState::Ack(usize::MAX)
+                } else {
+                    StreamState::Data(PsnExtender::default())
+                }
+            })
+            .collect();
+        Pass {
+            streams,
+            state,
+            runs: Vec::new(),
+            orphans: 0,
+        }
+    }
+
+    /// The stream of `p`, registered (with its state) if new: `(index, new)`.
+    fn stream_of(&mut self, p: &RocePacket<'_>) -> (usize, bool) {
+        if let Some(i) = self.streams.find(p.stream()) {
+            self.streams.list[i].packets += 1;
+            if self.streams.list[i].sport != Some(p.sport) {
+                self.streams.list[i].sport = None;
+            }
+            return (i, false);
+        }
+        self.streams.add(p);
+        let i = self.streams.list.len() - 1;
+        self.state.push(if p.is_ack() {
+            StreamState::Ack(usize::MAX)
+        } else {
+            StreamState::Data(PsnExtender::default())
+        });
+        (i, true)
+    }
+
+    /// Starts the flow of ACK stream `k`.
+    fn start_flow(
+        &mut self,
+        k: usize,
+        pairing: Option<usize>,
+        make_flow: &mut impl FnMut(&str, &str) -> Result<Flow, InputError>,
+        file: &str,
+    ) -> Result<(), InputError> {
+        let ack = self.streams.list[k].key;
+        let data_qp = pairing.map(|d| self.streams.list[d].key.qp);
+        let tag = flow_tag(&ack, data_qp);
+        let name = format!("{file}#{tag}");
+        let flow = match pairing {
+            Some(_) => Some(make_flow(&name, &tag)?),
+            None => None,
+        };
+        self.state[k] = StreamState::Ack(self.runs.len());
+        self.runs.push(FlowRun {
+            name,
+            ack_stream: k,
+            data_stream: pairing,
+            flow,
+            last_ack: PsnExtender::default(),
+            acks: 0,
+        });
+        Ok(())
+    }
+
+    /// One packet of stream `i`.
+    fn packet(&mut self, i: usize, p: &RocePacket<'_>) -> Result<(), InputError> {
+        match self.state[i] {
+            StreamState::Data(ref mut ext) => ext.on_data(p.psn),
+            StreamState::Ack(f) => {
+                let Some(run) = self.runs.get_mut(f) else {
+                    return Ok(());
+                };
+                run.acks += 1;
+                if let (Some(flow), Some(d)) = (&mut run.flow, run.data_stream)
+                    && let StreamState::Data(data) = self.state[d]
+                {
+                    // The data stream's largest PSN sent, this ACK stream's last ACK.
+                    let mut ext = PsnExtender {
+                        max_sent: data.max_sent,
+                        last_ack: run.last_ack.last_ack,
+                    };
+                    let (ack_seq, snd_nxt) = ext.on_ack(p.psn);
+                    run.last_ack.last_ack = ext.last_ack;
+                    flow.event(None, p.t_ns, ack_seq, snd_nxt, p.int)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Data packets of streams no flow pairs with.
+    fn count_orphans(&mut self) {
+        let paired: std::collections::HashSet<usize> =
+            self.runs.iter().filter_map(|r| r.data_stream).collect();
+        self.orphans = self
+            .streams
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| !s.key.ack && !paired.contains(i))
+            .map(|(_, s)| s.packets)
+            .sum();
+    }
+}
+
+/// The errors of a capture that compares nothing at all: no ACK, or no data packet.
+fn check_streams(path: &Path, streams: &[StreamInfo], scan: &Ignored) -> Result<(), InputError> {
+    let with_cut = |mut msg: String| {
+        if let Some(cut) = &scan.cut {
+            msg.push_str(&format!(" ({cut})"));
+        }
+        InputError::file(path, msg)
+    };
+    if !streams.iter().any(|s| s.key.ack) {
+        return Err(with_cut(
+            "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture"
+                .into(),
+        ));
+    }
+    if !streams.iter().any(|s| !s.key.ack) {
+        return Err(with_cut(
+            "no RoCEv2 data packets (UDP port 4791, a BTH opcode other than 0x11) in this \
+             capture: the sender's snd_nxt is unknown for every ACK, nothing can be compared"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Replays every flow of a capture; one summary per flow (flows in order of their ACK
+/// stream's first packet). A flow none of whose ACKs could be compared (no data stream paired
+/// with it, or every INT block invalid) fails, named, with the reason; the other flows keep
+/// their verdicts.
+///
+/// Without `--out`/`--plot` the capture is read once: each ACK stream is paired when its first
+/// packet is seen, from the streams seen so far; when the pairing of the whole capture turns
+/// out different for any ACK stream, the flows are replayed again in a second pass with it.
+/// With `--out`/`--plot` (whose names depend on the number of flows), a first pass finds and
+/// pairs the streams and a second replays.
+pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+    let setup = Setup::from_params(&opts.params)?;
+    let file = path.display().to_string();
+    let mut no_outputs =
+        |name: &str, _: &str| Flow::new(name.into(), setup, &opts.params, opts.mode, None, None);
+    let streams = if opts.out.is_none() && opts.plot.is_none() {
+        // One pass, pairing as streams appear.
+        let mut pass = Pass::new(Streams::default());
+        let ignored = read_capture(path, |p| {
+            let (i, new) = pass.stream_of(&p);
+            if new && p.is_ack() {
+                let pairing = match pair_now(&pass.streams.list, i) {
+                    Pairing::Data(d) => Some(d),
+                    Pairing::Unpaired(_) => None,
+                };
+                pass.start_flow(i, pairing, &mut no_outputs, &file)?;
+            }
+            pass.packet(i, &p)
+        })?;
+        check_streams(path, &pass.streams.list, &ignored)?;
+        let final_pairs = pair_streams(&pass.streams.list);
+        let same = final_pairs.iter().zip(&pass.runs).all(|((k, p), run)| {
+            *k == run.ack_stream
+                && match p {
+                    Pairing::Data(d) => run.data_stream == Some(*d),
+                    Pairing::Unpaired(_) => run.data_stream.is_none(),
+                }
+        }) && final_pairs.len() == pass.runs.len();
+        if same {
+            pass.count_orphans();
+            return summaries(pass, &final_pairs, &ignored, opts);
+        }
+        pass.streams
+    } else {
+        let mut streams = Streams::default();
+        let scan = read_capture(path, |p| {
+            streams.add(&p);
+            Ok(())
+        })?;
+        check_streams(path, &streams.list, &scan)?;
+        streams
+    };
+    // The pairing of the whole capture, then one replay with it.
+    let pairs = pair_streams(&streams.list);
+    let single = pairs.len() == 1;
+    let mut with_outputs = |name: &str, tag: &str| {
+        let name_out = |o: &Option<PathBuf>| {
+            o.as_ref()
+                .map(|p| if single { p.clone() } else { suffixed(p, tag) })
+        };
+        Flow::new(
+            name.into(),
+            setup,
+            &opts.params,
+            opts.mode,
+            name_out(&opts.out),
+            name_out(&opts.plot),
+        )
+    };
+    let mut fresh = Streams::default();
+    for s in &streams.list {
+        fresh.list.push(StreamInfo {
+            packets: 0,
+            ..s.clone()
+        });
+        fresh.index.insert(s.key, fresh.list.len() - 1);
+    }
+    let mut pass = Pass::new(fresh);
+    for (k, p) in &pairs {
+        let d = match p {
+            Pairing::Data(d) => Some(*d),
+            Pairing::Unpaired(_) => None,
+        };
+        pass.start_flow(*k, d, &mut with_outputs, &file)?;
+    }
+    let ignored = read_capture(path, |p| {
+        let Some(i) = pass.streams.find(p.stream()) else {
+            // The first pass saw every stream; the file changed between the passes.
+            return Err(InputError::file(
+                path,
+                "the capture changed while it was read (a stream the first pass did not see)",
+            ));
+        };
+        pass.streams.list[i].packets += 1;
+        pass.packet(i, &p)
+    })?;
+    pass.count_orphans();
+    summaries(pass, &pairs, &ignored, opts)
+}
+
+/// The judged summary of every flow of a finished pass; `pairs` is the capture's pairing (the
+/// reasons of the unpaired flows).
+fn summaries(
+    pass: Pass,
+    pairs: &[(usize, Pairing)],
+    ignored: &Ignored,
+    opts: &ReplayOpts,
+) -> Result<Vec<Summary>, InputError> {
+    let ignored_line = format!(
+        "{} not RoCEv2, {} truncated, {} without a timestamp, {} data packets of flows without ACKs",
+        ignored.not_roce, ignored.truncated, ignored.no_timestamp, pass.orphans
+    );
+    let mut out = Vec::new();
+    for (run, (_, pairing)) in pass.runs.into_iter().zip(pairs) {
+        let (mut s, nothing) = match run.flow {
+            Some(flow) => flow.finish(opts)?,
+            None => {
+                let mut s =
+                    Summary::new(&super::INFO, run.name, opts.mode, Agreement::new("branch"));
+                s.detail("ACKs not replayed", run.acks);
+                (s, None)
+            }
+        };
+        s.detail("ignored packets", ignored_line.clone());
+        if let Some(cut) = &ignored.cut {
+            s.detail("warning", cut.clone());
+        }
+        s.judge(opts.tolerances(&super::INFO));
+        let reason = match pairing {
+            Pairing::Unpaired(why) => Some(why.clone()),
+            Pairing::Data(_) => nothing,
+        };
+        if let Some(why) = reason {
+            s.failures.push(why);
+            s.within_tolerance = false;
+        }
+        out.push(s);
+    }
+    Ok(out)
 }
 
 /// Extends one flow's 24-bit BTH PSNs to 32 bits by counting the wraps.
@@ -412,96 +1285,28 @@ impl PsnExtender {
     }
 }
 
-/// The `--out`/`--plot` file of one flow of a multi-flow capture: the flow's QP and endpoints
-/// before the extension (`out.csv` → `out-qp17-10.0.0.1-10.0.0.2.csv`), so flows that share a
-/// QP number between different hosts never share a file.
-fn suffixed(p: &Path, k: &FlowKey) -> PathBuf {
-    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
-    let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
-    let tag = format!("qp{}-{}-{}", k.qp, k.a, k.b).replace(':', "_");
-    p.with_file_name(format!("{stem}-{tag}.{ext}"))
-}
-
-/// Replays every flow of a capture; one summary per flow (flows in order of their first ACK).
-pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let setup = Setup::from_params(&opts.params)?;
-    // Pass 1: which flows have ACKs (decides the --out/--plot names).
-    // (A set beside the ordered list: a capture may hold thousands of flows.)
-    let mut order: Vec<FlowKey> = Vec::new();
-    let mut seen: std::collections::HashSet<FlowKey> = std::collections::HashSet::new();
-    let scan = read_capture(path, |p| {
-        if p.opcode == OPCODE_RC_ACK && seen.insert(p.flow) {
-            order.push(p.flow);
-        }
-        Ok(())
-    })?;
-    if order.is_empty() {
-        let mut msg = String::from(
-            "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture",
-        );
-        if let Some(cut) = &scan.cut {
-            msg.push_str(&format!(" ({cut})"));
-        }
-        return Err(InputError::file(path, msg));
-    }
-    let file = path.display().to_string();
-    let single = order.len() == 1;
-    let mut flows: HashMap<FlowKey, (Flow, PsnExtender)> = HashMap::new();
-    for k in &order {
-        let name_out = |o: &Option<PathBuf>| {
-            o.as_ref()
-                .map(|p| if single { p.clone() } else { suffixed(p, k) })
-        };
-        let name = format!("{file}#qp{}({}-{})", k.qp, k.a, k.b);
-        let flow = Flow::new(
-            name,
-            setup,
-            opts.mode,
-            name_out(&opts.out),
-            name_out(&opts.plot),
-        )?;
-        flows.insert(*k, (flow, PsnExtender::default()));
-    }
-    let ignored = read_capture(path, |p| {
-        let Some((flow, psns)) = flows.get_mut(&p.flow) else {
-            return Ok(()); // data of a flow without ACKs
-        };
-        if p.opcode == OPCODE_RC_ACK {
-            let (ack_seq, snd_nxt) = psns.on_ack(p.psn);
-            flow.event(None, p.t_ns, ack_seq, snd_nxt, &p.int)
-        } else {
-            psns.on_data(p.psn);
-            Ok(())
-        }
-    })?;
-    let mut out = Vec::new();
-    for k in &order {
-        if let Some((flow, _)) = flows.remove(k) {
-            let mut s = flow.finish(opts)?;
-            s.detail(
-                "ignored packets",
-                format!(
-                    "{} not RoCEv2, {} truncated",
-                    ignored.not_roce, ignored.truncated
-                ),
-            );
-            if let Some(cut) = &ignored.cut {
-                s.detail("warning", cut.clone());
-            }
-            s.judge(opts.tolerances(super::KIND));
-            out.push(s);
-        }
-    }
-    Ok(out)
-}
-
 // ---------------------------------------------------------------- writer (fixtures)
 
-/// Builds an Ethernet/IPv4/UDP(4791)/INT/BTH frame. `payload_len` bytes of zeros follow the BTH,
-/// then a 4-byte ICRC (zero).
+/// Builds an Ethernet/IPv4/UDP(4791)/INT/BTH frame from UDP source port 0xC000.
+/// `payload_len` bytes of zeros follow the BTH, then a 4-byte ICRC (zero).
 pub fn roce_frame(
     src: [u8; 4],
     dst: [u8; 4],
+    int: &[u8],
+    opcode: u8,
+    qp: u32,
+    psn: u32,
+    payload_len: usize,
+) -> Vec<u8> {
+    roce_frame_from(src, dst, 0xC000, int, opcode, qp, psn, payload_len)
+}
+
+/// [`roce_frame`] from UDP source port `sport`.
+#[allow(clippy::too_many_arguments)] // one per header field
+pub fn roce_frame_from(
+    src: [u8; 4],
+    dst: [u8; 4],
+    sport: u16,
     int: &[u8],
     opcode: u8,
     qp: u32,
@@ -531,7 +1336,7 @@ pub fn roce_frame(
     }
     ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
     f.extend_from_slice(&ip);
-    f.extend_from_slice(&0xC000u16.to_be_bytes()); // UDP source port (entropy)
+    f.extend_from_slice(&sport.to_be_bytes()); // UDP source port (entropy)
     f.extend_from_slice(&ROCEV2_PORT.to_be_bytes());
     f.extend_from_slice(&(udp_len as u16).to_be_bytes());
     f.extend_from_slice(&[0, 0]); // no UDP checksum (allowed over IPv4)
@@ -626,15 +1431,20 @@ pub fn write_pcapng_with(
     v
 }
 
-/// One flow of a generated capture: its endpoints, QP, first PSN and the generator's ACK rows
-/// (one data packet of `pkt_bytes` per `pkt_bytes` of `ack_seq`, counted from `seq0`).
+/// One flow of a generated capture: its endpoints, each end's QPN, the UDP source port, the
+/// first PSN and the generator's ACK rows (one data packet of `pkt_bytes` per `pkt_bytes` of
+/// `ack_seq`, counted from `seq0`).
 pub struct CaptureFlow {
     /// The data sender (the ACKs go back to it).
     pub src: [u8; 4],
     /// The receiver.
     pub dst: [u8; 4],
-    /// QP number (both ends).
-    pub qp: u32,
+    /// The receiver's QPN: the destination QP of the data packets.
+    pub data_qp: u32,
+    /// The sender's QPN: the destination QP of the ACKs.
+    pub ack_qp: u32,
+    /// UDP source port of both directions (as Linux derives it from the QPN pair).
+    pub sport: u16,
     /// PSN of the flow's first data packet (24 bits; a RoCE QP starts at any PSN).
     pub psn0: u32,
     /// Bytes per data packet in `rows` (the sender's `pkt_bytes`).
@@ -646,71 +1456,107 @@ pub struct CaptureFlow {
 }
 
 /// The frames of generated flows, in time order: data packets (opcode 0x0A, an INT block with
-/// `nhop = 0`, PSNs counting up from `psn0`, modulo 2^24) paced between consecutive ACKs up to
-/// each ACK's `snd_nxt`, and the ACKs (opcode 0x11, the full INT) whose PSN is that of the last
-/// packet they acknowledge (InfiniBand semantics). Timestamps start at 1.7e18 ns (2023).
+/// `nhop = 0`, PSNs counting up from `psn0`, modulo 2^24) paced strictly after the previous ACK
+/// and up to each ACK, up to its `snd_nxt` (a partial packet counts as one), and the ACKs
+/// (opcode 0x11, the full INT) whose PSN is that of the last packet they acknowledge
+/// (InfiniBand semantics). Within a flow the frames keep the order they are made in (equal
+/// timestamps included), so every ACK sees exactly the packets sent before it. Timestamps start
+/// at 1.7e18 ns (2023).
 pub fn frames_of(flows: &[CaptureFlow]) -> Vec<(u64, Vec<u8>)> {
-    let mut frames: Vec<(u64, u32, Vec<u8>)> = Vec::new(); // (t, tiebreak, frame)
-    for fl in flows {
+    // (t, flow, order within the flow, frame)
+    let mut frames: Vec<(u64, usize, usize, Vec<u8>)> = Vec::new();
+    for (fi, fl) in flows.iter().enumerate() {
         let mut sent: u64 = 0; // packets sent so far
         let mut prev_t = 0u64;
+        let mut k = 0usize;
         for r in &fl.rows {
-            // Data packets paced between the previous ACK and this one, up to snd_nxt.
-            let want = (r.snd_nxt - fl.seq0) / fl.pkt_bytes;
+            // Data packets sent after the previous ACK and before this one, up to snd_nxt.
+            let want = r
+                .snd_nxt
+                .saturating_sub(fl.seq0)
+                .div_ceil(fl.pkt_bytes.max(1));
             let n = want.saturating_sub(sent);
+            let span = r.t_ns.saturating_sub(prev_t);
             for i in 0..n {
-                let t = prev_t + (r.t_ns - prev_t) * i / n.max(1);
+                let t = prev_t + span * (i + 1) / (n + 1);
                 let psn = (u64::from(fl.psn0) + sent) as u32 & 0xFF_FFFF;
-                let f = roce_frame(
+                let f = roce_frame_from(
                     fl.src,
                     fl.dst,
+                    fl.sport,
                     &[0x00, 0x00],
                     OPCODE_RC_WRITE_ONLY,
-                    fl.qp,
+                    fl.data_qp,
                     psn,
                     1024,
                 );
-                frames.push((t, fl.qp, f));
+                frames.push((t, fi, k, f));
+                k += 1;
                 sent += 1;
             }
-            // The last packet acknowledged (ack_seq counts whole packets from seq0).
-            let acked = (r.ack_seq - fl.seq0) / fl.pkt_bytes;
+            // The last packet acknowledged (a partial packet counts once it is acked whole).
+            let acked = r
+                .ack_seq
+                .saturating_sub(fl.seq0)
+                .div_ceil(fl.pkt_bytes.max(1));
             let psn = (u64::from(fl.psn0) + acked).wrapping_sub(1) as u32 & 0xFF_FFFF;
             frames.push((
                 r.t_ns,
-                fl.qp + 1000,
-                roce_frame(fl.dst, fl.src, &r.int, OPCODE_RC_ACK, fl.qp, psn, 0),
+                fi,
+                k,
+                roce_frame_from(
+                    fl.dst,
+                    fl.src,
+                    fl.sport,
+                    &r.int,
+                    OPCODE_RC_ACK,
+                    fl.ack_qp,
+                    psn,
+                    0,
+                ),
             ));
+            k += 1;
             prev_t = r.t_ns;
         }
     }
-    frames.sort_by_key(|(t, tie, _)| (*t, *tie));
+    frames.sort_by_key(|(t, fi, k, _)| (*t, *fi, *k));
     frames
         .into_iter()
-        .map(|(t, _, f)| (t + 1_700_000_000_000_000_000, f))
+        .map(|(t, _, _, f)| (t + 1_700_000_000_000_000_000, f))
         .collect()
 }
 
-/// The frames of the shipped capture: two flows (QP 17 from 10.0.0.1, QP 34 from 10.0.0.3, both
-/// to 10.0.0.2) over two 1-hop/2-hop paths, 400 ACKs each, with the data packets they pace out.
-/// PSNs start at 0.
-pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
-    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-    use super::reference::RefParams;
-    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
+/// A capture fixture's flow: `acks` ACKs of 1000-byte packets over one path of `hops`, its INT
+/// timestamps starting at `seed · ts_step_ns`, the paper's parameters, no duplicates, no bad INT.
+fn one_path(
+    seed: u64,
+    acks: usize,
+    ts_step_ns: u64,
+    id: u16,
+    hops: Vec<super::generate::HopSpec>,
+) -> super::generate::Scenario {
+    super::generate::Scenario {
         seed,
-        acks: 400,
-        params: RefParams::default(),
+        acks,
+        params: super::reference::RefParams::default(),
         pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id, hops })],
-        ts0: 1_000_000 * seed,
+        paths: vec![(0, super::generate::PathSpec { id, hops })],
+        ts0: ts_step_ns * seed,
         tx0: 0.0,
         dup_every: 0,
         bad_every: 0,
         seq0: 0,
         ties: None,
         queue_noise_bytes: 0.0,
-    };
+    }
+}
+
+/// The frames of the shipped capture: two flows (from 10.0.0.1 QP 17 to 10.0.0.2 QP 721, from
+/// 10.0.0.3 QP 34 to 10.0.0.2 QP 738) over two 1-hop/2-hop paths, 400 ACKs each, with the data
+/// packets they pace out. PSNs start at 0.
+pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
+    use super::generate::{HopSpec, Load, Scenario, simulate};
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| one_path(seed, 400, 1_000_000, id, hops);
     let burst = Load {
         points: vec![
             (0.0, 0.2),
@@ -724,7 +1570,9 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
     let flow = |src: [u8; 4], qp: u32, sc: Scenario| CaptureFlow {
         src,
         dst: [10, 0, 0, 2],
-        qp,
+        data_qp: 0x2C0 + qp,
+        ack_qp: qp,
+        sport: 0xC000 + qp as u16,
         psn0: 0,
         pkt_bytes: 1000,
         seq0: 0,
@@ -769,30 +1617,22 @@ pub fn capture_frames() -> Vec<(u64, Vec<u8>)> {
 
 /// The frames of the PSN-wrap capture: two long flows whose 24-bit PSNs wrap (first PSN
 /// `2^24 − 1 600` and `2^24 − 200`), 3 000 ACKs each, so that ACKs before and after the wrap
-/// (and ACKs in flight across it) are replayed. QP 0x51 from 10.0.1.1 to 10.0.2.1 over 100G ToR
-/// up, 400G spine, 100G ToR down (incast bursts on the last port); QP 0x52 from 10.0.1.2 to
-/// 10.0.2.1 over a 400G spine port and a 25G ToR down port (a slower receiver).
+/// (and ACKs in flight across it) are replayed. From 10.0.1.1 QP 0x51 to 10.0.2.1 QP 0x151 over
+/// 100G ToR up, 400G spine, 100G ToR down (incast bursts on the last port); from 10.0.1.2 QP
+/// 0x52 to 10.0.2.1 QP 0x152 over a 400G spine port and a 25G ToR down port (a slower
+/// receiver).
 pub fn psn_wrap_frames() -> Vec<(u64, Vec<u8>)> {
     psn_wrap_frames_with([(1 << 24) - 1_600, (1 << 24) - 200])
 }
 
 /// [`psn_wrap_frames`] with chosen first PSNs (e.g. `[0, 0]`: the same traffic, no wrap).
 pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
-    use super::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-    use super::reference::RefParams;
+    use super::generate::{HopSpec, Load, Scenario, simulate};
     let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| Scenario {
-        seed,
-        acks: 3_000,
-        params: RefParams::default(),
-        pkt_bytes: 1000.0,
-        paths: vec![(0, PathSpec { id, hops })],
         ts0: 5_000_000 + 1_000 * seed,
         tx0: 3_000_000.0 * seed as f64,
-        dup_every: 0,
-        bad_every: 0,
-        seq0: 0,
-        ties: None,
         queue_noise_bytes: 8_000.0,
+        ..one_path(seed, 3_000, 0, id, hops)
     };
     let incast = Load {
         points: vec![
@@ -808,7 +1648,9 @@ pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
     let flow = |src: [u8; 4], qp: u32, psn0: u32, sc: Scenario| CaptureFlow {
         src,
         dst: [10, 0, 2, 1],
-        qp,
+        data_qp: 0x100 + qp,
+        ack_qp: qp,
+        sport: 0xC000 + qp as u16,
         psn0,
         pkt_bytes: 1000,
         seq0: 0,
@@ -841,6 +1683,72 @@ pub fn psn_wrap_frames_with(psn0: [u32; 2]) -> Vec<(u64, Vec<u8>)> {
                     hop(2, Load::constant(0.3), 1.0),
                 ],
             ),
+        ),
+    ])
+}
+
+/// The frames of `roce_pairs.pcapng`: RoCE conversations as NICs write them, each end with its
+/// own QPN, 600 ACKs per flow. From 10.0.3.1 two connections to 10.0.3.2 (QP 0x0A1 → 0x1B1 and
+/// QP 0x0A2 → 0x1B2, told apart by their UDP source ports), and traffic back on the first one
+/// (10.0.3.2 QP 0x1B1 → 10.0.3.1 QP 0x0A1: both directions of one QP pair, two flows); over
+/// 100G, 400G + 100G and 200G paths with bursts.
+pub fn roce_pairs_frames() -> Vec<(u64, Vec<u8>)> {
+    use super::generate::{HopSpec, Load, Scenario, simulate};
+    let mk = |seed: u64, id: u16, hops: Vec<HopSpec>| one_path(seed, 600, 2_000_000, id, hops);
+    let burst = Load {
+        points: vec![
+            (0.0, 0.1),
+            (8_000.0, 0.1),
+            (8_001.0, 1.6),
+            (11_000.0, 1.6),
+            (11_001.0, 0.1),
+        ],
+        period_ns: 30_000.0,
+    };
+    let hop = |code, load, copies| HopSpec { code, load, copies };
+    let (a, b) = ([10, 0, 3, 1], [10, 0, 3, 2]);
+    let flow = |src, dst, ack_qp, data_qp, sport, psn0, sc: Scenario| CaptureFlow {
+        src,
+        dst,
+        data_qp,
+        ack_qp,
+        sport,
+        psn0,
+        pkt_bytes: 1000,
+        seq0: 0,
+        rows: simulate(&sc),
+    };
+    frames_of(&[
+        flow(
+            a,
+            b,
+            0x0A1,
+            0x1B1,
+            0xD0A1,
+            100,
+            mk(31, 0x3A1, vec![hop(5, burst.clone(), 1.0)]),
+        ),
+        flow(
+            a,
+            b,
+            0x0A2,
+            0x1B2,
+            0xD0A2,
+            7_000,
+            mk(
+                32,
+                0x3A2,
+                vec![hop(7, Load::constant(0.2), 1.0), hop(5, burst.clone(), 1.0)],
+            ),
+        ),
+        flow(
+            b,
+            a,
+            0x1B1,
+            0x0A1,
+            0xD0A1,
+            0xFF_FF00,
+            mk(33, 0x3A3, vec![hop(6, burst, 1.0)]),
         ),
     ])
 }

@@ -5,10 +5,11 @@ use super::Row;
 use super::params::Setup;
 use super::reference::Reference;
 use crate::driver::{Lockstep, Recorder};
-use crate::kinds::Kind;
+use crate::kind::Kind;
+use crate::opts::{Mode, ReplayOpts};
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::{Mode, ReplayOpts};
 use crate::summary::{Counts, Summary, rel_err};
+use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
 use std::path::{Path, PathBuf};
@@ -55,6 +56,8 @@ pub struct Replay {
     branches: Counts,
     /// The current row's INT block, decoded (reused from row to row).
     int: Vec<u8>,
+    /// ACKs of data not yet sent (`ack_seq` ahead of `snd_nxt`, wrap-aware).
+    acks_ahead: u64,
 }
 
 impl Replay {
@@ -78,8 +81,21 @@ impl Replay {
             .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
         let bf = up.branch.name();
         rec.agreement.add(br == bf, at);
-        if br == "bad" && bf == "bad" {
+        // `bad` (malformed INT) and `skip` (no hop advanced: a duplicate INT) leave the state as
+        // it was on both sides; `init` and `resync` only store the INT. Only `ai` and `md` move
+        // the window by Algorithm 1.
+        if (br == "bad" && bf == "bad") || (br == "skip" && bf == "skip") {
             rec.skipped += 1;
+        }
+        // An ACK of data not yet sent (ahead of snd_nxt on the 32-bit wrapping sequence space)
+        // cannot come from a real flow: both sides still take it, as firmware would, but it is
+        // counted apart and not as a meaningful step.
+        let ahead = (ack_seq.wrapping_sub(snd_nxt) as i32) > 0;
+        if ahead {
+            self.acks_ahead += 1;
+            rec.implausible("ACKs ahead of snd_nxt");
+        } else if matches!(br, "ai" | "md") {
+            rec.meaningful += 1;
         }
         self.branches.add(br);
         let w_ref = self.reference.w;
@@ -113,12 +129,9 @@ impl Replay {
 
 impl Lockstep for Replay {
     const KIND: Kind = super::KIND;
-    const AGREEMENT: &'static str = "branch";
-    const HEADER: &'static str = super::HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;
     // Window (ref, fixed), U (ref, fixed), window relative error.
     const PLOT_SERIES: usize = 5;
-    const HAS_REL_ERR: bool = true;
     type Setup = Setup;
     type Row = Row;
 
@@ -136,6 +149,7 @@ impl Lockstep for Replay {
             u_ref_max: 0.0,
             branches: Counts::default(),
             int: Vec::new(),
+            acks_ahead: 0,
         }
     }
 
@@ -164,6 +178,9 @@ impl Lockstep for Replay {
         s.detail("branches (ref)", counts);
         s.detail("U max abs. error", self.u_err_max);
         s.detail("U max (ref)", self.u_ref_max);
+        if self.acks_ahead > 0 {
+            s.detail("ACKs ahead of snd_nxt", self.acks_ahead);
+        }
     }
 
     fn panels(env: &Envelope, div: f64) -> Vec<Panel> {
@@ -188,29 +205,35 @@ pub struct Flow {
     name: String,
     ls: Replay,
     rec: Recorder,
+    in_force: Vec<InForce>,
 }
 
 impl Flow {
-    /// A new flow; `out`/`plot` are the files to write.
+    /// A new flow run with `setup`, built from the parameters `given` (listed with their origins
+    /// in the report); `out`/`plot` are the files to write.
     pub fn new(
         name: String,
         setup: Setup,
+        given: &[Param],
         mode: Mode,
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
     ) -> Result<Flow, InputError> {
+        let in_force = in_force(&setup, Some(&Setup::default()), given);
         let rec = Recorder::with_outputs(
             out,
             plot,
             Path::new(""),
-            Replay::AGREEMENT,
+            super::INFO.agreement,
             OUT_HEADER,
             Replay::PLOT_SERIES,
+            &in_force,
         )?;
         Ok(Flow {
             name,
             ls: Replay::new(&setup, mode),
             rec,
+            in_force,
         })
     }
 
@@ -232,16 +255,23 @@ impl Flow {
         self.rec.events
     }
 
-    /// Finishes: writes `--out` and `--plot`, and judges the summary.
-    pub fn finish(self, opts: &ReplayOpts) -> Result<Summary, InputError> {
+    /// Finishes: judges the summary and writes `--out` and `--plot`; a flow with nothing
+    /// meaningful compared is returned with the reason instead (its outputs not written), so
+    /// that a capture fails that flow by name and keeps the others' verdicts.
+    pub fn finish(self, opts: &ReplayOpts) -> Result<(Summary, Option<String>), InputError> {
         let short = self
             .name
             .rsplit('/')
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec
-            .finish(self.ls, self.name, &format!("HPCC: {short}"), opts)
+        self.rec.finish_checked(
+            self.ls,
+            self.name,
+            &format!("HPCC: {short}"),
+            opts,
+            self.in_force,
+        )
     }
 }
 

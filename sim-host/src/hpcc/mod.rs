@@ -20,34 +20,34 @@ pub use cc_trace::hpcc::{HEADER, INFO, Row, hex_bytes, params};
 pub use lockstep::{Flow, Replay, quantise};
 pub use params::Setup;
 
-use crate::fixtures::FixtureFile;
-use crate::replay::ReplayOpts;
+use crate::kind::FixtureFile;
+use crate::opts::ReplayOpts;
 use crate::summary::Summary;
 use crate::trace::InputError;
 use std::path::Path;
 
 /// hpcc in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// hpcc as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// hpcc as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
 /// captures.
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    if crate::replay::is_capture(path) {
+    if crate::trace::is_capture(path) {
         capture::replay_capture(path, opts)
     } else {
         crate::driver::replay_csv::<Replay>(path, opts)
     }
 }
 
-/// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng) and a
-/// capture whose PSNs wrap (pcapng).
+/// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng), a capture
+/// of RoCE conversations with each end's own QPN and a capture whose PSNs wrap (pcapng).
 pub fn fixtures() -> Vec<FixtureFile> {
     let mut v: Vec<FixtureFile> = generate::scenarios()
         .into_iter()
@@ -64,6 +64,10 @@ pub fn fixtures() -> Vec<FixtureFile> {
     v.push(FixtureFile {
         name: "capture.pcapng".into(),
         bytes: capture::write_pcapng(&frames, 128),
+    });
+    v.push(FixtureFile {
+        name: "roce_pairs.pcapng".into(),
+        bytes: capture::write_pcapng(&capture::roce_pairs_frames(), 128),
     });
     v.push(FixtureFile {
         name: "psn_wrap.pcapng".into(),

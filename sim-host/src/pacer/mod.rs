@@ -32,10 +32,10 @@ pub use lockstep::{FixedSegment, Lockstep};
 pub use params::{Setup, setup};
 
 use crate::driver::Recorder;
-use crate::fixtures::FixtureFile;
-use crate::kinds::Kind;
+use crate::kind::FixtureFile;
+use crate::kind::Kind;
+use crate::opts::ReplayOpts;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::ReplayOpts;
 use crate::summary::{At, Summary};
 use crate::trace::{InputError, Param};
 use cc_pacer::Pacer;
@@ -59,14 +59,14 @@ struct FlowTally {
 }
 
 /// pacer in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// pacer as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// pacer as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -147,15 +147,12 @@ impl Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "order";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str =
         "segment,t_ns,flow_ref,bytes_ref,t_send_ref_ns,flow_fixed,bytes_fixed,t_send_fixed_ns";
     // Bytes sent (reference, fixed) and the send-time difference.
     const PLOT_SERIES: usize = 3;
     // The pacer's fidelity is the order (identical) and the send times (bounded): no relative
     // error.
-    const HAS_REL_ERR: bool = false;
     type Setup = Setup;
     type Row = Row;
 
@@ -163,7 +160,7 @@ impl crate::driver::Lockstep for Replay {
         setup(trace, params)
     }
 
-    fn new(su: &Setup, _mode: crate::replay::Mode) -> Self {
+    fn new(su: &Setup, _mode: crate::opts::Mode) -> Self {
         Self {
             hybrid: su.hybrid,
             ls: Lockstep::new(su.clone()),

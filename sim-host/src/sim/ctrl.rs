@@ -178,49 +178,28 @@ impl Setup {
 
     /// The `# set` lines of a recorded trace: every key with the value in force.
     pub fn set_lines(&self) -> Vec<String> {
+        self.values()
+            .into_iter()
+            .map(|(k, v, _)| format!("{k}={v}"))
+            .collect()
+    }
+
+    /// The parameters the controllers run with, `(key, value, what a default follows)`, as
+    /// `replay` lists them (`cc_trace::kinds::Values` of the same setups).
+    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+        use crate::trace::kinds::Values as _;
         match self {
-            Setup::Timely { cfg, .. } => {
-                let p = cfg.params();
-                let r = |x: timely_cc::Ratio| format!("{}/{}", x.num, x.den);
-                vec![
-                    format!("line_rate_bps={}", p.line_rate_bps),
-                    format!("min_rate_bps={}", p.min_rate_bps),
-                    format!("max_rate_bps={}", p.max_rate_bps),
-                    format!("init_rate_bps={}", p.init_rate_bps),
-                    format!("t_low_ns={}", p.t_low_ns),
-                    format!("t_high_ns={}", p.t_high_ns),
-                    format!("min_rtt_ns={}", p.min_rtt_ns),
-                    format!("alpha={}", r(p.alpha)),
-                    format!("beta={}", r(p.beta)),
-                    format!("delta_bps={}", p.delta_bps),
-                    format!("hai_n={}", p.hai_n),
-                    format!("hai_after={}", p.hai_after),
-                    format!("app_limited={}", p.app_limited.map_or("off".to_string(), r)),
-                    format!("per_completion_scaling={}", p.per_completion_scaling),
-                ]
+            Setup::Timely { cfg, rp } => crate::timely::params::Both {
+                cfg: *cfg,
+                reference: *rp,
             }
-            Setup::Hpcc { cfg, .. } => {
-                let p = cfg.params();
-                vec![
-                    format!("nic_rate_bps={}", p.nic_rate_bps),
-                    format!("base_rtt_ns={}", p.base_rtt_ns),
-                    format!("eta={}/{}", p.eta.num, p.eta.den),
-                    format!("max_stage={}", p.max_stage),
-                    format!("w_ai_bytes={}", p.w_ai_bytes),
-                    format!("min_rate_bps={}", p.min_rate_bps),
-                ]
+            .values(),
+            Setup::Hpcc { cfg, rp } => crate::hpcc::Setup {
+                cfg: *cfg,
+                refp: *rp,
             }
-            Setup::Cats(w) => {
-                let p = &w.su.params;
-                let mut v = vec![
-                    format!("mss_bytes={}", w.su.cfg.mss_bytes()),
-                    format!("snd_buf_bytes={}", w.su.snd_buf_bytes),
-                ];
-                v.extend((0..4).map(|i| format!("h{i}={}", p.high[i])));
-                v.extend((0..4).map(|i| format!("l{i}={}", p.low[i])));
-                v.extend((0..5).map(|i| format!("m{i}={}", p.mult[i])));
-                v
-            }
+            .values(),
+            Setup::Cats(w) => w.su.values(),
         }
     }
 }
@@ -325,4 +304,120 @@ impl Ctrl {
             _ => "none",
         }
     }
+}
+
+/// One algorithm parameter in force in a run, and where its value came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParamInForce {
+    /// The key (a `replay --set` key).
+    pub key: String,
+    /// The value the controllers run with.
+    pub value: String,
+    /// `default` (TIMELY's `max_rate_bps` and `init_rate_bps`: `default: line_rate_bps`,
+    /// `default: max_rate_bps`), `scenario FILE [params]`, `scenario FILE
+    /// topology.host_rate_bps` (the NIC rate), `page FILE line N` (a CATS page's `# set` line)
+    /// or `--set`.
+    pub origin: String,
+}
+
+/// Where `p` came from, for [`ParamInForce::origin`].
+fn origin(l: &Loaded, p: &Param) -> String {
+    if p.source == std::path::Path::new("--set") {
+        "--set".into()
+    } else if p.source == l.file {
+        format!("scenario {} [params]", l.file.display())
+    } else {
+        match p.line {
+            Some(n) => format!("page {} line {n}", p.source.display()),
+            None => format!("page {}", p.source.display()),
+        }
+    }
+}
+
+/// Every parameter in force for `setup` (built from `l` and `extra` by [`Setup::build`]): its
+/// value and its origin (the last setting of the key wins, as in the build). A FIFO sender's
+/// list leaves out the conductor's keys, which it does not apply.
+pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce> {
+    let rate_key = match l.sc.algorithm {
+        Algorithm::Timely => Some("line_rate_bps"),
+        Algorithm::Hpcc => Some("nic_rate_bps"),
+        Algorithm::Cats => None,
+    };
+    let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
+    let given: Vec<(&Param, String)> = page
+        .iter()
+        .chain(&l.params)
+        .chain(extra)
+        .map(|p| (p, origin(l, p)))
+        .collect();
+    setup
+        .values()
+        .into_iter()
+        .filter(|(key, _, _)| applies(l, key))
+        .map(|(key, value, follows)| {
+            let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
+                Some((_, o)) => o.clone(),
+                None if Some(key.as_str()) == rate_key => {
+                    format!("scenario {} topology.host_rate_bps", l.file.display())
+                }
+                // A default tied to another key (TIMELY's max and init rates).
+                None => match follows {
+                    Some(k) => format!("default: {k}"),
+                    None => "default".into(),
+                },
+            };
+            ParamInForce { key, value, origin }
+        })
+        .collect()
+}
+
+/// The CATS conductor's own keys (`h0`…`h3`, `l0`…`l3`, `m0`…`m4`): a FIFO sender has no
+/// conductor and applies only `mss_bytes` and `snd_buf_bytes`.
+fn conductor_key(k: &str) -> bool {
+    let b = k.as_bytes();
+    b.len() == 2 && matches!(b[0], b'h' | b'l' | b'm') && b[1].is_ascii_digit()
+}
+
+/// Whether the run applies `key` (every key of the algorithm, except the conductor's under
+/// `scheduler = "fifo"`).
+fn applies(l: &Loaded, key: &str) -> bool {
+    let fifo =
+        l.sc.web
+            .as_ref()
+            .is_some_and(|w| w.scheduler == Scheduler::Fifo);
+    !(fifo && conductor_key(key))
+}
+
+/// Refuses a parameter that the run would not apply: a `--set` key given twice (only the last
+/// would apply), and the conductor's keys in `[params]` or `--set` of a `scheduler = "fifo"`
+/// scenario (no conductor runs). A parameter given is applied or refused, never dropped. (A
+/// page's `# set` lines describe the page and are not refused.)
+pub fn check_applied(l: &Loaded, extra: &[Param]) -> Result<(), String> {
+    refuse_repeated(extra)?;
+    for p in l.params.iter().chain(extra) {
+        if !applies(l, &p.key) {
+            let at = if p.source == std::path::Path::new("--set") {
+                format!("--set {}", p.key)
+            } else {
+                format!("{}: key `params.{}`", l.file.display(), p.key)
+            };
+            return Err(format!(
+                "{at}: scheduler fifo has no conductor: only mss_bytes and snd_buf_bytes apply"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a `--set` key given twice: only the last would apply.
+fn refuse_repeated(extra: &[Param]) -> Result<(), String> {
+    for (i, p) in extra.iter().enumerate() {
+        if let Some(q) = extra[i + 1..].iter().find(|q| q.key == p.key) {
+            return Err(format!(
+                "--set {}: given twice ({} and {}); only one value can apply",
+                p.key, p.value, q.value
+            ));
+        }
+    }
+    Ok(())
 }

@@ -87,6 +87,7 @@ enum Ev {
     },
     Sample,
     JainMark,
+    JainEnd,
     /// A PFC frame reaches the sender side of `port`: pause (`on` = 1) or resume its data.
     Pfc {
         port: u32,
@@ -110,6 +111,7 @@ fn pack(ev: Ev) -> u128 {
         Ev::Sample => (7, 0, 0),
         Ev::JainMark => (8, 0, 0),
         Ev::Pfc { port, on } => (9, on, port),
+        Ev::JainEnd => (10, 0, 0),
     };
     debug_assert!(a < 1 << 14 && b < 1 << 30);
     (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
@@ -128,6 +130,7 @@ fn unpack(x: u128) -> Ev {
         6 => Ev::Rto { flow: b },
         7 => Ev::Sample,
         8 => Ev::JainMark,
+        10 => Ev::JainEnd,
         _ => Ev::Pfc { port: b, on: a },
     }
 }
@@ -185,8 +188,14 @@ pub struct Flow {
     pub src: u32,
     /// Destination host.
     pub dst: u32,
-    /// Bytes (`u64::MAX` while a long flow runs).
+    /// Bytes the sender may send (`u64::MAX` while a long flow runs; a stopped flow's is what
+    /// it had sent when it stopped).
     pub size: u64,
+    /// The flow's size as generated (`u64::MAX` for a long flow): its ideal FCT and its size
+    /// bucket.
+    pub size_bytes: u64,
+    /// The `[[flows]]` group it belongs to.
+    pub group: u32,
     /// Long-lived (not in the FCT statistics).
     pub long: bool,
     /// Start, ps.
@@ -197,10 +206,14 @@ pub struct Flow {
     pub ideal_ps: u64,
     /// Bytes delivered in order to the receiver.
     pub delivered: u64,
-    /// Bytes delivered at the Jain mark.
+    /// Bytes delivered at the start of the fairness window (`output.jain_from_ns`).
     pub delivered_mark: Option<u64>,
-    /// Whether it was running at the Jain mark.
-    pub stopped: bool,
+    /// Bytes delivered at the end of the fairness window (`output.jain_to_ns`, or the run's
+    /// end).
+    pub delivered_end: Option<u64>,
+    /// When its group's `stop_ns` stopped it before it had sent all its bytes, ps. A stopped
+    /// flow is not a finished flow: it is left out of the FCT statistics and counted apart.
+    pub stopped_ps: Option<u64>,
     snd_nxt: u64,
     snd_una: u64,
     next_send_ps: u64,
@@ -223,6 +236,11 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Bytes acknowledged (the sender's cumulative ACK).
+    pub fn acked(&self) -> u64 {
+        self.snd_una
+    }
+
     /// The stream offset the sender may send up to: the flow's size, or what a CATS
     /// application has fed so far.
     fn send_limit(&self) -> u64 {
@@ -315,6 +333,7 @@ pub struct Sim {
     host_rate_bps: u64,
     track: Vec<u32>,
     jain_from_ps: u64,
+    jain_to_ps: u64,
     stats_from_ps: u64,
     next_plot_ps: u64,
     plot_ps: u64,
@@ -401,6 +420,12 @@ impl Sim {
             host_rate_bps: t.host_rate_bps,
             track: Vec::new(),
             jain_from_ps: sc.output.jain_from_ns.unwrap_or(sc.duration_ns / 2) * PS_PER_NS,
+            jain_to_ps: sc
+                .output
+                .jain_to_ns
+                .unwrap_or(sc.duration_ns)
+                .min(sc.duration_ns)
+                * PS_PER_NS,
             stats_from_ps: sc.output.stats_from_ns * PS_PER_NS,
             next_plot_ps: 0,
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
@@ -478,7 +503,8 @@ impl Sim {
                 GroupKind::Long | GroupKind::Incast => {
                     for (k, &src) in g.src.iter().enumerate() {
                         let start = (g.start_ns + k as u64 * g.stagger_ns) * PS_PER_NS;
-                        let f = sim.add_flow(src, g.dst.unwrap_or(0), g.size_bytes, start);
+                        let f =
+                            sim.add_flow(src, g.dst.unwrap_or(0), g.size_bytes, start, gi as u32);
                         sim.push(start, Ev::Start { flow: f });
                         if let Some(stop) = g.stop_ns {
                             sim.push(stop * PS_PER_NS, Ev::Stop { flow: f });
@@ -509,6 +535,9 @@ impl Sim {
         sim.push(0, Ev::Sample);
         if sim.jain_from_ps < sim.end_ps {
             sim.push(sim.jain_from_ps, Ev::JainMark);
+        }
+        if sim.jain_to_ps < sim.end_ps {
+            sim.push(sim.jain_to_ps, Ev::JainEnd);
         }
         sim
     }
@@ -571,7 +600,14 @@ impl Sim {
         }
     }
 
-    fn add_flow(&mut self, src: u32, dst: u32, size: Option<u64>, start_ps: u64) -> u32 {
+    fn add_flow(
+        &mut self,
+        src: u32,
+        dst: u32,
+        size: Option<u64>,
+        start_ps: u64,
+        group: u32,
+    ) -> u32 {
         let id = self.flows.len() as u32;
         let ctrl = Ctrl::new(&self.setup, self.controller);
         let web = super::web::WebFlow::new(&self.setup, self.controller);
@@ -626,13 +662,16 @@ impl Sim {
             src,
             dst,
             size: size_v,
+            size_bytes: size_v,
+            group,
             long: size.is_none(),
             start_ps,
             done_ps: None,
             ideal_ps: ideal,
             delivered: 0,
             delivered_mark: None,
-            stopped: false,
+            delivered_end: None,
+            stopped_ps: None,
             snd_nxt: 0,
             snd_una: 0,
             next_send_ps: start_ps,
@@ -732,9 +771,11 @@ impl Sim {
                 }
                 Ev::Stop { flow } => {
                     let f = &mut self.flows[flow as usize];
-                    if f.done_ps.is_none() {
-                        f.size = f.snd_nxt.max(f.snd_una);
-                        f.stopped = true;
+                    let sent = f.snd_nxt.max(f.snd_una);
+                    // A flow that has sent every byte is not stopped: it finishes as usual.
+                    if f.done_ps.is_none() && sent < f.size {
+                        f.size = sent;
+                        f.stopped_ps = Some(self.now);
                         if f.snd_una >= f.size {
                             self.finish_flow(flow);
                         }
@@ -746,14 +787,18 @@ impl Sim {
                 Ev::Pfc { port, on } => self.pfc_frame(port, on != 0),
                 Ev::JainMark => {
                     for f in &mut self.flows {
-                        if f.long && !f.stopped && f.start_ps <= self.now {
+                        if f.long && f.stopped_ps.is_none() && f.start_ps <= self.now {
                             f.delivered_mark = Some(f.delivered);
                         }
                     }
                 }
+                Ev::JainEnd => self.jain_end(),
             }
         }
         self.now = self.now.max(self.end_ps);
+        if self.jain_to_ps >= self.end_ps {
+            self.jain_end();
+        }
         self.c.in_flight = self.c.sent - self.c.delivered - self.c.dropped;
         self.c.link_overlaps = self.ports.iter().filter(|p| p.overlaps > 0).count() as u64;
         let end = self.now;
@@ -773,6 +818,15 @@ impl Sim {
                 .max(),
         }
         .unwrap_or(0);
+    }
+
+    /// The end of the fairness window: every long flow's bytes delivered so far.
+    fn jain_end(&mut self) {
+        for f in &mut self.flows {
+            if f.delivered_mark.is_some() && f.delivered_end.is_none() {
+                f.delivered_end = Some(f.delivered);
+            }
+        }
     }
 
     /// Data packets in the network now (counted in the slab, independently of the counters).
@@ -815,7 +869,7 @@ impl Sim {
         if dst >= host {
             dst += 1;
         }
-        let f = self.add_flow(host, dst, Some(size), self.now);
+        let f = self.add_flow(host, dst, Some(size), self.now, group);
         self.hosts[host as usize].active.push(f);
         self.host_try_send(host);
         let dt = self.poisson_gap(g);
@@ -1351,10 +1405,10 @@ impl Sim {
         let now = self.now;
         let f = &mut self.flows[fid as usize];
         f.done_ps = Some(now);
-        if !f.long {
+        if !f.long && f.stopped_ps.is_none() {
             let fct = now - f.start_ps;
             self.stats
-                .flow_done(f.size, fct as f64 / 1e3, f.ideal_ps as f64 / 1e3);
+                .flow_done(f.size_bytes, fct as f64 / 1e3, f.ideal_ps as f64 / 1e3);
         }
     }
 

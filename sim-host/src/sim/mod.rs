@@ -44,19 +44,43 @@ pub struct SimOpts {
     pub progress: bool,
 }
 
-/// Slowdown percentiles of one flow-size bucket.
+/// One flow-size bucket: the slowdown percentiles of its finished flows, and the flows that did
+/// not finish.
 #[derive(Debug, Clone, Serialize)]
 pub struct Bucket {
     /// Its label (`<= 3 kB`).
     pub bucket: String,
     /// Finished flows in it.
     pub flows: usize,
-    /// p50 FCT slowdown.
-    pub p50: f64,
+    /// p50 FCT slowdown of the finished flows (`None`: no flow finished).
+    pub p50: Option<f64>,
     /// p95.
-    pub p95: f64,
+    pub p95: Option<f64>,
     /// p99.
-    pub p99: f64,
+    pub p99: Option<f64>,
+    /// Flows of this size that started and had not finished at the end of the run (stopped
+    /// flows not included).
+    pub unfinished: usize,
+    /// Their bytes not yet acknowledged at the end.
+    pub unfinished_bytes_left: u64,
+    /// Flows of this size stopped by their group's `stop_ns` before they had sent every byte.
+    pub stopped: usize,
+}
+
+/// The load a Poisson group asked for and the load its arrivals made.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupLoad {
+    /// The group (`flows[i]`).
+    pub group: usize,
+    /// `load` in the scenario: the mean load of every host link.
+    pub nominal: f64,
+    /// The bytes of the flows that arrived, over what every host link could carry from the
+    /// group's `start_ns` to its `stop_ns` (or the end).
+    pub realised: f64,
+    /// Flows that arrived.
+    pub flows: usize,
+    /// Their bytes.
+    pub bytes: u64,
 }
 
 /// A run's results.
@@ -76,34 +100,49 @@ pub struct Report {
     pub wall_s: f64,
     /// Packet events per second of wall time.
     pub packet_events_per_s: f64,
+    /// Every algorithm parameter in force and where its value came from.
+    pub params: Vec<ctrl::ParamInForce>,
     /// Flows started (sized ones).
     pub flows_sized: usize,
-    /// Sized flows finished.
+    /// Sized flows finished (their last byte acknowledged, never stopped).
     pub flows_finished: usize,
+    /// Sized flows stopped by their group's `stop_ns` before they had sent every byte: not
+    /// finished, not in the FCT statistics.
+    pub flows_stopped: usize,
+    /// Sized flows neither finished nor stopped at the end of the run.
+    pub flows_unfinished: usize,
+    /// Their bytes not yet acknowledged.
+    pub unfinished_bytes_left: u64,
+    /// Per Poisson group: nominal and realised load.
+    pub load: Vec<GroupLoad>,
     /// Long-lived flows.
     pub flows_long: usize,
     /// FCT slowdown per size bucket.
     pub slowdown: Vec<Bucket>,
-    /// Switch egress queue p50/p95/p99/max, bytes (80-byte resolution, rounded down).
-    pub queue_bytes: [u64; 4],
-    /// The queue found by arriving data packets p50/p95/p99/max, bytes (80-byte resolution).
-    pub queue_seen_bytes: [u64; 4],
+    /// Switch egress queue p50/p95/p99/max, bytes (80-byte resolution, rounded down); `None`
+    /// when no sample was taken (an empty statistics window).
+    pub queue_bytes: Option<[u64; 4]>,
+    /// The queue found by arriving data packets p50/p95/p99/max, bytes (80-byte resolution);
+    /// `None` when no data packet arrived at a switch in the statistics window.
+    pub queue_seen_bytes: Option<[u64; 4]>,
     /// The longest switch queue over the time series, bytes, and when it peaked (ns).
     pub queue_peak: (u64, u64),
     /// First time after the peak when the longest queue is at most two packets, ns (`None`
     /// if it never drains).
     pub queue_drained_ns: Option<u64>,
     /// RTT (data sent → ACK back) p50/p95/p99/max, ns (10-ns resolution, CATS 10 µs; rounded
-    /// down).
-    pub rtt_ns: [u64; 4],
+    /// down); `None` when no ACK came back in the statistics window.
+    pub rtt_ns: Option<[u64; 4]>,
     /// Goodput of every flow together over the run, b/s.
     pub goodput_bps: f64,
-    /// Jain's index of the long flows' goodput over the fairness window.
-    pub jain: f64,
+    /// Jain's index of the long flows' goodput over the fairness window (`None`: no long flow
+    /// ran through it).
+    pub jain: Option<f64>,
     /// Long flows in Jain's index.
     pub jain_flows: usize,
-    /// Their mean goodput, b/s.
-    pub jain_mean_bps: f64,
+    /// Their mean goodput over the window (bytes delivered from `jain_from_ns` to
+    /// `jain_to_ns`), b/s.
+    pub jain_mean_bps: Option<f64>,
     /// Counters (and the invariants' inputs).
     pub counters: engine::Counters,
     /// Algorithm cats: the page's per-priority completion times (and the FIFO baseline's).
@@ -141,29 +180,37 @@ pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimEr
 
 /// Runs a loaded scenario.
 pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    ctrl::check_applied(l, &o.set).map_err(SimError::Other)?;
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
+    let params = ctrl::in_force(l, &o.set, &setup);
     let controller = o.controller.unwrap_or(l.sc.controller);
     let seed = o.seed.unwrap_or(l.sc.seed);
     let sc = &l.sc;
-    let rec = match &o.record {
-        Some(d) => {
-            std::fs::create_dir_all(d)
-                .map_err(|e| SimError::Other(format!("{}: cannot create: {e}", d.display())))?;
-            record::Recorder::new(
-                d,
-                &sc.output.record_flows,
-                &sc.name,
-                vec![
-                    format!(
-                        "recorded by `sim-host sim {}` (controller {}, seed {seed})",
-                        l.file.display(),
-                        controller.name()
-                    ),
-                    format!("{}: {}", sc.name, sc.description.replace('\n', " ")),
-                ],
-                sc.mtu_bytes,
-            )
+    // Every output directory is made and checked before the run.
+    for (d, what) in [
+        (&o.out, "--out"),
+        (&o.plot, "--plot"),
+        (&o.record, "--record"),
+    ] {
+        if let Some(d) = d {
+            prepare_dir(d, what)?;
         }
+    }
+    let rec = match &o.record {
+        Some(d) => record::Recorder::new(
+            d,
+            &sc.output.record_flows(),
+            &sc.name,
+            vec![
+                format!(
+                    "recorded by `sim-host sim {}` (controller {}, seed {seed})",
+                    l.file.display(),
+                    controller.name()
+                ),
+                format!("{}: {}", sc.name, sc.description.replace('\n', " ")),
+            ],
+            sc.mtu_bytes,
+        ),
         None => record::Recorder::none(),
     };
     let mut sim = engine::Sim::new(l, setup, controller, seed, rec);
@@ -190,6 +237,8 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    // Flow ids of Poisson workloads exist only once the run made them.
+    scenario::check_flow_ids(l, sim.flows.len()).map_err(SimError::Scenario)?;
     let rec = std::mem::take(&mut sim.rec);
     let mut files: Vec<String> = rec
         .finish()
@@ -198,6 +247,7 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         .map(|p| p.display().to_string())
         .collect();
     let mut rep = report(l, &sim, controller, seed, wall);
+    rep.params = params;
     // CATS: the FIFO baseline on the same network, for the comparison.
     let baseline = match (&sc.web, sim.flows.first().and_then(|f| f.web.as_ref())) {
         (Some(w), Some(_)) if w.scheduler == scenario::Scheduler::Cats && w.baseline => {
@@ -225,28 +275,41 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
             rep.violations.push(v);
         }
     }
+    let mut staged = Staged::new();
     if let Some(d) = &o.out {
-        files.extend(write_out(d, &sc.name, &sim, &rep)?);
+        staged.extend(write_out(d, &sc.name, &sim, &rep)?);
     }
+    let web_flow = sim.flows.first().and_then(|f| f.web.as_deref());
+    if let (Some(w), Some(r), Some(d)) = (web_flow, &rep.web, &o.out) {
+        staged.extend(web::out_files(d, &sc.name, r, w, baseline.as_deref()));
+    }
+    let dir = l.file.parent().unwrap_or(Path::new(""));
+    let mut inputs: Vec<PathBuf> = vec![l.file.clone()];
+    inputs.extend(
+        sc.flows
+            .iter()
+            .filter_map(|g| g.cdf.as_ref())
+            .map(|c| dir.join(c)),
+    );
+    inputs.extend(sc.web.as_ref().map(|w| dir.join(&w.page)));
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    files.extend(commit_all(staged, &inputs)?);
     if let Some(d) = &o.plot {
         files.extend(write_plots(d, &sc.name, &sim, &rep)?);
-    }
-    if let (Some(w), Some(r)) = (sim.flows.first().and_then(|f| f.web.as_deref()), &rep.web) {
-        files.extend(
-            web::write(
-                o.out.as_deref(),
-                o.plot.as_deref(),
-                &sc.name,
-                &rep.controller,
-                r,
-                w,
-                baseline.as_deref(),
-            )
-            .map_err(SimError::Other)?,
-        );
+        if let (Some(w), Some(r)) = (web_flow, &rep.web) {
+            files.push(
+                web::plot(d, &sc.name, &rep.controller, r, w, baseline.as_deref())
+                    .map_err(SimError::Other)?,
+            );
+        }
     }
     rep.files = files;
     Ok((rep, sim))
+}
+
+/// The four quantiles a report gives of a histogram, `None` when it is empty.
+fn hist4(h: &stats::Hist) -> Option<[u64; 4]> {
+    (h.count() > 0).then(|| [h.quantile(0.5), h.quantile(0.95), h.quantile(0.99), h.max()])
 }
 
 fn report(
@@ -257,7 +320,15 @@ fn report(
     wall: f64,
 ) -> Report {
     let st = &sim.stats;
-    let slowdown = st
+    let sized = || sim.flows.iter().filter(|f| !f.long);
+    let unfinished = |f: &&engine::Flow| f.done_ps.is_none() && f.stopped_ps.is_none();
+    let bucket_of = |size: u64| {
+        st.buckets
+            .iter()
+            .position(|&u| size <= u)
+            .unwrap_or(st.buckets.len())
+    };
+    let mut slowdown: Vec<Bucket> = st
         .slowdown
         .iter()
         .enumerate()
@@ -267,26 +338,57 @@ fn report(
             p50: stats::quantile(v, 0.5),
             p95: stats::quantile(v, 0.95),
             p99: stats::quantile(v, 0.99),
+            unfinished: 0,
+            unfinished_bytes_left: 0,
+            stopped: 0,
         })
         .collect();
-    let q = &st.queue;
-    let r = &st.rtt;
+    for f in sized() {
+        let b = &mut slowdown[bucket_of(f.size_bytes)];
+        if f.stopped_ps.is_some() {
+            b.stopped += 1;
+        } else if f.done_ps.is_none() {
+            b.unfinished += 1;
+            b.unfinished_bytes_left += f.size_bytes - f.acked();
+        }
+    }
     let end_ns = sim.end_ns();
     let from_ns = l.sc.output.jain_from_ns.unwrap_or(end_ns / 2);
     let to_ns = l.sc.output.jain_to_ns.unwrap_or(end_ns).min(end_ns);
     let span_s = (to_ns.saturating_sub(from_ns)) as f64 * 1e-9;
-    // Goodput of the long flows over [from, end] (the mark is taken at `from`; `to` other
-    // than the end is approximated by the run's end).
+    // Goodput of the long flows over [from, to]: bytes delivered between the two marks. A flow
+    // stopped before the window's end is left out.
+    let to_ps = to_ns * 1_000;
     let shares: Vec<f64> = sim
         .flows
         .iter()
-        .filter(|f| f.long && !f.stopped)
-        .filter_map(|f| {
-            f.delivered_mark
-                .map(|m| (f.delivered - m) as f64 * 8.0 / span_s)
+        .filter(|f| f.long && f.stopped_ps.is_none_or(|t| t >= to_ps))
+        .filter_map(|f| match (f.delivered_mark, f.delivered_end) {
+            (Some(a), Some(b)) if span_s > 0.0 => Some((b - a) as f64 * 8.0 / span_s),
+            _ => None,
         })
         .collect();
     let total: u64 = sim.flows.iter().map(|f| f.delivered).sum();
+    let load =
+        l.sc.flows
+            .iter()
+            .enumerate()
+            .filter_map(|(gi, g)| {
+                let nominal = g.load?;
+                let stop = g.stop_ns.unwrap_or(end_ns).min(end_ns);
+                let window_s = stop.saturating_sub(g.start_ns) as f64 * 1e-9;
+                let mine = || sim.flows.iter().filter(|f| f.group as usize == gi);
+                let bytes: u64 = mine().map(|f| f.size_bytes).sum();
+                let capacity = f64::from(l.hosts) * l.sc.topology.host_rate_bps as f64 * window_s;
+                Some(GroupLoad {
+                    group: gi,
+                    nominal,
+                    realised: bytes as f64 * 8.0 / capacity.max(1e-9),
+                    flows: mine().count(),
+                    bytes,
+                })
+            })
+            .collect();
     let peak = st
         .series
         .iter()
@@ -333,32 +435,30 @@ fn report(
         sim_ns: end_ns,
         wall_s: wall,
         packet_events_per_s: c.packet_events as f64 / wall.max(1e-9),
-        flows_sized: sim.flows.iter().filter(|f| !f.long).count(),
-        flows_finished: sim
-            .flows
-            .iter()
-            .filter(|f| !f.long && f.done_ps.is_some())
+        params: Vec::new(),
+        flows_sized: sized().count(),
+        flows_finished: sized()
+            .filter(|f| f.done_ps.is_some() && f.stopped_ps.is_none())
             .count(),
+        flows_stopped: sized().filter(|f| f.stopped_ps.is_some()).count(),
+        flows_unfinished: sized().filter(unfinished).count(),
+        unfinished_bytes_left: sized()
+            .filter(unfinished)
+            .map(|f| f.size_bytes - f.acked())
+            .sum(),
+        load,
         flows_long: sim.flows.iter().filter(|f| f.long).count(),
         slowdown,
-        queue_bytes: [q.quantile(0.5), q.quantile(0.95), q.quantile(0.99), q.max()],
-        queue_seen_bytes: [
-            st.queue_seen.quantile(0.5),
-            st.queue_seen.quantile(0.95),
-            st.queue_seen.quantile(0.99),
-            st.queue_seen.max(),
-        ],
+        queue_bytes: hist4(&st.queue),
+        queue_seen_bytes: hist4(&st.queue_seen),
         queue_peak: peak,
         queue_drained_ns,
-        rtt_ns: [r.quantile(0.5), r.quantile(0.95), r.quantile(0.99), r.max()],
+        rtt_ns: hist4(&st.rtt),
         goodput_bps: total as f64 * 8.0 / (end_ns.max(1) as f64 * 1e-9),
         jain: stats::jain(&shares),
         jain_flows: shares.len(),
-        jain_mean_bps: if shares.is_empty() {
-            f64::NAN
-        } else {
-            shares.iter().sum::<f64>() / shares.len() as f64
-        },
+        jain_mean_bps: (!shares.is_empty())
+            .then(|| shares.iter().sum::<f64>() / shares.len() as f64),
         counters: c.clone(),
         web: None,
         violations,
@@ -383,6 +483,12 @@ pub fn text(r: &Report) -> String {
         r.counters.packet_events,
         si(r.packet_events_per_s)
     );
+    if !r.params.is_empty() {
+        let _ = writeln!(s, "  parameters in force:");
+        for p in &r.params {
+            let _ = writeln!(s, "    {}={} ({})", p.key, p.value, p.origin);
+        }
+    }
     let c = &r.counters;
     let _ = writeln!(
         s,
@@ -397,23 +503,54 @@ pub fn text(r: &Report) -> String {
             c.pfc_paused_ns as f64 / 1e6
         );
     }
+    if r.flows_sized > 0 {
+        let _ = writeln!(
+            s,
+            "  flows: {} sized ({} finished, {} stopped, {} unfinished with {} B left), {} long; goodput {}b/s",
+            r.flows_sized,
+            r.flows_finished,
+            r.flows_stopped,
+            r.flows_unfinished,
+            r.unfinished_bytes_left,
+            r.flows_long,
+            si(r.goodput_bps)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  flows: {} long; goodput {}b/s",
+            r.flows_long,
+            si(r.goodput_bps)
+        );
+    }
+    for g in &r.load {
+        let _ = writeln!(
+            s,
+            "  load of flows[{}]: nominal {:.3}, realised {:.3} ({} flows, {} B)",
+            g.group, g.nominal, g.realised, g.flows, g.bytes
+        );
+    }
+    let q4 = |q: &Option<[u64; 4]>, f: &dyn Fn(u64) -> String| match q {
+        Some(q) => format!(
+            "p50 {}, p95 {}, p99 {}, max {}",
+            f(q[0]),
+            f(q[1]),
+            f(q[2]),
+            f(q[3])
+        ),
+        None => "none (no sample in the statistics window)".into(),
+    };
+    let bytes = |v: u64| format!("{v} B");
+    let ns = |v: u64| fmt_ns(v as f64);
     let _ = writeln!(
         s,
-        "  flows: {} sized ({} finished), {} long; goodput {}b/s",
-        r.flows_sized,
-        r.flows_finished,
-        r.flows_long,
-        si(r.goodput_bps)
+        "  queue (switch egress, sampled): {}",
+        q4(&r.queue_bytes, &bytes)
     );
     let _ = writeln!(
         s,
-        "  queue (switch egress, sampled): p50 {} B, p95 {} B, p99 {} B, max {} B",
-        r.queue_bytes[0], r.queue_bytes[1], r.queue_bytes[2], r.queue_bytes[3]
-    );
-    let _ = writeln!(
-        s,
-        "  queue found by arriving data packets: p50 {} B, p95 {} B, p99 {} B, max {} B",
-        r.queue_seen_bytes[0], r.queue_seen_bytes[1], r.queue_seen_bytes[2], r.queue_seen_bytes[3]
+        "  queue found by arriving data packets: {}",
+        q4(&r.queue_seen_bytes, &bytes)
     );
     let _ = writeln!(
         s,
@@ -423,30 +560,50 @@ pub fn text(r: &Report) -> String {
         r.queue_drained_ns
             .map_or("never".into(), |t| fmt_ns(t as f64))
     );
-    let _ = writeln!(
-        s,
-        "  RTT (per ACK): p50 {}, p95 {}, p99 {}, max {}",
-        fmt_ns(r.rtt_ns[0] as f64),
-        fmt_ns(r.rtt_ns[1] as f64),
-        fmt_ns(r.rtt_ns[2] as f64),
-        fmt_ns(r.rtt_ns[3] as f64)
-    );
-    if r.jain_flows > 0 {
+    let _ = writeln!(s, "  RTT (per ACK): {}", q4(&r.rtt_ns, &ns));
+    if r.flows_long > 0 {
+        match (r.jain, r.jain_mean_bps) {
+            (Some(j), Some(m)) => {
+                let _ = writeln!(
+                    s,
+                    "  fairness: Jain {j:.4} over {} long flows (mean {}b/s)",
+                    r.jain_flows,
+                    si(m)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    s,
+                    "  fairness: none (no long flow delivered in the fairness window)"
+                );
+            }
+        }
+    }
+    let opt = |v: Option<f64>| v.map_or("none".to_string(), |x| format!("{x:.2}"));
+    if r.slowdown
+        .iter()
+        .any(|b| b.flows + b.unfinished + b.stopped > 0)
+    {
         let _ = writeln!(
             s,
-            "  fairness: Jain {:.4} over {} long flows (mean {}b/s)",
-            r.jain,
-            r.jain_flows,
-            si(r.jain_mean_bps)
+            "  FCT slowdown   flows      p50      p95      p99  unfinished (B left)  stopped"
         );
-    }
-    if r.slowdown.iter().any(|b| b.flows > 0) {
-        let _ = writeln!(s, "  FCT slowdown   flows      p50      p95      p99");
-        for b in r.slowdown.iter().filter(|b| b.flows > 0) {
+        for b in r
+            .slowdown
+            .iter()
+            .filter(|b| b.flows + b.unfinished + b.stopped > 0)
+        {
             let _ = writeln!(
                 s,
-                "    {:<12} {:>5} {:>8.2} {:>8.2} {:>8.2}",
-                b.bucket, b.flows, b.p50, b.p95, b.p99
+                "    {:<12} {:>5} {:>8} {:>8} {:>8}  {:>10} ({}) {:>8}",
+                b.bucket,
+                b.flows,
+                opt(b.p50),
+                opt(b.p95),
+                opt(b.p99),
+                b.unfinished,
+                b.unfinished_bytes_left,
+                b.stopped
             );
         }
     }
@@ -478,53 +635,92 @@ fn other(p: &Path, e: impl std::fmt::Display) -> SimError {
     SimError::Other(format!("{}: {e}", p.display()))
 }
 
-fn write_out(
-    d: &Path,
-    name: &str,
-    sim: &engine::Sim,
-    rep: &Report,
-) -> Result<Vec<String>, SimError> {
+/// Files staged in memory: `(path, contents)`, written together by [`commit_all`].
+type Staged = Vec<(PathBuf, String)>;
+
+/// Writes every staged file to a temporary beside it, then renames them all into place: a
+/// failure leaves none of them (and any earlier file of that name untouched). A file that would
+/// replace one of `inputs` (the scenario, its CDFs, a CATS page) is refused before any is
+/// written.
+fn commit_all(files: Staged, inputs: &[&Path]) -> Result<Vec<String>, SimError> {
+    for (p, _) in &files {
+        crate::output::refuse_inputs(p, inputs).map_err(|e| SimError::Other(e.to_string()))?;
+    }
+    let mut tmps = Vec::with_capacity(files.len());
+    let cleanup = |tmps: &[(PathBuf, PathBuf)]| {
+        for (t, _) in tmps {
+            let _ = std::fs::remove_file(t);
+        }
+    };
+    for (p, text) in files {
+        let t = crate::output::temp_beside(&p);
+        if let Err(e) = std::fs::write(&t, text) {
+            let _ = std::fs::remove_file(&t);
+            cleanup(&tmps);
+            return Err(other(&p, format!("cannot write: {e}")));
+        }
+        tmps.push((t, p));
+    }
+    let mut done = Vec::new();
+    for (i, (t, p)) in tmps.iter().enumerate() {
+        if let Err(e) = crate::output::commit_temp(t, p) {
+            cleanup(&tmps[i + 1..]);
+            return Err(SimError::Other(e.to_string()));
+        }
+        done.push(p.display().to_string());
+    }
+    Ok(done)
+}
+
+/// Makes `d` (and its parents) and checks a file can be created in it: run before the
+/// simulation, so a bad output directory is reported before the run, not after it.
+pub(crate) fn prepare_dir(d: &Path, what: &str) -> Result<(), SimError> {
+    std::fs::create_dir_all(d).map_err(|e| other(d, format!("{what}: cannot create: {e}")))?;
+    let probe = crate::output::temp_beside(&d.join(".sim-host-probe"));
+    std::fs::File::create(&probe).map_err(|e| other(d, format!("{what}: cannot write: {e}")))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// `--out`: the per-flow CSV, the time series and the summary JSON, staged.
+fn write_out(d: &Path, name: &str, sim: &engine::Sim, rep: &Report) -> Result<Staged, SimError> {
     use std::fmt::Write as _;
-    std::fs::create_dir_all(d).map_err(|e| other(d, format!("cannot create: {e}")))?;
-    let mut files = Vec::new();
-    let mut s = String::from("flow,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n");
+    let mut files = Staged::new();
+    let mut s = String::from(
+        "flow,group,src,dst,size_bytes,start_ns,status,bytes_acked,fct_ns,ideal_fct_ns,slowdown\n",
+    );
     for (i, f) in sim.flows.iter().enumerate() {
+        let _ = write!(s, "{i},{},{},{},", f.group, f.src, f.dst);
         if f.long {
-            let _ = writeln!(s, "{i},{},{},,{},,,", f.src, f.dst, f.start_ps / 1000);
+            let status = if f.stopped_ps.is_some() {
+                "stopped"
+            } else {
+                "long"
+            };
+            let _ = writeln!(s, ",{},{status},{},,,", f.start_ps / 1000, f.acked());
             continue;
         }
-        match f.done_ps {
-            Some(t) => {
+        let ideal = f.ideal_ps as f64 / 1e3;
+        let head = format!("{},{}", f.size_bytes, f.start_ps / 1000);
+        match (f.done_ps, f.stopped_ps) {
+            (_, Some(_)) => {
+                let _ = writeln!(s, "{head},stopped,{},,{ideal:.3},", f.acked());
+            }
+            (Some(t), None) => {
                 let fct = (t - f.start_ps) as f64 / 1e3;
-                let ideal = f.ideal_ps as f64 / 1e3;
                 let _ = writeln!(
                     s,
-                    "{i},{},{},{},{},{:.3},{:.3},{:.4}",
-                    f.src,
-                    f.dst,
-                    f.size,
-                    f.start_ps / 1000,
-                    fct,
-                    ideal,
+                    "{head},finished,{},{fct:.3},{ideal:.3},{:.4}",
+                    f.acked(),
                     fct / ideal
                 );
             }
-            None => {
-                let _ = writeln!(
-                    s,
-                    "{i},{},{},{},{},,{:.3},",
-                    f.src,
-                    f.dst,
-                    f.size,
-                    f.start_ps / 1000,
-                    f.ideal_ps as f64 / 1e3
-                );
+            (None, None) => {
+                let _ = writeln!(s, "{head},unfinished,{},,{ideal:.3},", f.acked());
             }
         }
     }
-    let p = d.join(format!("{name}_flows.csv"));
-    std::fs::write(&p, s).map_err(|e| other(&p, e))?;
-    files.push(p.display().to_string());
+    files.push((d.join(format!("{name}_flows.csv")), s));
     let st = &sim.stats;
     let k = st.series.first().map_or(0, |p| p.rates_bps.len());
     let mut s = String::from("t_ns,queue_max_bytes,delivered_bytes");
@@ -551,13 +747,10 @@ fn write_out(
         }
         s.push('\n');
     }
-    let p = d.join(format!("{name}_timeseries.csv"));
-    std::fs::write(&p, s).map_err(|e| other(&p, e))?;
-    files.push(p.display().to_string());
+    files.push((d.join(format!("{name}_timeseries.csv")), s));
     let p = d.join(format!("{name}_summary.json"));
     let j = serde_json::to_string_pretty(rep).map_err(|e| other(&p, e))?;
-    std::fs::write(&p, j + "\n").map_err(|e| other(&p, e))?;
-    files.push(p.display().to_string());
+    files.push((p, j + "\n"));
     Ok(files)
 }
 
@@ -567,7 +760,6 @@ fn write_plots(
     sim: &engine::Sim,
     rep: &Report,
 ) -> Result<Vec<String>, SimError> {
-    std::fs::create_dir_all(d).map_err(|e| other(d, format!("cannot create: {e}")))?;
     let st = &sim.stats;
     let mut files = Vec::new();
     let title = format!("{name} ({} controller)", rep.controller);
@@ -653,12 +845,11 @@ fn write_plots(
     files.push(p.display().to_string());
     // Slowdown percentiles per bucket (x: bucket number, labels in the summary).
     if rep.slowdown.iter().any(|b| b.flows > 0) {
-        let pts = |f: fn(&Bucket) -> f64| -> Vec<(f64, f64)> {
+        let pts = |f: fn(&Bucket) -> Option<f64>| -> Vec<(f64, f64)> {
             rep.slowdown
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| b.flows > 0)
-                .map(|(i, b)| (i as f64, f(b)))
+                .filter_map(|(i, b)| f(b).map(|v| (i as f64, v)))
                 .collect()
         };
         let labels: Vec<String> = rep

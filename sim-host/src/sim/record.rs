@@ -144,7 +144,11 @@ impl Recorder {
                 let flow = crate::hpcc::capture::CaptureFlow {
                     src: ip(src),
                     dst: ip(dst),
-                    qp: id + 1,
+                    // Each end its own QPN, as NICs write them: the sender's (carried by
+                    // the ACKs) and the receiver's (carried by the data).
+                    data_qp: 0x40_0000 + id + 1,
+                    ack_qp: id + 1,
+                    sport: 0xC000 | (id & 0x3FFF) as u16,
                     psn0: 0,
                     pkt_bytes: self.mtu_bytes.max(1),
                     seq0: 0,

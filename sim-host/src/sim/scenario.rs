@@ -261,9 +261,6 @@ pub struct FlowGroup {
 fn default_sample() -> u64 {
     1_000
 }
-fn default_record() -> Vec<u32> {
-    vec![0]
-}
 fn default_buckets() -> Vec<u64> {
     vec![3_000, 12_000, 50_000, 200_000, 1_000_000, 5_000_000]
 }
@@ -275,9 +272,8 @@ pub struct OutputSpec {
     /// Queue-length sampling interval (every switch egress port that has carried data), ns.
     #[serde(default = "default_sample")]
     pub sample_ns: u64,
-    /// Flow ids recorded by `--record`.
-    #[serde(default = "default_record")]
-    pub record_flows: Vec<u32>,
+    /// Flow ids recorded by `--record` (default: flow 0).
+    pub record_flows: Option<Vec<u32>>,
     /// Flow ids whose rates are plotted (default: the first 16).
     pub track_flows: Option<Vec<u32>>,
     /// Jain's index over long flows' goodput from here (ns; default: half the duration).
@@ -292,11 +288,18 @@ pub struct OutputSpec {
     pub size_buckets_bytes: Vec<u64>,
 }
 
+impl OutputSpec {
+    /// The flows `--record` records: `record_flows`, or flow 0.
+    pub fn record_flows(&self) -> Vec<u32> {
+        self.record_flows.clone().unwrap_or_else(|| vec![0])
+    }
+}
+
 impl Default for OutputSpec {
     fn default() -> Self {
         Self {
             sample_ns: default_sample(),
-            record_flows: default_record(),
+            record_flows: None,
             track_flows: None,
             jain_from_ns: None,
             jain_to_ns: None,
@@ -692,6 +695,38 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if sc.flows.len() > 255 {
         return Err(l.err("flows", "at most 255 flow groups"));
     }
+    if sc.algorithm == Algorithm::Hpcc && sc.topology.int == Some(false) {
+        return Err(l.err(
+            "topology.int",
+            "algorithm hpcc needs INT (its controller reads it from every ACK)",
+        ));
+    }
+    let end = sc.duration_ns;
+    let o = &sc.output;
+    let from = o.jain_from_ns.unwrap_or(end / 2);
+    if from >= end {
+        return Err(l.err(
+            "output.jain_from_ns",
+            format!("{from} is not before the end ({end} ns)"),
+        ));
+    }
+    if let Some(to) = o.jain_to_ns
+        && (to <= from || to > end)
+    {
+        return Err(l.err(
+            "output.jain_to_ns",
+            format!("{to} must be after jain_from_ns ({from}) and at most duration_ns ({end})"),
+        ));
+    }
+    if o.stats_from_ns >= end {
+        return Err(l.err(
+            "output.stats_from_ns",
+            format!(
+                "{} is not before the end ({end} ns): no sample would be taken",
+                o.stats_from_ns
+            ),
+        ));
+    }
     let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut cdfs = Vec::new();
     for (i, g) in sc.flows.iter().enumerate() {
@@ -761,6 +796,28 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         {
             return Err(l.err(&key("stop_ns"), "must be after start_ns"));
         }
+        // The last flow of the group starts at start + (sources − 1)·stagger.
+        let last = g
+            .start_ns
+            .saturating_add((g.src.len().max(1) as u64 - 1).saturating_mul(g.stagger_ns));
+        if g.start_ns >= sc.duration_ns {
+            return Err(l.err(
+                &key("start_ns"),
+                format!(
+                    "{}: the group starts at or after the end ({} ns)",
+                    g.start_ns, sc.duration_ns
+                ),
+            ));
+        }
+        if last >= sc.duration_ns {
+            return Err(l.err(
+                &key("stagger_ns"),
+                format!(
+                    "its last flow starts at {last} ns, at or after the end ({} ns)",
+                    sc.duration_ns
+                ),
+            ));
+        }
     }
     if sc
         .output
@@ -771,6 +828,29 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         return Err(l.err("output.size_buckets_bytes", "must be increasing"));
     }
     l.cdfs = cdfs;
+    // Without Poisson groups every flow exists from the start: check the ids now.
+    if l.sc.flows.iter().all(|g| g.kind != GroupKind::Poisson) {
+        let n: usize = l.sc.flows.iter().map(|g| g.src.len()).sum();
+        check_flow_ids(l, n)?;
+    }
+    Ok(())
+}
+
+/// Refuses `output.record_flows` / `output.track_flows` ids that name no flow of a run with
+/// `flows` flows (flow ids are 0..flows, in order of creation).
+pub fn check_flow_ids(l: &Loaded, flows: usize) -> Result<(), ScenarioError> {
+    let o = &l.sc.output;
+    for (key, ids) in [
+        ("output.record_flows", o.record_flows.as_deref()),
+        ("output.track_flows", o.track_flows.as_deref()),
+    ] {
+        if let Some(&id) = ids.unwrap_or(&[]).iter().find(|&&i| i as usize >= flows) {
+            return Err(l.err(
+                key,
+                format!("flow {id} does not exist (the run has flows 0..{flows})"),
+            ));
+        }
+    }
     Ok(())
 }
 

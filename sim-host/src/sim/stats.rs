@@ -175,28 +175,19 @@ impl Stats {
     }
 }
 
-/// The `p`-quantile of `v` (nearest rank), NaN when empty.
-pub fn quantile(v: &[f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
+/// The `p`-quantile of `v` (nearest rank), `None` when empty.
+pub fn quantile(v: &[f64], p: f64) -> Option<f64> {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let k = ((p * s.len() as f64).ceil() as usize).clamp(1, s.len());
-    s[k - 1]
+    let k = ((p * s.len() as f64).ceil() as usize).clamp(1, s.len().max(1));
+    s.get(k - 1).copied()
 }
 
-/// Jain's fairness index of `x` (1 = equal shares), NaN when empty.
-pub fn jain(x: &[f64]) -> f64 {
-    if x.is_empty() {
-        return f64::NAN;
-    }
+/// Jain's fairness index of `x` (1 = equal shares), `None` when empty or all zero.
+pub fn jain(x: &[f64]) -> Option<f64> {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
-    if s2 == 0.0 {
-        return f64::NAN;
-    }
-    s * s / (x.len() as f64 * s2)
+    (s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
 }
 
 #[cfg(test)]
@@ -218,7 +209,10 @@ mod tests {
 
     #[test]
     fn jain_index() {
-        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
-        assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!((jain(&[1.0, 1.0, 1.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0]).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(jain(&[]), None);
+        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(quantile(&[3.0, 1.0, 2.0], 0.5), Some(2.0));
     }
 }

@@ -118,32 +118,76 @@ pub fn result_name(
     format!("{name}-{h:016x}.json")
 }
 
-/// Runs shard `shard` of the sweep, writing one result file per job into `dir`. Returns the
-/// files written, or the first error (exit 2).
-pub fn run(
-    jobs: &[Job],
-    shard: (usize, usize),
-    dir: &Path,
-    set: &[Param],
-) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-    // Load (and check) every scenario first: a bad file fails the shard before any run.
-    let mine: Vec<&Job> = jobs
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| k % shard.1 == shard.0)
-        .map(|(_, j)| j)
-        .collect();
-    let mut loaded = Vec::new();
-    for j in &mine {
-        let text = std::fs::read_to_string(&j.file)
-            .map_err(|e| format!("{}: cannot read: {e}", j.file.display()))?;
-        let l = scenario::parse(&j.file, &text).map_err(|e| e.to_string())?;
-        loaded.push((*j, text, l));
+/// The tool that wrote a result: `sim-host VERSION` (part of the experiment digest).
+pub const TOOL: &str = concat!("sim-host ", env!("CARGO_PKG_VERSION"));
+
+/// What a run actually was, apart from its controller and seed: a digest (FNV-1a 64, hex) of
+/// the scenario's text, every algorithm parameter in force and the tool version. Two result
+/// files with the same scenario name and different digests are different experiments.
+pub fn experiment_digest(text: &str, params: &[super::ctrl::ParamInForce]) -> String {
+    let mut h = fnv(text.as_bytes(), 0xCBF2_9CE4_8422_2325);
+    for p in params {
+        h = fnv(format!("{}={};", p.key, p.value).as_bytes(), h);
     }
-    loaded
+    h = fnv(TOOL.as_bytes(), h);
+    format!("{h:016x}")
+}
+
+/// A shard's outcome: the result files written and those whose run violated an invariant.
+#[derive(Debug, Clone, Default)]
+pub struct Done {
+    /// Every result file written.
+    pub files: Vec<PathBuf>,
+    /// `file: violations` of every job in which an invariant failed (the sweep exits 1).
+    pub violated: Vec<String>,
+}
+
+impl Done {
+    /// The sweep's exit code, as a single run's: 1 when any job violated an invariant, else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.violated.is_empty() { 0 } else { 1 }
+    }
+}
+
+/// Runs shard `shard` of the sweep, writing one result file per job into `dir`. Returns the
+/// files written and the jobs that violated an invariant, or the first error (exit 2).
+pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Result<Done, String> {
+    super::prepare_dir(dir, "--results").map_err(|e| e.to_string())?;
+    // Load (and check) every scenario and its parameters first: a bad file or `--set` fails
+    // the shard before any run.
+    let mut texts = std::collections::BTreeMap::new();
+    for j in jobs {
+        if !texts.contains_key(&j.file) {
+            let text = std::fs::read_to_string(&j.file)
+                .map_err(|e| format!("{}: cannot read: {e}", j.file.display()))?;
+            texts.insert(j.file.clone(), text);
+        }
+    }
+    // The sweep's identity: every job of every shard, and the `--set` parameters.
+    let mut sweep_id = 0xCBF2_9CE4_8422_2325;
+    for j in jobs {
+        sweep_id = fnv(texts[&j.file].as_bytes(), sweep_id);
+        sweep_id = fnv(j.controller.name().as_bytes(), sweep_id);
+        sweep_id = fnv(&j.seed.map_or(u64::MAX, |s| s).to_le_bytes(), sweep_id);
+    }
+    for p in set {
+        sweep_id = fnv(format!("{}={};", p.key, p.value).as_bytes(), sweep_id);
+    }
+    let mut loaded = Vec::new();
+    for (k, j) in jobs.iter().enumerate() {
+        if k % shard.1 != shard.0 {
+            continue;
+        }
+        let text = &texts[&j.file];
+        let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
+        super::ctrl::check_applied(&l, set)?;
+        let setup = super::ctrl::Setup::build(&l, set)?;
+        let params = super::ctrl::in_force(&l, set, &setup);
+        loaded.push((k, j, text, l, params));
+    }
+    let results: Result<Vec<(PathBuf, Vec<String>)>, String> = loaded
         .par_iter()
-        .map(|(j, text, l)| {
+        .map(|(k, j, text, l, params)| {
             let seed = j.seed.unwrap_or(l.sc.seed);
             let o = SimOpts {
                 controller: Some(j.controller),
@@ -160,15 +204,34 @@ pub fn run(
                 "controller": j.controller.name(),
                 "seed": seed,
                 "set": set.iter().map(|p| format!("{}={}", p.key, p.value)).collect::<Vec<_>>(),
+                "params": params,
+                "tool": TOOL,
+                "experiment": experiment_digest(text, params),
+                "sweep": {
+                    "id": format!("{sweep_id:016x}"),
+                    "job": k,
+                    "jobs": jobs.len(),
+                    "shard": shard.0,
+                    "shards": shard.1,
+                },
                 "report": strip_timing(&r),
             });
             let body = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
             let tmp = crate::output::temp_beside(&p);
             std::fs::write(&tmp, body).map_err(|e| format!("{}: {e}", tmp.display()))?;
             crate::output::commit_temp(&tmp, &p).map_err(|e| e.to_string())?;
-            Ok(p)
+            Ok((p, r.violations))
         })
-        .collect()
+        .collect();
+    let mut done = Done::default();
+    for (p, v) in results? {
+        if !v.is_empty() {
+            done.violated
+                .push(format!("{}: {}", p.display(), v.join("; ")));
+        }
+        done.files.push(p);
+    }
+    Ok(done)
 }
 
 /// The report without the wall-clock figures (so a rerun writes the same bytes).
@@ -191,7 +254,7 @@ struct Metric {
 }
 
 /// The merged table's numeric columns, in order.
-const METRICS: [Metric; 9] = [
+const METRICS: [Metric; 11] = [
     Metric {
         column: "goodput_bps",
         label: "goodput (b/s)",
@@ -228,6 +291,16 @@ const METRICS: [Metric; 9] = [
         get: |r| r["flows_finished"].as_f64(),
     },
     Metric {
+        column: "flows_unfinished",
+        label: "sized flows unfinished at the end",
+        get: |r| r["flows_unfinished"].as_f64(),
+    },
+    Metric {
+        column: "flows_stopped",
+        label: "sized flows stopped by stop_ns",
+        get: |r| r["flows_stopped"].as_f64(),
+    },
+    Metric {
         column: "slowdown_p99_first_bucket",
         label: "FCT slowdown p99, smallest size bucket",
         get: |r| r["slowdown"][0]["p99"].as_f64(),
@@ -240,10 +313,10 @@ const METRICS: [Metric; 9] = [
 ];
 
 /// The merged table's header.
-pub const MERGE_HEADER: &str = "scenario,controller,seed,hash,goodput_bps,jain,jain_mean_bps,queue_found_p95_bytes,queue_found_p99_bytes,rtt_p99_ns,flows_finished,slowdown_p99_first_bucket,violations";
+pub const MERGE_HEADER: &str = "scenario,experiment,controller,seed,hash,goodput_bps,jain,jain_mean_bps,queue_found_p95_bytes,queue_found_p99_bytes,rtt_p99_ns,flows_finished,flows_unfinished,flows_stopped,slowdown_p99_first_bucket,violations";
 
 /// The summary table's header (`merge --summary`).
-pub const SUMMARY_HEADER: &str = "scenario,controller,metric,seeds,mean,sd,min,max";
+pub const SUMMARY_HEADER: &str = "scenario,experiment,controller,metric,seeds,mean,sd,min,max";
 
 /// One result file of a sweep: which run it was and its metrics (in [`METRICS`] order; `None`
 /// where the run has no such figure, e.g. no sized flow finished).
@@ -251,6 +324,8 @@ pub const SUMMARY_HEADER: &str = "scenario,controller,metric,seeds,mean,sd,min,m
 pub struct Merged {
     /// Scenario name.
     pub scenario: String,
+    /// The experiment digest ([`experiment_digest`]).
+    pub experiment: String,
     /// `fixed` or `reference`.
     pub controller: String,
     /// Seed.
@@ -261,17 +336,65 @@ pub struct Merged {
     values: Vec<Option<f64>>,
 }
 
-/// Reads every result file under `dirs`: one entry per distinct hash, sorted by scenario,
-/// controller, seed (so merging is idempotent and shards merge to the unsharded sweep).
-pub fn merge(dirs: &[PathBuf]) -> Result<Vec<Merged>, String> {
+/// What `merge` read: the rows, and warnings for standard error (a missing shard, a scenario
+/// name shared by several experiments).
+#[derive(Debug, Clone, Default)]
+pub struct MergeResult {
+    /// One row per distinct result, sorted by scenario, experiment, controller, seed.
+    pub rows: Vec<Merged>,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The `.json` files directly in `d`.
+fn json_files(d: &Path) -> Result<Vec<PathBuf>, String> {
+    let rd = std::fs::read_dir(d).map_err(|e| format!("{}: cannot read: {e}", d.display()))?;
+    let mut v = Vec::new();
+    for e in rd {
+        let p = e.map_err(|e| format!("{}: {e}", d.display()))?.path();
+        if p.is_file() && p.extension().is_some_and(|x| x == "json") {
+            v.push(p);
+        }
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// Reads every result file under `dirs`: one row per distinct hash, sorted by scenario,
+/// experiment, controller, seed (so merging is idempotent and shards merge to the unsharded
+/// sweep). A directory without result files is an error (naming any sub-directory that has
+/// some); a file that is not a result of this tool is an error.
+pub fn merge(dirs: &[PathBuf]) -> Result<MergeResult, String> {
     let mut rows = std::collections::BTreeMap::new();
+    // Sweep id → (jobs, shards, jobs seen).
+    let mut sweeps: std::collections::BTreeMap<
+        String,
+        (u64, u64, std::collections::BTreeSet<u64>),
+    > = Default::default();
     for d in dirs {
-        let rd = std::fs::read_dir(d).map_err(|e| format!("{}: cannot read: {e}", d.display()))?;
-        for e in rd {
-            let p = e.map_err(|e| e.to_string())?.path();
-            if p.extension().is_none_or(|x| x != "json") {
-                continue;
+        let files = json_files(d)?;
+        if files.is_empty() {
+            let mut below = Vec::new();
+            if let Ok(rd) = std::fs::read_dir(d) {
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() && json_files(&p).is_ok_and(|f| !f.is_empty()) {
+                        below.push(p.display().to_string());
+                    }
+                }
             }
+            below.sort();
+            let hint = if below.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} has some: give that directory)", below.join(", "))
+            };
+            return Err(format!(
+                "{}: no sweep result files (*.json){hint}",
+                d.display()
+            ));
+        }
+        for p in files {
             let hash = p
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -285,8 +408,28 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Vec<Merged>, String> {
             if !r.is_object() {
                 return Err(format!("{}: not a sweep result (no report)", p.display()));
             }
+            let experiment = v["experiment"].as_str().ok_or_else(|| {
+                format!(
+                    "{}: no experiment digest (written by an older sim-host): rerun its sweep",
+                    p.display()
+                )
+            })?;
+            let sw = &v["sweep"];
+            if let (Some(id), Some(job), Some(jobs), Some(shards)) = (
+                sw["id"].as_str(),
+                sw["job"].as_u64(),
+                sw["jobs"].as_u64(),
+                sw["shards"].as_u64(),
+            ) {
+                sweeps
+                    .entry(id.to_string())
+                    .or_insert_with(|| (jobs, shards, Default::default()))
+                    .2
+                    .insert(job);
+            }
             let m = Merged {
                 scenario: r["scenario"].as_str().unwrap_or("").to_string(),
+                experiment: experiment.to_string(),
                 controller: v["controller"].as_str().unwrap_or("").to_string(),
                 seed: v["seed"].as_u64().unwrap_or(0),
                 hash,
@@ -294,6 +437,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Vec<Merged>, String> {
             };
             let key = (
                 m.scenario.clone(),
+                m.experiment.clone(),
                 m.controller.clone(),
                 m.seed,
                 m.hash.clone(),
@@ -301,7 +445,46 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Vec<Merged>, String> {
             rows.insert(key, m);
         }
     }
-    Ok(rows.into_values().collect())
+    let rows: Vec<Merged> = rows.into_values().collect();
+    let mut warnings = Vec::new();
+    for (id, (jobs, shards, seen)) in &sweeps {
+        let missing: Vec<u64> = (0..*jobs).filter(|k| !seen.contains(k)).collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let empty_shards: Vec<String> = (0..*shards)
+            .filter(|s| {
+                (0..*jobs)
+                    .filter(|k| k % shards == *s)
+                    .all(|k| !seen.contains(&k))
+            })
+            .map(|s| format!("{s}/{shards}"))
+            .collect();
+        let which = if empty_shards.is_empty() {
+            String::new()
+        } else {
+            format!("; no result at all from shard {}", empty_shards.join(", "))
+        };
+        warnings.push(format!(
+            "sweep {id}: {} of {jobs} jobs have no result{which}",
+            missing.len()
+        ));
+    }
+    for g in rows.chunk_by(|a, b| a.scenario == b.scenario) {
+        let mut exps: Vec<&str> = g.iter().map(|m| m.experiment.as_str()).collect();
+        exps.dedup();
+        if exps.len() > 1 {
+            warnings.push(format!(
+                "scenario {}: {} different experiments ({}: different scenario text, parameters \
+                 in force or sim-host version); their rows and summaries are kept apart by the \
+                 experiment column",
+                g[0].scenario,
+                exps.len(),
+                exps.join(", ")
+            ));
+        }
+    }
+    Ok(MergeResult { rows, warnings })
 }
 
 /// The merged table: one CSV row per result.
@@ -310,8 +493,8 @@ pub fn table(rows: &[Merged]) -> String {
     s.push('\n');
     for m in rows {
         s.push_str(&format!(
-            "{},{},{},{}",
-            m.scenario, m.controller, m.seed, m.hash
+            "{},{},{},{},{}",
+            m.scenario, m.experiment, m.controller, m.seed, m.hash
         ));
         for v in &m.values {
             s.push(',');
@@ -324,11 +507,18 @@ pub fn table(rows: &[Merged]) -> String {
     s
 }
 
-/// Groups the rows by (scenario, controller), in row order.
-fn groups(rows: &[Merged]) -> Vec<((&str, &str), Vec<&Merged>)> {
-    let mut g: Vec<((&str, &str), Vec<&Merged>)> = Vec::new();
+/// One group of rows: (scenario, experiment, controller).
+type GroupKey<'a> = (&'a str, &'a str, &'a str);
+
+/// Groups the rows by (scenario, experiment, controller), in row order.
+fn groups(rows: &[Merged]) -> Vec<(GroupKey<'_>, Vec<&Merged>)> {
+    let mut g: Vec<(GroupKey<'_>, Vec<&Merged>)> = Vec::new();
     for m in rows {
-        let k = (m.scenario.as_str(), m.controller.as_str());
+        let k = (
+            m.scenario.as_str(),
+            m.experiment.as_str(),
+            m.controller.as_str(),
+        );
         match g.last_mut() {
             Some((last, v)) if *last == k => v.push(m),
             _ => g.push((k, vec![m])),
@@ -337,12 +527,12 @@ fn groups(rows: &[Merged]) -> Vec<((&str, &str), Vec<&Merged>)> {
     g
 }
 
-/// `merge --summary`: per scenario, controller and metric, the seeds it has a value for and
-/// their mean, sample standard deviation (empty for one seed), minimum and maximum.
+/// `merge --summary`: per scenario, experiment, controller and metric, the seeds it has a value
+/// for and their mean, sample standard deviation (empty for one seed), minimum and maximum.
 pub fn summary(rows: &[Merged]) -> String {
     let mut s = String::from(SUMMARY_HEADER);
     s.push('\n');
-    for ((sc, ctrl), ms) in groups(rows) {
+    for ((sc, exp, ctrl), ms) in groups(rows) {
         for (k, metric) in METRICS.iter().enumerate() {
             let xs: Vec<f64> = ms.iter().filter_map(|m| m.values[k]).collect();
             if xs.is_empty() {
@@ -359,7 +549,7 @@ pub fn summary(rows: &[Merged]) -> String {
             let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             s.push_str(&format!(
-                "{sc},{ctrl},{},{},{mean},{sd},{lo},{hi}\n",
+                "{sc},{exp},{ctrl},{},{},{mean},{sd},{lo},{hi}\n",
                 metric.column,
                 xs.len()
             ));
@@ -368,86 +558,105 @@ pub fn summary(rows: &[Merged]) -> String {
     s
 }
 
-/// `merge --plot DIR`: one figure per scenario, `DIR/<scenario>.sweep.svg`, one panel per metric
-/// that has a non-zero value, the value per seed with one series per controller (fixed point beside the
-/// f64 reference). Returns the files written.
+/// `merge --plot DIR`: one figure per scenario and experiment, `DIR/<scenario>.sweep.svg`
+/// (`DIR/<scenario>-<experiment>.sweep.svg` when the scenario has several experiments), one
+/// panel per metric that has a non-zero value, the value per seed with one series per
+/// controller (fixed point beside the f64 reference). Returns the files written.
 pub fn plot(rows: &[Merged], dir: &Path) -> Result<Vec<PathBuf>, String> {
     use crate::plot::{FIXED, OTHER, Panel, REF, Series, draw};
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let all = groups(rows);
     let mut files = Vec::new();
-    // The groups are in row order, so one scenario's controllers are adjacent.
-    for g in all.chunk_by(|a, b| a.0.0 == b.0.0) {
-        let sc = g[0].0.0;
-        let mut panels = Vec::new();
-        for (k, metric) in METRICS.iter().enumerate() {
-            if metric.column == "violations" {
-                continue;
+    // The groups are in row order, so one scenario's experiments, and one experiment's
+    // controllers, are adjacent.
+    for by_scenario in all.chunk_by(|a, b| a.0.0 == b.0.0) {
+        let several = by_scenario.iter().any(|g| g.0.1 != by_scenario[0].0.1);
+        for g in by_scenario.chunk_by(|a, b| a.0.1 == b.0.1) {
+            let (sc, exp, _) = g[0].0;
+            let mut panels = Vec::new();
+            for (k, metric) in METRICS.iter().enumerate() {
+                if metric.column == "violations" {
+                    continue;
+                }
+                let series: Vec<Series> = g
+                    .iter()
+                    .map(|((_, _, ctrl), ms)| Series {
+                        name: (*ctrl).to_string(),
+                        points: ms
+                            .iter()
+                            .filter_map(|m| m.values[k].map(|v| (m.seed as f64, v)))
+                            .collect(),
+                        color: match *ctrl {
+                            "fixed" => FIXED,
+                            "reference" => REF,
+                            _ => OTHER,
+                        },
+                    })
+                    .filter(|s| !s.points.is_empty())
+                    .collect();
+                // A metric that is zero in every run (no sized flow in a long-flow scenario)
+                // says nothing as a panel.
+                if series.iter().any(|s| s.points.iter().any(|p| p.1 != 0.0)) {
+                    panels.push(Panel {
+                        markers: true,
+                        ..Panel::new(metric.label, series)
+                    });
+                }
             }
-            let series: Vec<Series> = g
-                .iter()
-                .map(|((_, ctrl), ms)| Series {
-                    name: (*ctrl).to_string(),
-                    points: ms
-                        .iter()
-                        .filter_map(|m| m.values[k].map(|v| (m.seed as f64, v)))
-                        .collect(),
-                    color: match *ctrl {
-                        "fixed" => FIXED,
-                        "reference" => REF,
-                        _ => OTHER,
-                    },
-                })
-                .filter(|s| !s.points.is_empty())
-                .collect();
-            // A metric that is zero in every run (no sized flow in a long-flow scenario) says
-            // nothing as a panel.
-            if series.iter().any(|s| s.points.iter().any(|p| p.1 != 0.0)) {
-                panels.push(Panel {
-                    markers: true,
-                    ..Panel::new(metric.label, series)
-                });
-            }
+            let path = if several {
+                dir.join(format!("{sc}-{exp}.sweep.svg"))
+            } else {
+                dir.join(format!("{sc}.sweep.svg"))
+            };
+            draw(
+                &path,
+                &format!("{sc} (experiment {exp}): per seed, fixed point and f64 reference"),
+                "seed",
+                &panels,
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+            files.push(path);
         }
-        let path = dir.join(format!("{sc}.sweep.svg"));
-        draw(
-            &path,
-            &format!("{sc}: per seed, fixed point and f64 reference"),
-            "seed",
-            &panels,
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-        files.push(path);
     }
     Ok(files)
 }
 
 /// `sim-host merge DIR... [--out FILE] [--summary FILE] [--plot DIR]`: the table to `out` or
-/// standard output, the summary and figures when asked. Exit 0, or 2 (one line on stderr naming
-/// the file) when a result cannot be read or an output cannot be written.
+/// standard output, the summary and figures when asked; warnings (a missing shard, mixed
+/// experiments) on standard error. Exit 0, or 2 (one line on stderr naming the file) when a
+/// directory holds no result, a result cannot be read or an output cannot be written.
 pub fn merge_cli(
     dirs: &[PathBuf],
     out: Option<&Path>,
     summary_to: Option<&Path>,
     plot_to: Option<&Path>,
 ) -> i32 {
-    let write = |p: &Path, text: String| {
-        std::fs::write(p, text).map_err(|e| format!("{}: cannot write: {e}", p.display()))
+    let write = |p: &Path, text: String| -> Result<(), String> {
+        let tmp = crate::output::temp_beside(p);
+        std::fs::write(&tmp, text).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: cannot write: {e}", p.display())
+        })?;
+        crate::output::commit_temp(&tmp, p).map_err(|e| e.to_string())
     };
     let run = || -> Result<(), String> {
-        let rows = merge(dirs)?;
+        let m = merge(dirs)?;
+        for w in &m.warnings {
+            eprintln!("warning: {w}");
+        }
+        let rows = &m.rows;
         if let Some(p) = summary_to {
-            write(p, summary(&rows))?;
+            write(p, summary(rows))?;
         }
         if let Some(d) = plot_to {
-            for f in plot(&rows, d)? {
+            for f in plot(rows, d)? {
                 eprintln!("wrote {}", f.display());
             }
         }
         match out {
-            Some(p) => write(p, table(&rows)),
+            Some(p) => write(p, table(rows)),
             None => {
-                crate::out!("{}", table(&rows));
+                crate::out!("{}", table(rows));
                 Ok(())
             }
         }
@@ -466,6 +675,17 @@ pub fn merge_cli(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_with_a_violated_invariant_exits_1() {
+        let mut d = Done {
+            files: vec![PathBuf::from("a.json"), PathBuf::from("b.json")],
+            violated: Vec::new(),
+        };
+        assert_eq!(d.exit_code(), 0);
+        d.violated.push("b.json: packets not conserved".into());
+        assert_eq!(d.exit_code(), 1);
+    }
 
     #[test]
     fn shards_and_seeds_parse() {

@@ -451,116 +451,121 @@ pub fn text(r: &WebReport) -> String {
 
 /// `--out`: `NAME_priorities.csv` (completion per priority, FCP and page load, each run a
 /// column) and `NAME_delivery.csv` (bytes delivered per priority after every in-order
-/// delivery); `--plot`: `NAME_page.svg` (those bytes over time, one panel per run).
-pub fn write(
-    out: Option<&std::path::Path>,
-    plot_dir: Option<&std::path::Path>,
+/// delivery), as `(path, contents)` for the caller to write together with the run's others.
+pub fn out_files(
+    d: &std::path::Path,
+    name: &str,
+    r: &WebReport,
+    w: &WebFlow,
+    base: Option<&WebFlow>,
+) -> Vec<(std::path::PathBuf, String)> {
+    use std::fmt::Write as _;
+    let runs: Vec<(&WebRun, &WebFlow)> = std::iter::once((&r.run, w))
+        .chain(r.baseline.iter().zip(base))
+        .collect();
+    let cell = |v: Option<u64>| v.map_or(String::new(), |t| t.to_string());
+    let mut files = Vec::new();
+    let mut s = String::from("group,bytes");
+    for (run, _) in &runs {
+        let _ = write!(s, ",{}_ns", run.scheduler);
+    }
+    s.push('\n');
+    for p in 0..5 {
+        let _ = write!(s, "P{p},{}", r.run.bytes[p]);
+        for (run, _) in &runs {
+            let _ = write!(s, ",{}", cell(run.completion_ns[p]));
+        }
+        s.push('\n');
+    }
+    let total: u64 = r.run.bytes.iter().sum();
+    for (g, b, f) in [
+        (
+            "fcp",
+            r.run.bytes[0] + r.run.bytes[1],
+            (|x: &WebRun| x.fcp_ns) as fn(&WebRun) -> Option<u64>,
+        ),
+        ("page_load", total, |x: &WebRun| x.page_load_ns),
+    ] {
+        let _ = write!(s, "{g},{b}");
+        for (run, _) in &runs {
+            let _ = write!(s, ",{}", cell(f(run)));
+        }
+        s.push('\n');
+    }
+    files.push((d.join(format!("{name}_priorities.csv")), s));
+    let mut s = String::from("scheduler,t_ns,p0_bytes,p1_bytes,p2_bytes,p3_bytes,p4_bytes\n");
+    for (run, f) in &runs {
+        for (t, b) in &f.progress {
+            let _ = writeln!(
+                s,
+                "{},{t},{},{},{},{},{}",
+                run.scheduler, b[0], b[1], b[2], b[3], b[4]
+            );
+        }
+    }
+    files.push((d.join(format!("{name}_delivery.csv")), s));
+    files
+}
+
+/// `--plot`: `NAME_page.svg` (bytes delivered per priority over time, one panel per run).
+/// Returns the file written.
+pub fn plot(
+    d: &std::path::Path,
     name: &str,
     controller: &str,
     r: &WebReport,
     w: &WebFlow,
     base: Option<&WebFlow>,
-) -> Result<Vec<String>, String> {
-    use std::fmt::Write as _;
+) -> Result<String, String> {
     let runs: Vec<(&WebRun, &WebFlow)> = std::iter::once((&r.run, w))
         .chain(r.baseline.iter().zip(base))
         .collect();
-    let mut files = Vec::new();
-    let cell = |v: Option<u64>| v.map_or(String::new(), |t| t.to_string());
-    if let Some(d) = out {
-        let mut s = String::from("group,bytes");
-        for (run, _) in &runs {
-            let _ = write!(s, ",{}_ns", run.scheduler);
-        }
-        s.push('\n');
-        for p in 0..5 {
-            let _ = write!(s, "P{p},{}", r.run.bytes[p]);
-            for (run, _) in &runs {
-                let _ = write!(s, ",{}", cell(run.completion_ns[p]));
-            }
-            s.push('\n');
-        }
-        let total: u64 = r.run.bytes.iter().sum();
-        for (g, b, f) in [
-            (
-                "fcp",
-                r.run.bytes[0] + r.run.bytes[1],
-                (|x: &WebRun| x.fcp_ns) as fn(&WebRun) -> Option<u64>,
-            ),
-            ("page_load", total, |x: &WebRun| x.page_load_ns),
-        ] {
-            let _ = write!(s, "{g},{b}");
-            for (run, _) in &runs {
-                let _ = write!(s, ",{}", cell(f(run)));
-            }
-            s.push('\n');
-        }
-        let p = d.join(format!("{name}_priorities.csv"));
-        std::fs::write(&p, s).map_err(|e| format!("{}: {e}", p.display()))?;
-        files.push(p.display().to_string());
-        let mut s = String::from("scheduler,t_ns,p0_bytes,p1_bytes,p2_bytes,p3_bytes,p4_bytes\n");
-        for (run, f) in &runs {
-            for (t, b) in &f.progress {
-                let _ = writeln!(
-                    s,
-                    "{},{t},{},{},{},{},{}",
-                    run.scheduler, b[0], b[1], b[2], b[3], b[4]
-                );
-            }
-        }
-        let p = d.join(format!("{name}_delivery.csv"));
-        std::fs::write(&p, s).map_err(|e| format!("{}: {e}", p.display()))?;
-        files.push(p.display().to_string());
-    }
-    if let Some(d) = plot_dir {
-        let span = runs
-            .iter()
-            .filter_map(|(_, f)| f.progress.last().map(|x| x.0))
-            .max()
-            .unwrap_or(1) as f64;
-        let (div, label) = crate::plot::time_axis(span);
-        let panels: Vec<crate::plot::Panel> = runs
-            .iter()
-            .map(|(run, f)| {
-                let series = (0..5)
-                    .filter(|&p| run.bytes[p] > 0)
-                    .map(|p| {
-                        let mut points = vec![(0.0, 0.0)];
-                        points.extend(
-                            f.progress
-                                .iter()
-                                .map(|(t, b)| (*t as f64 / div, b[p] as f64)),
-                        );
-                        crate::plot::Series {
-                            name: format!(
-                                "P{p} {} kB: {}",
-                                run.bytes[p] as f64 / 1e3,
-                                run.completion_ns[p]
-                                    .map_or("—".into(), |t| format!("{:.0} ms", t as f64 / 1e6))
-                            ),
-                            points,
-                            color: crate::plot::PALETTE[p],
-                        }
-                    })
-                    .collect();
-                crate::plot::Panel::new(
-                    format!(
-                        "bytes delivered, {} (FCP {})",
-                        run.scheduler,
-                        ms(run.fcp_ns)
-                    ),
-                    series,
-                )
-            })
-            .collect();
-        let p = d.join(format!("{name}_page.svg"));
-        crate::plot::draw(
-            &p,
-            &format!("{name} ({controller} conductor): bytes delivered per priority"),
-            label,
-            &panels,
-        )?;
-        files.push(p.display().to_string());
-    }
-    Ok(files)
+    let span = runs
+        .iter()
+        .filter_map(|(_, f)| f.progress.last().map(|x| x.0))
+        .max()
+        .unwrap_or(1) as f64;
+    let (div, label) = crate::plot::time_axis(span);
+    let panels: Vec<crate::plot::Panel> = runs
+        .iter()
+        .map(|(run, f)| {
+            let series = (0..5)
+                .filter(|&p| run.bytes[p] > 0)
+                .map(|p| {
+                    let mut points = vec![(0.0, 0.0)];
+                    points.extend(
+                        f.progress
+                            .iter()
+                            .map(|(t, b)| (*t as f64 / div, b[p] as f64)),
+                    );
+                    crate::plot::Series {
+                        name: format!(
+                            "P{p} {} kB: {}",
+                            run.bytes[p] as f64 / 1e3,
+                            run.completion_ns[p]
+                                .map_or("—".into(), |t| format!("{:.0} ms", t as f64 / 1e6))
+                        ),
+                        points,
+                        color: crate::plot::PALETTE[p],
+                    }
+                })
+                .collect();
+            crate::plot::Panel::new(
+                format!(
+                    "bytes delivered, {} (FCP {})",
+                    run.scheduler,
+                    ms(run.fcp_ns)
+                ),
+                series,
+            )
+        })
+        .collect();
+    let p = d.join(format!("{name}_page.svg"));
+    crate::plot::draw(
+        &p,
+        &format!("{name} ({controller} conductor): bytes delivered per priority"),
+        label,
+        &panels,
+    )?;
+    Ok(p.display().to_string())
 }

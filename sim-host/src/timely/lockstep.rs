@@ -3,7 +3,7 @@
 
 use super::params::Both;
 use super::reference::{RefParams, RefState};
-use crate::replay::Mode;
+use crate::opts::Mode;
 use timely_cc::{Completion, Config, I60F68, RTT_SAT_Q4, RawParts, State, U28F4};
 
 /// One event's outcome on both sides.

@@ -14,11 +14,11 @@ pub mod lockstep;
 pub use cc_reference::timely as reference;
 pub use cc_trace::timely::{HEADER, INFO, Row, params};
 
-use crate::fixtures::FixtureFile;
-use crate::kinds::Kind;
+use crate::kind::FixtureFile;
+use crate::kind::Kind;
+use crate::opts::Mode;
+use crate::opts::ReplayOpts;
 use crate::plot::{self, Envelope, Panel};
-use crate::replay::Mode;
-use crate::replay::ReplayOpts;
 use crate::summary::{Agreement, At, Counts, ErrStats, Summary, rel_err};
 use crate::trace::InputError;
 use lockstep::Lockstep;
@@ -45,14 +45,14 @@ fn counts_json(c: &Counts) -> serde_json::Value {
 }
 
 /// timely in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kinds::Entry = crate::kinds::Entry {
+pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     info: &INFO,
     replay,
     fixtures,
 };
 
-/// timely as a [`Kind`](crate::kinds::Kind).
-pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
+/// timely as a [`Kind`](crate::kind::Kind).
+pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -73,11 +73,8 @@ pub struct Replay {
 
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
-    const AGREEMENT: &'static str = "branch";
-    const HEADER: &'static str = HEADER;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
-    const HAS_REL_ERR: bool = true;
     type Setup = params::Both;
     type Row = Row;
 
@@ -109,6 +106,14 @@ impl crate::driver::Lockstep for Replay {
         rec.events += 1;
         if o.branch_ref == "skip" {
             rec.skipped += 1;
+        }
+        // A rate branch on a measured RTT moves the state by the algorithm's rule; `init` only
+        // seeds it, and an RTT of 0 ns (a trace written in µs, a send time copied into the
+        // completion) is no measurement.
+        if o.rtt_ns == Some(0.0) {
+            rec.implausible("zero RTTs");
+        } else if !matches!(o.branch_ref, "skip" | "init") {
+            rec.meaningful += 1;
         }
         self.br_ref.add(o.branch_ref);
         self.br_fixed.add(o.branch_fixed);

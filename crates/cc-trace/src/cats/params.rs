@@ -142,10 +142,8 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     })
 }
 
-impl Setup {
-    /// The parameters in force, `(key, value, what a default follows)`, for the report
-    /// (multipliers as run: rounded to 2^-16).
-    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+impl crate::kinds::Values for Setup {
+    fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         const HIGH: [&str; 4] = ["h0", "h1", "h2", "h3"];
         let p = &self.params;
         let mut v = vec![

@@ -128,9 +128,8 @@ fn blame<'a>(set_by: &BTreeMap<&str, (usize, &'a Param)>, e: ConfigError) -> Opt
         .map(|(_, p)| *p)
 }
 
-impl Setup {
-    /// The parameters in force, `(key, value, what a default follows)`, for the report.
-    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+impl crate::kinds::Values for Setup {
+    fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         let r = &self.refp;
         vec![
             ("nic_rate_bps".into(), format!("{}", r.nic_rate_bps), None),

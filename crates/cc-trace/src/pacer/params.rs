@@ -131,9 +131,8 @@ pub fn setup(path: &Path, params: &[Param]) -> Result<Setup, InputError> {
     })
 }
 
-impl Setup {
-    /// The parameters in force, `(key, value, what a default follows)`, for the report.
-    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+impl crate::kinds::Values for Setup {
+    fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         let mut v = vec![
             ("line_rate_bps".to_string(), self.line_bps.to_string(), None),
             ("seg_bytes".into(), self.seg_bytes.to_string(), None),

@@ -80,9 +80,8 @@ fn blame(e: ConfigError) -> (&'static [&'static str], &'static str) {
     }
 }
 
-impl Both {
-    /// The parameters in force, `(key, value, what a default follows)`, for the report.
-    pub fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
+impl crate::kinds::Values for Both {
+    fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         let p = self.cfg.params();
         let r = |x: Ratio| crate::ratio_text(u64::from(x.num), u64::from(x.den));
         vec![
