@@ -1,12 +1,21 @@
-//! Host replay throughput: events per second for each algorithm, the fixed-point crate against
-//! the f64 reference, over the shipped fixtures, through sim-host's public API (trace reader,
-//! parameter builders, references) exactly as `sim-host replay` feeds them.
+//! Host replay throughput, two tables.
 //!
-//! `cargo bench -p sim-host --bench replay` (full fixtures, best of 5 passes) or
-//! `cargo bench -p sim-host --bench replay -- --quick` (a few events, one pass: CI checks that it
-//! builds and runs; it never fails on a number). Prints a markdown table. Plain `Instant`
-//! timing (no bench framework): each side replays the whole pre-parsed event list, so parsing
-//! and I/O are excluded; `black_box` keeps results alive.
+//! 1. Each side alone: events per second for each algorithm, the fixed-point crate against the
+//!    f64 reference, over the shipped fixtures, through sim-host's public API (trace reader,
+//!    parameter builders, references) exactly as `sim-host replay` feeds them; each side replays
+//!    the whole pre-parsed event list, so parsing and I/O are excluded.
+//! 2. End to end on one core: `sim-host replay KIND FILE` as the command line runs it (open,
+//!    read, parse, both sides, statistics, the judged summary; no `--out` or `--plot`), per kind
+//!    over its shipped CSV fixtures, and over the issue's large traces: the NIC-like TIMELY trace
+//!    of 5 M events (`--example timely_nic_trace 5000000 100e9 7`) and an HPCC trace of 302 k
+//!    ACKs recorded by the simulator (`hpcc_long_short` run for 27.5 ms), both written to a
+//!    temporary directory first; free mode, and forced mode on the large traces.
+//!
+//! `cargo bench -p sim-host --bench replay` (best of 5 passes) or
+//! `cargo bench -p sim-host --bench replay -- --quick` (a few events, one pass, small stand-ins
+//! for the large traces: CI checks that it builds and runs; it never fails on a number). Prints
+//! markdown tables. Plain `Instant` timing (no bench framework); `black_box` keeps results
+//! alive.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -15,6 +24,8 @@ use std::time::{Duration, Instant};
 use cats_conductor::{Conductor, Decision, Descriptor};
 use sim_host::cats::reference::{RefConductor, RefDecision};
 use sim_host::cats::{Event as CatsEvent, Row as CatsRow};
+use sim_host::kind::Kind;
+use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::trace::{TraceReader, merged_params};
 use timely_cc::{Completion, State};
 
@@ -220,6 +231,72 @@ fn cats(limit: usize, passes: usize) {
     row("CATS", "f64 reference", n, d);
 }
 
+/// One row of the end-to-end table: `files` replayed one after the other as `kind` in `mode`,
+/// best of `passes`; events as the summaries count them, bytes as the files' sizes.
+fn end_to_end(kind: &str, what: &str, files: &[PathBuf], mode: Mode, passes: usize) {
+    let k = Kind::named(kind).expect("a registered kind");
+    let opts = ReplayOpts {
+        mode,
+        ..ReplayOpts::default()
+    };
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("trace").len())
+        .sum();
+    let (events, d) = time(passes, || {
+        let mut n = 0;
+        for f in files {
+            let sums = black_box(k.replay(f, &opts).expect("replay"));
+            n += sums.iter().map(|s| s.events).sum::<u64>();
+        }
+        n
+    });
+    let secs = d.as_secs_f64().max(1e-9);
+    println!(
+        "| {} | {what} | {} | {events} | {:.1} | {:.0} | {:.2} | {:.0} |",
+        k.title(),
+        mode.name(),
+        bytes as f64 / 1e6,
+        secs * 1e3,
+        events as f64 / secs / 1e6,
+        bytes as f64 / secs / 1e6,
+    );
+}
+
+/// The NIC-like TIMELY trace of `events` completions, as `--example timely_nic_trace EVENTS
+/// 100e9 7` writes it.
+fn nic_trace(path: &Path, events: usize) {
+    use sim_host::timely::generate::{NicKnobs, NicTrace};
+    use std::io::Write as _;
+    let line = 100_000_000_000;
+    let k = NicKnobs::mixed(line);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let about = format!(
+        "NIC-like TIMELY trace: {events} completions at {line} b/s, seed 7 (NicKnobs::mixed)"
+    );
+    w.write_all(NicTrace::preamble(&k, &[&about]).as_bytes())
+        .expect("write");
+    for (s, c, b) in NicTrace::new(k, 7).take(events) {
+        writeln!(w, "{s},{c},{b}").expect("write");
+    }
+    w.flush().expect("write");
+}
+
+/// The flow-0 trace `sim-host sim --record` writes for `hpcc_long_short` run for `duration_ns`.
+fn recorded_hpcc(dir: &Path, duration_ns: u64) -> PathBuf {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios/hpcc_long_short.toml");
+    let mut l = sim_host::sim::scenario::load(&file).expect("scenario");
+    l.sc.duration_ns = duration_ns;
+    l.sc.output.record_flows = Some(vec![0]);
+    let o = sim_host::sim::SimOpts {
+        record: Some(dir.to_path_buf()),
+        ..Default::default()
+    };
+    sim_host::sim::run_loaded(&l, &o).expect("simulation");
+    dir.join("hpcc_long_short_flow0.csv")
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let (limit, passes) = if quick { (64, 1) } else { (usize::MAX, 5) };
@@ -229,4 +306,51 @@ fn main() {
     timely(limit, passes);
     hpcc(limit, passes);
     cats(limit, passes);
+
+    // End to end. The large traces: full size, or small stand-ins with --quick.
+    let (nic_events, sim_ns, big_passes) = if quick {
+        (20_000, 1_000_000, 1)
+    } else {
+        (5_000_000, 27_500_000, 5)
+    };
+    let tmp = std::env::temp_dir().join(format!("sim-host-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temporary directory");
+    let nic = tmp.join("nic.csv");
+    nic_trace(&nic, nic_events);
+    let rec = recorded_hpcc(&tmp, sim_ns);
+    println!(
+        "\n| kind | trace (CSV) | mode | events | MB | best time (ms) | M events/s | MB/s |\n\
+         |---|---|---|---:|---:|---:|---:|---:|"
+    );
+    for kind in ["timely", "hpcc", "cats", "pacer"] {
+        end_to_end(
+            kind,
+            "shipped fixtures",
+            &fixtures(kind),
+            Mode::Free,
+            passes,
+        );
+    }
+    let nic_what = format!("NIC-like, `timely_nic_trace {nic_events} 100e9 7`");
+    let rec_what = format!(
+        "`sim --record`, hpcc_long_short for {} ms",
+        sim_ns as f64 / 1e6
+    );
+    for mode in [Mode::Free, Mode::Forced] {
+        end_to_end(
+            "timely",
+            &nic_what,
+            std::slice::from_ref(&nic),
+            mode,
+            big_passes,
+        );
+        end_to_end(
+            "hpcc",
+            &rec_what,
+            std::slice::from_ref(&rec),
+            mode,
+            big_passes,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

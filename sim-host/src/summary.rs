@@ -86,7 +86,8 @@ pub fn rel_err(fixed: f64, reference: f64) -> f64 {
 
 /// Relative-error statistics in constant memory: exact max and mean, and p99 from a log-spaced
 /// histogram (64 bins per decade from 1e-12 to 1e3, so p99 is reported as the upper edge of its
-/// bin: at most 3.7 % above the true quantile, never below it).
+/// bin: at most 3.7 % above the true quantile, never below it; errors of 1e3 and more, ∞ too,
+/// share the top bin, whose quantile is the exact maximum).
 #[derive(Debug, Clone)]
 pub struct ErrStats {
     bins: Vec<u64>,
@@ -136,10 +137,12 @@ impl ErrStats {
             return;
         }
         let pos = (err.log10() - f64::from(DECADES_LO)) * PER_DECADE as f64;
+        // `as usize` is the floor of a `pos ≥ 0` and saturates an infinite one (an infinite
+        // error) into the top bin.
         let idx = if pos < 0.0 {
             0
         } else {
-            (pos.floor() as usize + 1).min(self.bins.len() - 1)
+            (pos as usize).saturating_add(1).min(self.bins.len() - 1)
         };
         self.bins[idx] += 1;
     }
@@ -181,6 +184,11 @@ impl ErrStats {
         for (i, &n) in self.bins.iter().enumerate() {
             seen += n;
             if seen >= rank {
+                // The top bin holds every error from 10^3 up, ∞ too: its only upper edge is
+                // the maximum.
+                if i == self.bins.len() - 1 {
+                    return self.max;
+                }
                 let upper = 10f64.powf(f64::from(DECADES_LO) + i as f64 / PER_DECADE as f64);
                 return upper.min(self.max);
             }
@@ -213,6 +221,38 @@ pub struct ErrSummary {
     pub mean: f64,
     /// Where the largest error happened.
     pub worst: Option<At>,
+}
+
+/// Events per decision name (a branch), in order of first appearance. A replay sees a handful
+/// of names: scanning them (by address first, the names being `'static`) costs less per event
+/// than a map lookup.
+#[derive(Debug, Clone, Default)]
+pub struct Counts(Vec<(&'static str, u64)>);
+
+impl Counts {
+    /// Counts one event of `name`.
+    pub fn add(&mut self, name: &'static str) {
+        match self
+            .0
+            .iter_mut()
+            .find(|(k, _)| std::ptr::eq(*k, name) || *k == name)
+        {
+            Some((_, n)) => *n += 1,
+            None => self.0.push((name, 1)),
+        }
+    }
+
+    /// The count of `name`, if it was seen.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(k, _)| *k == name).map(|&(_, n)| n)
+    }
+
+    /// Every name seen with its count, by name.
+    pub fn by_name(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.0.clone();
+        v.sort_unstable();
+        v
+    }
 }
 
 /// Agreement of decisions (branches taken, or chunks chosen).
@@ -601,6 +641,31 @@ mod tests {
         assert_eq!(s.max(), 1e-3);
         assert_eq!(s.worst().unwrap().event, 990);
         assert!((s.quantile(0.999) - 1e-3).abs() < 1e-12);
+    }
+
+    /// An infinite error (the reference 0, the fixed side not) counts in the top bin, and a
+    /// quantile in the top bin is the maximum (∞ here), never a finite bin edge below it.
+    #[test]
+    fn an_infinite_error_counts_in_the_top_bin() {
+        let mut s = ErrStats::default();
+        for i in 0..10 {
+            s.add(if i < 5 { 1e-6 } else { f64::INFINITY }, at(i));
+        }
+        assert!(s.quantile(0.99).is_infinite());
+        assert!((1e-6..=1.04e-6).contains(&s.quantile(0.5)));
+    }
+
+    /// A name counts as the same name wherever its text lives; the report lists names sorted.
+    #[test]
+    fn counts_are_per_name_text() {
+        let mut c = Counts::default();
+        let elsewhere: &'static str = Box::leak(String::from("low").into_boxed_str());
+        for name in ["low", "high", "low", elsewhere] {
+            c.add(name);
+        }
+        assert_eq!(c.get("low"), Some(3));
+        assert_eq!(c.get("dec"), None);
+        assert_eq!(c.by_name(), [("high", 1), ("low", 3)]);
     }
 
     #[test]

@@ -176,9 +176,18 @@ impl crate::driver::Lockstep for Replay {
             // What this event may feed: every chunk queued (the reference's queues; an enqueue
             // feeds at most one).
             let mss = self.su.cfg.mss_bytes().max(1);
-            let queued: u64 = (self.ls.reference().queues.iter().flatten())
-                .map(|&left| left.div_ceil(u64::from(mss)))
-                .sum();
+            let queues = || self.ls.reference().queues.iter().flatten();
+            // Σ ⌈left/mss⌉ ≤ (Σ left + n·(mss − 1))/mss: the exact count (a division per queued
+            // message, on every event) only when this bound is over the limit.
+            let (n, bytes) = queues().fold((0u64, 0u64), |(n, b), &left| {
+                (n + 1, b.saturating_add(left))
+            });
+            let bound = bytes.saturating_add(n.saturating_mul(u64::from(mss) - 1)) / u64::from(mss);
+            let queued: u64 = if bound > MAX_CHUNKS_PER_EVENT {
+                queues().map(|&left| left.div_ceil(u64::from(mss))).sum()
+            } else {
+                bound
+            };
             if queued > MAX_CHUNKS_PER_EVENT {
                 return Err(InputError::at(
                     trace,

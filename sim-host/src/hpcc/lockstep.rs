@@ -8,11 +8,10 @@ use crate::driver::{Lockstep, Recorder};
 use crate::kind::Kind;
 use crate::opts::{Mode, ReplayOpts};
 use crate::plot::{self, Envelope, Panel};
-use crate::summary::{Summary, rel_err};
+use crate::summary::{Counts, Summary, rel_err};
 use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param};
 use hpcc_cc::{RawParts, State, U24F8, U32F32};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The `--out` columns, exactly.
@@ -54,7 +53,9 @@ pub struct Replay {
     reference: Reference,
     u_err_max: f64,
     u_ref_max: f64,
-    branches: BTreeMap<&'static str, u64>,
+    branches: Counts,
+    /// The current row's INT block, decoded (reused from row to row).
+    int: Vec<u8>,
     /// ACKs of data not yet sent (`ack_seq` ahead of `snd_nxt`, wrap-aware).
     acks_ahead: u64,
 }
@@ -96,7 +97,7 @@ impl Replay {
         } else if matches!(br, "ai" | "md") {
             rec.meaningful += 1;
         }
-        *self.branches.entry(br).or_default() += 1;
+        self.branches.add(br);
         let w_ref = self.reference.w;
         let w_fix: f64 = up.window_bytes.to_num();
         let e = rel_err(w_fix, w_ref);
@@ -146,7 +147,8 @@ impl Lockstep for Replay {
             reference: Reference::new(setup.refp),
             u_err_max: 0.0,
             u_ref_max: 0.0,
-            branches: BTreeMap::new(),
+            branches: Counts::default(),
+            int: Vec::new(),
             acks_ahead: 0,
         }
     }
@@ -158,13 +160,18 @@ impl Lockstep for Replay {
         r: &Row,
         rec: &mut Recorder,
     ) -> Result<(), InputError> {
-        let int = r.int_bytes(trace, line)?;
-        self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int)
+        let mut int = std::mem::take(&mut self.int);
+        let done = r
+            .int_bytes_into(trace, line, &mut int)
+            .and_then(|()| self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int));
+        self.int = int;
+        done
     }
 
     fn finish(self, _rec: &Recorder, s: &mut Summary) {
         let counts: serde_json::Map<String, serde_json::Value> = self
             .branches
+            .by_name()
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).into()))
             .collect();

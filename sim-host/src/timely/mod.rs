@@ -19,10 +19,9 @@ use crate::kind::Kind;
 use crate::opts::Mode;
 use crate::opts::ReplayOpts;
 use crate::plot::{self, Envelope, Panel};
-use crate::summary::{Agreement, At, ErrStats, Summary, rel_err};
+use crate::summary::{Agreement, At, Counts, ErrStats, Summary, rel_err};
 use crate::trace::InputError;
 use lockstep::Lockstep;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The columns of `--out`, exactly.
@@ -35,11 +34,11 @@ pub const BRANCHES: [timely_cc::Branch; 7] = {
     [Init, Low, High, Hai, Inc, Dec, Skip]
 };
 
-fn counts_json(c: &BTreeMap<&'static str, u64>) -> serde_json::Value {
+fn counts_json(c: &Counts) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for b in BRANCHES.map(timely_cc::Branch::name) {
         if let Some(n) = c.get(b) {
-            m.insert(b.to_string(), (*n).into());
+            m.insert(b.to_string(), n.into());
         }
     }
     serde_json::Value::Object(m)
@@ -67,8 +66,8 @@ pub struct Replay {
     mode: Mode,
     forced_agree: Agreement,
     forced_err: ErrStats,
-    br_ref: BTreeMap<&'static str, u64>,
-    br_fixed: BTreeMap<&'static str, u64>,
+    br_ref: Counts,
+    br_fixed: Counts,
     worst: Option<(f64, At, lockstep::StepOut)>,
 }
 
@@ -89,8 +88,8 @@ impl crate::driver::Lockstep for Replay {
             mode,
             forced_agree: Agreement::new("branch"),
             forced_err: ErrStats::default(),
-            br_ref: BTreeMap::new(),
-            br_fixed: BTreeMap::new(),
+            br_ref: Counts::default(),
+            br_fixed: Counts::default(),
             worst: None,
         }
     }
@@ -116,8 +115,8 @@ impl crate::driver::Lockstep for Replay {
         } else if !matches!(o.branch_ref, "skip" | "init") {
             rec.meaningful += 1;
         }
-        *self.br_ref.entry(o.branch_ref).or_default() += 1;
-        *self.br_fixed.entry(o.branch_fixed).or_default() += 1;
+        self.br_ref.add(o.branch_ref);
+        self.br_fixed.add(o.branch_fixed);
         rec.agreement.add(o.branch_ref == o.branch_fixed, at);
         let e = rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps);
         rec.err.add(e, at);

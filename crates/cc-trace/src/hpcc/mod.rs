@@ -28,28 +28,74 @@ pub struct Row {
 impl Row {
     /// The INT block's bytes, naming `path:line` and the field when the hex is bad.
     pub fn int_bytes(&self, path: &Path, line: u64) -> Result<Vec<u8>, InputError> {
-        hex_bytes(&self.int).map_err(|e| InputError::at(path, line, format!("field int: {e}")))
+        let mut v = Vec::new();
+        self.int_bytes_into(path, line, &mut v)?;
+        Ok(v)
+    }
+
+    /// [`int_bytes`](Self::int_bytes) into `out` (cleared first), reusing its allocation.
+    pub fn int_bytes_into(
+        &self,
+        path: &Path,
+        line: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), InputError> {
+        hex_bytes_into(&self.int, out)
+            .map_err(|e| InputError::at(path, line, format!("field int: {e}")))
     }
 }
 
-/// Decodes lowercase/uppercase hex (no separators) into bytes.
+/// Each byte's value as a hex digit, 16 for a byte that is not one.
+const HEX_VALUE: [u8; 256] = {
+    let mut t = [16u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Decodes lowercase/uppercase hex (no separators, no signs) into bytes.
 pub fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let mut v = Vec::new();
+    hex_bytes_into(s, &mut v)?;
+    Ok(v)
+}
+
+/// [`hex_bytes`] into `out` (cleared first, and left empty on an error), reusing its
+/// allocation. Leading and trailing whitespace is ignored; every other character must be a hex
+/// digit.
+pub fn hex_bytes_into(s: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
     let s = s.trim();
     if !s.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", s.len()));
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(s.get(i..i + 2).unwrap_or("??"), 16).map_err(|_| {
-                format!(
+    out.reserve(s.len() / 2);
+    for (k, pair) in s.as_bytes().chunks_exact(2).enumerate() {
+        let (hi, lo) = (pair.first().copied(), pair.get(1).copied());
+        let value = |c: Option<u8>| HEX_VALUE[usize::from(c.unwrap_or(b'g'))];
+        match (value(hi), value(lo)) {
+            (h, l) if h < 16 && l < 16 => out.push(h << 4 | l),
+            _ => {
+                out.clear();
+                let i = 2 * k;
+                return Err(format!(
                     "not hex at character {}: {:?}",
                     i + 1,
                     s.get(i..i + 2).unwrap_or("")
-                )
-            })
-        })
-        .collect()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// HPCC in the registry of trace kinds.
@@ -109,3 +155,38 @@ pub const INFO: KindInfo = KindInfo {
         },
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character of the INT column is a hex digit: a sign (which `u8::from_str_radix`
+    /// would read, `+f` as 0x0f), a space or a non-ASCII character inside is an error naming
+    /// where; surrounding whitespace is ignored; a failed decode leaves the buffer empty.
+    #[test]
+    fn int_hex_is_hex_digits_only() {
+        assert_eq!(hex_bytes(" 00fFa5 "), Ok(vec![0x00, 0xff, 0xa5]));
+        assert_eq!(hex_bytes(""), Ok(vec![]));
+        assert_eq!(
+            hex_bytes("00+f"),
+            Err("not hex at character 3: \"+f\"".to_string())
+        );
+        assert_eq!(
+            hex_bytes("a b0"),
+            Err("not hex at character 1: \"a \"".to_string())
+        );
+        assert_eq!(
+            hex_bytes("0é0"),
+            Err("not hex at character 1: \"\"".to_string())
+        );
+        assert_eq!(
+            hex_bytes("abc"),
+            Err("odd number of hex digits (3)".to_string())
+        );
+        let mut buf = vec![1, 2, 3];
+        assert!(hex_bytes_into("00zz", &mut buf).is_err());
+        assert!(buf.is_empty());
+        hex_bytes_into("0102", &mut buf).unwrap();
+        assert_eq!(buf, [1, 2]);
+    }
+}
