@@ -267,7 +267,7 @@ pub fn parse_cli_set(s: &str) -> Result<Param, String> {
 /// A streaming CSV trace reader.
 pub struct TraceReader {
     path: PathBuf,
-    rdr: csv::Reader<Box<dyn Read + Send>>,
+    rdr: csv::Reader<LineEnds<Box<dyn Read + Send>>>,
     header: csv::StringRecord,
     header_line: u64,
     params: Vec<Param>,
@@ -282,6 +282,68 @@ pub struct TraceReader {
     /// The first data row, read ahead by [`open`](TraceReader::open) (its line), so that every
     /// `# set` line before it is known when the parameters are taken.
     pending: Option<u64>,
+}
+
+/// The reader under the CSV splitter: it notes where every line ends (a `\n`, a `\r\n`, or a
+/// lone `\r`, as csv splits them), so that a record's line number is counted from the bytes.
+/// Only the line ends not yet passed are kept: memory does not grow with the file.
+pub(crate) struct LineEnds<R> {
+    inner: R,
+    /// Bytes read so far.
+    offset: u64,
+    /// Offsets of the line ends read but not yet passed by a record.
+    ends: std::collections::VecDeque<u64>,
+    /// Line ends passed.
+    passed: u64,
+    /// Where the last `\r` was: a `\n` right after it moves that line end onto itself.
+    last_cr: Option<u64>,
+}
+
+impl<R> LineEnds<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            offset: 0,
+            ends: std::collections::VecDeque::new(),
+            passed: 0,
+            last_cr: None,
+        }
+    }
+
+    /// The 1-based line of the record that ends at byte `end` (the splitter's position after
+    /// it): one more than the line ends before its last byte.
+    fn line_of(&mut self, end: u64) -> u64 {
+        while let Some(&e) = self.ends.front() {
+            if e.saturating_add(1) >= end {
+                break;
+            }
+            self.ends.pop_front();
+            self.passed += 1;
+        }
+        self.passed + 1
+    }
+}
+
+impl<R: Read> Read for LineEnds<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let got = buf.get(..n).unwrap_or_default();
+        for i in memchr::memchr2_iter(b'\n', b'\r', got) {
+            let at = self.offset + i as u64;
+            if got.get(i) == Some(&b'\r') {
+                self.ends.push_back(at);
+                self.last_cr = Some(at);
+            } else {
+                // `\r\n` is one line end, at the `\n`.
+                if at > 0 && self.last_cr == Some(at - 1) && self.ends.back() == Some(&(at - 1)) {
+                    self.ends.pop_back();
+                }
+                self.ends.push_back(at);
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
 }
 
 /// Reads the first non-comment line of a file (the header row), for recognising a trace's kind.
@@ -366,7 +428,7 @@ impl TraceReader {
             .has_headers(false)
             .flexible(true)
             .quoting(false)
-            .from_reader(inner);
+            .from_reader(LineEnds::new(inner));
         Self {
             path: path.to_path_buf(),
             rdr,
@@ -406,8 +468,12 @@ impl TraceReader {
                 ));
             }
         }
-        let pos = raw.position().cloned().unwrap_or_else(csv::Position::new);
-        let line = pos.line();
+        let mut pos = raw.position().cloned().unwrap_or_else(csv::Position::new);
+        // csv's own line number is taken before it skips blank lines and counts a CRLF twice:
+        // count from the bytes instead.
+        let end = self.rdr.position().byte();
+        let line = self.rdr.get_mut().line_of(end);
+        pos.set_line(line);
         if raw.iter().all(needs_no_trim) {
             // UTF-8 checked field by field, as csv checks it.
             match csv::StringRecord::from_byte_record(raw) {
@@ -932,8 +998,38 @@ mod tests {
         }
     }
 
+    /// The 1-based numbers of the lines of `bytes` that are not empty (a line ends at `\n`,
+    /// `\r\n` or a lone `\r`; a leading byte-order mark is no content): the lines the splitter
+    /// yields records for, in order.
+    fn nonempty_lines(bytes: &[u8]) -> Vec<u64> {
+        // The splitter drops a UTF-8 byte-order mark at the start.
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let (mut v, mut line, mut empty, mut i) = (Vec::new(), 1u64, true, 0);
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\r' | b'\n' => {
+                    if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    if !empty {
+                        v.push(line);
+                    }
+                    line += 1;
+                    empty = true;
+                }
+                _ => empty = false,
+            }
+            i += 1;
+        }
+        if !empty {
+            v.push(line);
+        }
+        v
+    }
+
     /// The same lines as the `csv` crate's own trimming reader (`Trim::All` over
-    /// `StringRecord`s) splits, trims and reports them.
+    /// `StringRecord`s) splits, trims and refuses them, numbered by the lines of the bytes (the
+    /// crate's own numbers lag behind blank lines and CRLF line ends).
     fn csv_lines_of(bytes: &[u8]) -> Vec<Result<(u64, Vec<String>), String>> {
         let mut r = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -941,34 +1037,52 @@ mod tests {
             .quoting(false)
             .trim(csv::Trim::All)
             .from_reader(bytes);
+        let lines = nonempty_lines(bytes);
         let mut rec = csv::StringRecord::new();
         let mut v = Vec::new();
         loop {
+            let line = lines.get(v.len()).copied().unwrap_or(0);
             match r.read_record(&mut rec) {
-                Ok(true) => {
-                    let line = rec.position().map_or(0, csv::Position::line);
-                    v.push(Ok((line, rec.iter().map(String::from).collect())));
-                }
+                Ok(true) => v.push(Ok((line, rec.iter().map(String::from).collect()))),
                 Ok(false) => return v,
                 Err(e) => {
-                    let line = e.position().map_or(0, csv::Position::line);
-                    v.push(Err(InputError::at(
-                        Path::new("t.csv"),
-                        line,
-                        format!("cannot read: {e}"),
-                    )
-                    .to_string()));
+                    let theirs = e.position().map_or(0, csv::Position::line);
+                    let msg = format!("cannot read: {e}")
+                        .replace(&format!("(line {theirs},"), &format!("(line {line},"));
+                    v.push(Err(
+                        InputError::at(Path::new("t.csv"), line, msg).to_string()
+                    ));
                     return v;
                 }
             }
         }
     }
 
-    /// The reader splits and trims lines into reused buffers; every line, line number and error
-    /// message (invalid UTF-8 included) is the one the `csv` crate's trimming reader gives:
+    /// The reader splits and trims lines into reused buffers; every line and error message
+    /// (invalid UTF-8 included) is the one the `csv` crate's trimming reader gives, and every
+    /// line number is the line's in the bytes:
     /// every input of up to 3 pieces from an alphabet of separators, line ends, ASCII and
     /// Unicode whitespace, a byte-order mark, multi-byte and invalid UTF-8, then 10 000 longer
     /// ones from a fixed pseudo-random sequence.
+    #[test]
+    fn line_numbers_count_blank_lines_and_crlf_line_ends() {
+        let num = |text: &[u8]| -> Vec<u64> {
+            lines_of(text)
+                .into_iter()
+                .map(|r| r.map(|(l, _)| l).unwrap_or(0))
+                .collect()
+        };
+        assert_eq!(num(b"h\n1,2,3\n\n\nx,2,3\n"), vec![1, 2, 5]);
+        assert_eq!(num(b"h\r\n1\r\n\r\nx\r\n"), vec![1, 2, 4]);
+        assert_eq!(num(b"h\r1\r\rx"), vec![1, 2, 4]);
+        assert_eq!(num(b"h\n\n\nlast"), vec![1, 4]);
+        // An error names the line it is on.
+        let mut r = reader("a,b\n1,2\n\n\n1,x\n").unwrap();
+        assert!(r.next_row::<Row>().unwrap().is_ok());
+        let e = r.next_row::<Row>().unwrap().unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+    }
+
     #[test]
     fn lines_are_split_trimmed_and_refused_as_the_csv_crate_does() {
         const PIECES: [&[u8]; 14] = [
