@@ -271,7 +271,7 @@ pub unsafe extern "C" fn cc_pcc_event_decode(
 /// # Safety
 /// `counters` is null or aligned and valid for reads and writes of 20 words, unaliased.
 #[inline(always)]
-unsafe fn counters_or<'a>(counters: *mut u32, scratch: &'a mut Counters) -> &'a mut Counters {
+unsafe fn counters_or(counters: *mut u32, scratch: &mut Counters) -> &mut Counters {
     if counters.is_null() {
         scratch
     } else {
