@@ -42,6 +42,7 @@ step "replay all shipped fixtures within tolerance" cargo run -q --release -p si
 step "docs/results.md matches a run of every scenario it quotes (and the generator's tests)" \
   sh -c "python3 -m unittest discover -q -s scripts/results -p 'test_*.py' && python3 scripts/results.py --check"
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
+step "DOCA PCC callbacks on rv64imac_zbb under QEMU give the host's rates" make -s -C examples/doca-pcc check
 step "benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
 step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" bash scripts/fuzz.sh --ci
 

@@ -48,6 +48,34 @@
 // block's alignment.
 #define CC_PACER_BYTES 41384
 
+// Words of the platform's per-flow context (48 bytes).
+#define CC_PCC_CONTEXT_WORDS 12
+
+// Bytes of one BlueField-3 event as delivered (big-endian fields).
+#define CC_PCC_EVENT_BYTES 44
+
+// Bytes of one hop of switch telemetry (the RTT response's raw data).
+#define CC_PCC_TELEMETRY_BYTES 12
+
+// Parameters of the TIMELY algorithm (ids `0 .. 13`).
+#define CC_PCC_TIMELY_PARAM_NUM 13
+
+// Parameters of the HPCC algorithm (ids `0 .. 8`).
+#define CC_PCC_HPCC_PARAM_NUM 8
+
+// Counters of either algorithm (ids `0 .. 20`, one table).
+#define CC_PCC_COUNTER_NUM 20
+
+// Bytes of a name in [`CcPccParamDef`] and [`cc_pcc_counter_name`], the terminating NUL
+// included.
+#define CC_PCC_NAME_BYTES 24
+
+// Bytes of a [`CcPccTimelyConfig`] block.
+#define CC_PCC_TIMELY_CONFIG_BYTES 320
+
+// Bytes of a [`CcPccHpccConfig`] block.
+#define CC_PCC_HPCC_CONFIG_BYTES 320
+
 // Bytes of a [`CcTimelyFlow`] block (`size_of` the Rust `timely_cc::State`).
 #define CC_TIMELY_FLOW_BYTES 24
 
@@ -324,6 +352,25 @@ typedef uint32_t CcPacerMode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// Which adapter algorithm a table call is about.
+enum CcPccAlgo
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // TIMELY on probe RTTs.
+  CC_PCC_ALGO_TIMELY = 0,
+  // HPCC on one hop of switch telemetry.
+  CC_PCC_ALGO_HPCC = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum CcPccAlgo CcPccAlgo;
+#else
+typedef uint32_t CcPccAlgo;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // Sizes of one exported block as this library was compiled (i.e. for the target).
 typedef struct CcLayout {
   // `size_of` the Rust value the block holds.
@@ -489,6 +536,62 @@ typedef struct CcPacerSegment {
   // When it leaves, 1/16 ns (at or before `now_q4`): `max(its due time, line free)`.
   uint32_t t_send_q4;
 } CcPacerSegment;
+
+// One row of a parameter table (what `doca_pcc_dev_algo_init_param` declares).
+typedef struct CcPccParamDef {
+  // Parameter id (index in the platform's parameter array).
+  uint32_t id;
+  // Value before any `set_params`.
+  uint32_t default_value;
+  // Smallest accepted value.
+  uint32_t min;
+  // Largest accepted value.
+  uint32_t max;
+  // Name, NUL-terminated (e.g. `"T_LOW_NS"`).
+  uint8_t name[CC_PCC_NAME_BYTES];
+} CcPccParamDef;
+
+// One event, every field in host order (what the SDK's getters return).
+typedef struct CcPccEvent {
+  // Type: 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other is counted and ignored.
+  uint8_t type_code;
+  // Subtype (NACK: RNR, out of sequence, duplicate read; not used).
+  uint8_t subtype;
+  // Port number.
+  uint8_t port;
+  // Flags byte.
+  uint8_t flags;
+  // Flow tag.
+  uint32_t flow_tag;
+  // Sequence number.
+  uint32_t sn;
+  // Event timestamp, ns (32-bit, wrapping).
+  uint32_t ts_ns;
+  // The type-specific union's four words. TX: first timestamp, sent 32-byte units (high 16
+  // bits) · packets (low 16), QPN, reserved. ACK/NACK/CNP: first timestamp, first sequence
+  // number, number coalesced, reserved. RTT: request send timestamp, request receive
+  // timestamp (responder), response send timestamp (responder), reserved.
+  uint32_t spec[4];
+} CcPccEvent;
+
+// Opaque validated TIMELY configuration (parameter values and every constant derived from
+// them). One per port and algorithm slot; read-only between `set_params` calls.
+typedef struct CC_FFI_ALIGNED(8) CcPccTimelyConfig {
+  uint8_t _opaque[CC_PCC_TIMELY_CONFIG_BYTES];
+} CcPccTimelyConfig;
+
+// What one event asks of the platform (`results->rate`, `results->rtt_req`).
+typedef struct CcPccResult {
+  // Rate as a fraction of line rate, Q20: `1 ..= 1 << 20` (`1 << 20` = line rate).
+  uint32_t rate_q20;
+  // 1: request an RTT probe; 0: none.
+  uint32_t rtt_req;
+} CcPccResult;
+
+// Opaque validated HPCC configuration (as [`CcPccTimelyConfig`]).
+typedef struct CC_FFI_ALIGNED(8) CcPccHpccConfig {
+  uint8_t _opaque[CC_PCC_HPCC_CONFIG_BYTES];
+} CcPccHpccConfig;
 
 // Plain-integer TIMELY parameters (every rate in bit/s, every time in ns; ratios as
 // numerator/denominator). [`cc_timely_params_default`] fills in the paper's.
@@ -836,6 +939,111 @@ uint32_t cc_pacer_earliest(const struct CcPacer *p, uint32_t *out_q4);
 // # Safety
 // `p` was initialised.
 uint32_t cc_pacer_backlog(const struct CcPacer *p, uint32_t flow);
+
+// Row `id` of `algo`'s parameter table into `*out`. `CC_STATUS_INVALID_INPUT` for an unknown
+// algorithm or an id past the table (`*out` untouched). Initialisation time only.
+//
+// # Safety
+// `out` is non-null, aligned and writable.
+CcStatus cc_pcc_param_def(uint32_t algo, uint32_t id, struct CcPccParamDef *out);
+
+// Name of counter `id` (NUL-terminated) into `*out`. `CC_STATUS_INVALID_INPUT` past the table
+// (`*out` untouched).
+//
+// # Safety
+// `out` is non-null and writable for [`CC_PCC_NAME_BYTES`] bytes.
+CcStatus cc_pcc_counter_name(uint32_t id, uint8_t (*out)[CC_PCC_NAME_BYTES]);
+
+// Decodes the 44 bytes of an event as delivered (big-endian fields; reserved words not read).
+//
+// # Safety
+// `bytes` is readable for 44 bytes; `out` is non-null, aligned and writable.
+void cc_pcc_event_decode(const uint8_t (*bytes)[CC_PCC_EVENT_BYTES], struct CcPccEvent *out);
+
+// Writes the table's defaults into `cfg` (validated at compile time).
+//
+// # Safety
+// `cfg` is a writable [`CcPccTimelyConfig`] block.
+void cc_pcc_timely_config_default(struct CcPccTimelyConfig *cfg);
+
+// Validates a whole value array (13 words, id order) and writes the configuration.
+// `CC_STATUS_INVALID_CONFIG` when a value is outside its row or the set is refused by
+// timely-cc (`cfg` untouched).
+//
+// # Safety
+// `cfg` is a writable block; `values` is readable for 13 words.
+CcStatus cc_pcc_timely_config_init(struct CcPccTimelyConfig *cfg,
+                                   const uint32_t (*values)[CC_PCC_TIMELY_PARAM_NUM]);
+
+// `doca_pcc_dev_user_set_algo_params` for TIMELY: sets `num` values from id `base`, all or
+// none (every constant re-derived). `CC_STATUS_INVALID_CONFIG` when the ids run past the
+// table, a value is out of range or the set is invalid: the configuration is unchanged.
+//
+// # Safety
+// `cfg` was initialised; `values` is readable for `num` words (not read when `num > 13`).
+CcStatus cc_pcc_timely_set_params(struct CcPccTimelyConfig *cfg,
+                                  uint32_t base,
+                                  uint32_t num,
+                                  const uint32_t *values);
+
+// The parameter values in force (13 words, id order) into `*out`.
+//
+// # Safety
+// `cfg` was initialised; `out` is writable for 13 words.
+void cc_pcc_timely_values(const struct CcPccTimelyConfig *cfg,
+                          uint32_t (*out)[CC_PCC_TIMELY_PARAM_NUM]);
+
+// `doca_pcc_dev_user_algo` for TIMELY: one event of the flow whose context is `ctx`.
+//
+// # Safety
+// `cfg` was initialised; `ctx` is the flow's 12-word context (zeroed for a new flow),
+// writable; `ev` is readable; `counters` is null or writable for 20 words.
+struct CcPccResult cc_pcc_timely_on_event(const struct CcPccTimelyConfig *cfg,
+                                          uint32_t (*ctx)[CC_PCC_CONTEXT_WORDS],
+                                          const struct CcPccEvent *ev,
+                                          uint32_t *counters);
+
+// Writes the HPCC table's defaults into `cfg`.
+//
+// # Safety
+// `cfg` is a writable [`CcPccHpccConfig`] block.
+CcStatus cc_pcc_hpcc_config_default(struct CcPccHpccConfig *cfg);
+
+// Validates a whole HPCC value array (8 words) and writes the configuration;
+// `CC_STATUS_INVALID_CONFIG` otherwise (`cfg` untouched).
+//
+// # Safety
+// `cfg` is a writable block; `values` is readable for 8 words.
+CcStatus cc_pcc_hpcc_config_init(struct CcPccHpccConfig *cfg,
+                                 const uint32_t (*values)[CC_PCC_HPCC_PARAM_NUM]);
+
+// `doca_pcc_dev_user_set_algo_params` for HPCC: all or none, as
+// [`cc_pcc_timely_set_params`].
+//
+// # Safety
+// `cfg` was initialised; `values` is readable for `num` words (not read when `num > 8`).
+CcStatus cc_pcc_hpcc_set_params(struct CcPccHpccConfig *cfg,
+                                uint32_t base,
+                                uint32_t num,
+                                const uint32_t *values);
+
+// The HPCC parameter values in force (8 words, id order) into `*out`.
+//
+// # Safety
+// `cfg` was initialised; `out` is writable for 8 words.
+void cc_pcc_hpcc_values(const struct CcPccHpccConfig *cfg, uint32_t (*out)[CC_PCC_HPCC_PARAM_NUM]);
+
+// `doca_pcc_dev_user_algo` for HPCC: one event of the flow whose context is `ctx`;
+// `telemetry` is the RTT response's 12 bytes of raw data (read only for an RTT event that
+// answers the outstanding probe).
+//
+// # Safety
+// As [`cc_pcc_timely_on_event`]; `telemetry` is readable for 12 bytes.
+struct CcPccResult cc_pcc_hpcc_on_event(const struct CcPccHpccConfig *cfg,
+                                        uint32_t (*ctx)[CC_PCC_CONTEXT_WORDS],
+                                        const struct CcPccEvent *ev,
+                                        const uint8_t (*telemetry)[CC_PCC_TELEMETRY_BYTES],
+                                        uint32_t *counters);
 
 // Fills `*out` with the defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
 // line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,

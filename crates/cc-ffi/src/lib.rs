@@ -92,6 +92,7 @@ pub mod cats;
 pub mod hpcc;
 mod math;
 pub mod pacer;
+pub mod pcc;
 pub mod timely;
 
 pub use math::{CcRecip, cc_recip, cc_recip_mul_scaled, cc_recip_q16};

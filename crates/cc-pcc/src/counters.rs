@@ -80,7 +80,9 @@ pub const COUNTER_NAMES: [&str; COUNTER_NUM] = [
     "TELEMETRY_GAP",
 ];
 
-/// The counter array as the platform holds it.
+/// The counter array as the platform holds it (`repr(transparent)`: a C `uint32_t[20]` can be
+/// borrowed as one without a copy).
+#[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Counters(pub [u32; COUNTER_NUM]);
