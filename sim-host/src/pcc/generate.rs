@@ -239,7 +239,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
         }
         f.bursts += 1;
         let ser = (bytes as f64 * 8e9 / line_bps) as u64;
-        if f.bursts % 2 == 0 {
+        if f.bursts.is_multiple_of(2) {
             let n = if k.coalesce {
                 range(&mut rng, 1, 32) as u32
             } else {
