@@ -205,6 +205,8 @@ fn a_param_row_changes_both_sides_from_that_event_on() {
                 rtt,,1,222000,102000,0,0,\n";
     let (s, out) = replay_rows(rows).unwrap();
     assert_eq!(s.details["parameter changes"], 1);
+    // `--out` has the change where it happened (a comment row, skipped by `replay_rows`).
+    assert_eq!(out.len(), 4);
     let last = out.last().unwrap();
     assert_eq!(col(last, "branch_fixed"), "dec");
     let q20: f64 = col(last, "rate_fixed_q20").parse().unwrap();

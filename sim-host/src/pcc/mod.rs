@@ -130,7 +130,13 @@ impl Replay {
         t
     }
 
-    fn param_row(&mut self, trace: &Path, line: u64, r: &Row) -> Result<(), InputError> {
+    fn param_row(
+        &mut self,
+        trace: &Path,
+        line: u64,
+        r: &Row,
+        rec: &mut crate::driver::Recorder,
+    ) -> Result<(), InputError> {
         let err = |m: String| InputError::at(trace, line, m);
         let (Some(id), Some(value)) = (r.a, r.b) else {
             return Err(err(
@@ -148,7 +154,15 @@ impl Replay {
             .set(id, value)
             .map_err(|e| err(format!("param row refused by the adapter: {e}")))?;
         self.param_changes += 1;
-        Ok(())
+        // In `--out` where it happens, so the rows after it read against the new values.
+        let key = cc_trace::pcc::TIMELY_KEYS
+            .get(id as usize)
+            .copied()
+            .unwrap_or("?");
+        rec.row(format_args!(
+            "# param {key}={value} (set_algo_params at {}:{line})",
+            trace.display()
+        ))
     }
 
     /// The event the platform would deliver for `r` (type `code`).
@@ -237,7 +251,7 @@ impl crate::driver::Lockstep for Replay {
         rec: &mut crate::driver::Recorder,
     ) -> Result<(), InputError> {
         let code = match row_type(r.kind.trim()) {
-            Some(RowType::Param) => return self.param_row(trace, line, r),
+            Some(RowType::Param) => return self.param_row(trace, line, r, rec),
             Some(RowType::Event(code)) => code,
             None => {
                 return Err(InputError::at(
