@@ -65,6 +65,38 @@ fn since(a: u32, b: u32) -> u64 {
     (u64::from(a) + WRAP - u64::from(b)) % WRAP
 }
 
+/// The probe policy on a TX event at `now`: a probe is requested when none is outstanding or
+/// the outstanding one is at least `timeout_ns` old (given up).
+fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefPccStep {
+    let timed_out = match *req {
+        Some(r) if since(now, r as u32) < timeout_ns => {
+            return RefPccStep::Tx {
+                probe: false,
+                timed_out: false,
+            };
+        }
+        Some(_) => true,
+        None => false,
+    };
+    *req = Some(u64::from(now));
+    RefPccStep::Tx {
+        probe: true,
+        timed_out,
+    }
+}
+
+/// Whether a response whose request left at `req_send` answers the outstanding probe (then no
+/// longer outstanding): it left at or after the request, in serial order modulo 2^32.
+fn probe_answers(req: &mut Option<u64>, req_send: u32) -> bool {
+    match *req {
+        Some(r) if since(req_send, r as u32) < WRAP / 2 => {
+            *req = None;
+            true
+        }
+        _ => false,
+    }
+}
+
 impl RefPccFlow {
     /// A new flow at the initial rate, no probe outstanding.
     pub fn new(p: &RefPccParams) -> Self {
@@ -81,21 +113,7 @@ impl RefPccFlow {
 
     /// A TX event at `now`.
     pub fn on_tx(&mut self, p: &RefPccParams, now: u32) -> RefPccStep {
-        let timed_out = match self.probe_req_ns {
-            Some(req) if since(now, req as u32) < p.probe_timeout_ns => {
-                return RefPccStep::Tx {
-                    probe: false,
-                    timed_out: false,
-                };
-            }
-            Some(_) => true,
-            None => false,
-        };
-        self.probe_req_ns = Some(u64::from(now));
-        RefPccStep::Tx {
-            probe: true,
-            timed_out,
-        }
+        probe_on_tx(&mut self.probe_req_ns, now, p.probe_timeout_ns)
     }
 
     /// An RTT probe response at `ts` with the three timestamps it carries.
@@ -107,13 +125,9 @@ impl RefPccFlow {
         req_recv: u32,
         resp_send: u32,
     ) -> RefPccStep {
-        let Some(req) = self.probe_req_ns else {
-            return RefPccStep::Late;
-        };
-        if since(req_send, req as u32) >= WRAP / 2 {
+        if !probe_answers(&mut self.probe_req_ns, req_send) {
             return RefPccStep::Late;
         }
-        self.probe_req_ns = None;
         let mut rtt = since(ts, req_send) as i64;
         if !p.keep_turnaround {
             rtt -= since(resp_send, req_recv) as i64;
@@ -165,5 +179,183 @@ mod tests {
             RefPccStep::Late
         );
         assert!(f.probe_req_ns.is_some());
+    }
+}
+
+/// Parameters of the HPCC-on-telemetry reference (docs/pcc.md, "HPCC on switch telemetry").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RefPccHpccParams {
+    /// Algorithm 1's parameters (`nic_rate_bps` is the line rate).
+    pub hpcc: crate::hpcc::RefParams,
+    /// The switch port's speed code (1 = 10G … 9 = 1.6T).
+    pub link_code: u8,
+    /// Probe timeout, ns.
+    pub probe_timeout_ns: u64,
+}
+
+impl RefPccHpccParams {
+    /// The telemetry gap from which the hop restarts: half the shorter wrap of the record's
+    /// counters as the adapter keeps them — the byte count in 32-byte units modulo 2^20
+    /// (2^25 bytes at the link's speed) and the timestamp modulo 2^24 ns — in whole ns.
+    pub fn gap_ns(&self) -> u64 {
+        let link_bps = crate::hpcc::SPEED_GBPS[usize::from(self.link_code)] * 1e9;
+        let bytes_half = libm::floor((1u64 << 24) as f64 * 8.0 * 1e9 / link_bps) as u64;
+        bytes_half.min(1 << 23)
+    }
+}
+
+/// One hop of switch telemetry (the 12-byte record, decoded here independently: queue in
+/// 256-byte cells big-endian in bytes 0–1, switch index byte 2, transmitted bytes 4–7, transmit
+/// timestamp 8–11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefTelemetry {
+    /// Queue, bytes.
+    pub qlen_bytes: u64,
+    /// Switch index (the path id: another switch is a path change).
+    pub index: u8,
+    /// Transmitted bytes, cumulative modulo 2^32.
+    pub tx_bytes: u32,
+    /// Transmit timestamp, ns modulo 2^32.
+    pub ts_ns: u32,
+}
+
+impl RefTelemetry {
+    /// Decodes the 12 bytes.
+    pub fn decode(b: &[u8; 12]) -> Self {
+        let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        Self {
+            qlen_bytes: u64::from(u16::from_be_bytes([b[0], b[1]])) * 256,
+            index: b[2],
+            tx_bytes: be(4),
+            ts_ns: be(8),
+        }
+    }
+}
+
+/// What one event did in the HPCC reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RefHpccStep {
+    /// A TX event (as [`RefPccStep::Tx`]).
+    Tx {
+        /// A probe is requested.
+        probe: bool,
+        /// The outstanding probe timed out.
+        timed_out: bool,
+    },
+    /// An answered probe's telemetry: Algorithm 1's branch (`init`, `resync`, `skip`, `ai`,
+    /// `md`) and whether the hop restarted after a gap.
+    Sample {
+        /// Branch.
+        branch: &'static str,
+        /// The hop restarted (gap).
+        gap: bool,
+    },
+    /// A response that answers no outstanding probe.
+    Late,
+    /// Any other event.
+    Other,
+}
+
+/// One HPCC flow of the reference: Algorithm 1 on one hop per answered probe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RefPccHpccFlow {
+    /// Window W, bytes.
+    pub w: f64,
+    /// Reference window Wc, bytes.
+    pub wc: f64,
+    /// Normalised inflight U.
+    pub u: f64,
+    /// incStage.
+    pub inc_stage: u32,
+    /// The stored hop (`L`).
+    pub prev: Option<RefTelemetry>,
+    /// NIC time of the previous telemetry.
+    pub last_tel_ns: u32,
+    /// The outstanding probe's request time.
+    pub probe_req_ns: Option<u64>,
+}
+
+impl RefPccHpccFlow {
+    /// A new flow: `W = Wc = W_max`, `U = 1`, no hop stored.
+    pub fn new(p: &RefPccHpccParams) -> Self {
+        Self {
+            w: p.hpcc.w_max(),
+            wc: p.hpcc.w_max(),
+            u: 1.0,
+            inc_stage: 0,
+            prev: None,
+            last_tel_ns: 0,
+            probe_req_ns: None,
+        }
+    }
+
+    /// The rate `W/T` as a fraction of line rate, `W/W_max`.
+    pub fn rate_fraction(&self, p: &RefPccHpccParams) -> f64 {
+        self.w / p.hpcc.w_max()
+    }
+
+    /// A TX event at `now`.
+    pub fn on_tx(&mut self, p: &RefPccHpccParams, now: u32) -> RefHpccStep {
+        match probe_on_tx(&mut self.probe_req_ns, now, p.probe_timeout_ns) {
+            RefPccStep::Tx { probe, timed_out } => RefHpccStep::Tx { probe, timed_out },
+            _ => RefHpccStep::Other,
+        }
+    }
+
+    /// A probe response at `now` (NIC clock) whose request left at `req_send`, carrying `tel`.
+    pub fn on_response(
+        &mut self,
+        p: &RefPccHpccParams,
+        now: u32,
+        req_send: u32,
+        tel: &RefTelemetry,
+    ) -> RefHpccStep {
+        if !probe_answers(&mut self.probe_req_ns, req_send) {
+            return RefHpccStep::Late;
+        }
+        // A gap longer than the counters can span: restart the hop from this sample.
+        let gap = self.prev.is_some() && since(now, self.last_tel_ns) >= p.gap_ns();
+        if gap {
+            self.prev = None;
+        }
+        self.last_tel_ns = now;
+        let sample = |branch| RefHpccStep::Sample { branch, gap };
+        let Some(prev) = self.prev.replace(*tel) else {
+            return sample("init");
+        };
+        if prev.index != tel.index {
+            return sample("resync");
+        }
+        let dts = since(tel.ts_ns, prev.ts_ns);
+        if dts == 0 {
+            return sample("skip");
+        }
+        let dtx = since(tel.tx_bytes, prev.tx_bytes) as f64;
+        let t = p.hpcc.base_rtt_ns;
+        // Eqn 2: u' = min(qlen)/(B·T) + txRate/B, B the link's bytes per ns.
+        let b = crate::hpcc::SPEED_GBPS[usize::from(p.link_code)] / 8.0;
+        let qmin = prev.qlen_bytes.min(tel.qlen_bytes) as f64;
+        let u1 = qmin / (b * t) + dtx / dts as f64 / b;
+        // Alg. 1 l.8–9: τ = min(Δts, T); U = (1 − τ/T)·U + (τ/T)·u'.
+        let tau = (dts as f64).min(t);
+        self.u = (1.0 - tau / t) * self.u + (tau / t) * u1;
+        let eta = p.hpcc.eta();
+        // ComputeWind; every answered probe is a round, so Wc follows W each time.
+        let (mut w, branch) = if self.u >= eta || self.inc_stage >= p.hpcc.max_stage {
+            self.inc_stage = 0;
+            (self.wc / (self.u / eta) + p.hpcc.w_ai_bytes, "md")
+        } else {
+            self.inc_stage += 1;
+            (self.wc + p.hpcc.w_ai_bytes, "ai")
+        };
+        if w.is_nan() || w > p.hpcc.w_max() {
+            w = p.hpcc.w_max();
+        }
+        if w < p.hpcc.w_min() {
+            w = p.hpcc.w_min();
+        }
+        self.w = w;
+        self.wc = w;
+        sample(branch)
     }
 }

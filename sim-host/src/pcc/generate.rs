@@ -9,8 +9,8 @@
 //! ACK/NACK/CNP and undocumented events, parameter changes mid-flow and a start just before
 //! the 32-bit clock wraps. Seeded `rand_pcg::Pcg64Mcg`, no clock, no environment.
 
-use super::params::{self, Both};
-use super::reference::{RefPccFlow, RefPccStep};
+use super::params::{self, Setup};
+use super::reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
 use crate::kind::FixtureFile;
 use crate::trace::Param;
 use rand_core::Rng;
@@ -54,6 +54,17 @@ pub struct Knobs {
     pub set: &'static [(&'static str, &'static str)],
     /// `param` rows: before event number `at`, parameter `id` becomes `value`.
     pub changes: &'static [(usize, u32, u32)],
+    /// HPCC: probe responses carry the switch's telemetry record.
+    pub hpcc: bool,
+    /// The switch port's transmitted-bytes counter at the start.
+    pub port_tx0: u32,
+    /// The switch's clock at the start, ns.
+    pub switch_t0: u32,
+    /// After burst number `.0` of each flow, the flow is idle for `.1` ns.
+    pub pause: Option<(u64, u64)>,
+    /// The port's byte counter advances in multiples of this many bytes (32: exactly the
+    /// adapter's unit; 1: byte-granular, where the adapter's 32-byte truncation shows).
+    pub tx_granule: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,6 +78,7 @@ enum Pending {
         send: u64,
         recv: u32,
         resp: u32,
+        tel: [u8; 12],
     },
     Nack {
         flow: usize,
@@ -80,8 +92,83 @@ enum Pending {
     },
 }
 
+/// A flow's reference, by algorithm: what paces the stream and asks for its probes.
+enum GenRef {
+    Timely(RefPccFlow),
+    Hpcc(RefPccHpccFlow),
+}
+
+impl GenRef {
+    fn new(setup: &Setup) -> Self {
+        match setup {
+            Setup::Timely(b) => GenRef::Timely(RefPccFlow::new(&b.reference)),
+            Setup::Hpcc(b) => GenRef::Hpcc(RefPccHpccFlow::new(&b.reference)),
+        }
+    }
+
+    /// A TX event: whether a probe is requested.
+    fn on_tx(&mut self, setup: &Setup, ts: u32) -> bool {
+        match (self, setup) {
+            (GenRef::Timely(f), Setup::Timely(b)) => {
+                matches!(
+                    f.on_tx(&b.reference, ts),
+                    RefPccStep::Tx { probe: true, .. }
+                )
+            }
+            (GenRef::Hpcc(f), Setup::Hpcc(b)) => {
+                matches!(
+                    f.on_tx(&b.reference, ts),
+                    RefHpccStep::Tx { probe: true, .. }
+                )
+            }
+            _ => false,
+        }
+    }
+
+    fn on_response(
+        &mut self,
+        setup: &Setup,
+        ts: u32,
+        send: u32,
+        recv: u32,
+        resp: u32,
+        tel: &[u8; 12],
+    ) {
+        match (self, setup) {
+            (GenRef::Timely(f), Setup::Timely(b)) => {
+                f.on_response(&b.reference, ts, send, recv, resp);
+            }
+            (GenRef::Hpcc(f), Setup::Hpcc(b)) => {
+                f.on_response(&b.reference, ts, send, &RefTelemetry::decode(tel));
+            }
+            _ => {}
+        }
+    }
+
+    fn rate_fraction(&self, setup: &Setup) -> f64 {
+        match (self, setup) {
+            (GenRef::Timely(f), Setup::Timely(b)) => f.rate_fraction(&b.reference),
+            (GenRef::Hpcc(f), Setup::Hpcc(b)) => f.rate_fraction(&b.reference),
+            _ => 1.0,
+        }
+    }
+}
+
+/// Line rate, b/s, and probe timeout, ns, of a setup.
+fn line_and_timeout(setup: &Setup) -> (f64, u64) {
+    match setup {
+        Setup::Timely(b) => (
+            b.reference.timely.max_rate_bps,
+            b.reference.probe_timeout_ns,
+        ),
+        Setup::Hpcc(b) => (b.reference.hpcc.nic_rate_bps, b.reference.probe_timeout_ns),
+    }
+}
+
 struct Flow {
-    reference: RefPccFlow,
+    reference: GenRef,
+    /// The switch port's transmitted-bytes counter (wraps modulo 2^32).
+    port_tx: u32,
     next_tx: u64,
     last_tx: u64,
     queue_bytes: f64,
@@ -113,7 +200,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             line: None,
         })
         .collect();
-    let mut both: Both = params::build(Path::new(k.name), &given).expect("fixture parameters");
+    let mut both: Setup = params::build(Path::new(k.name), &given).expect("fixture parameters");
     let mut rng = Pcg64Mcg::new(u128::from(k.seed));
     let mut text = String::new();
     let _ = writeln!(
@@ -132,7 +219,8 @@ pub fn stream(k: &Knobs) -> FixtureFile {
     let responder_offset = rng.next_u64() as u32;
     let mut flows: Vec<Flow> = (0..k.flows)
         .map(|i| Flow {
-            reference: RefPccFlow::new(&both.reference),
+            reference: GenRef::new(&both),
+            port_tx: k.port_tx0,
             next_tx: 1_000 + 7_919 * i as u64,
             last_tx: 0,
             queue_bytes: 0.0,
@@ -153,8 +241,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             let _ = writeln!(text, "param,,0,{},{id},{value},,", clock(k.t0, last_t));
             changes.next();
         }
-        let rp = both.reference;
-        let line_bps = rp.timely.max_rate_bps;
+        let (line_bps, timeout_ns) = line_and_timeout(&both);
         let (fi, tx_at) = flows
             .iter()
             .enumerate()
@@ -185,10 +272,18 @@ pub fn stream(k: &Knobs) -> FixtureFile {
                     send,
                     recv,
                     resp,
+                    tel,
                 } => {
                     let send = clock(k.t0, send);
-                    flows[flow].reference.on_response(&rp, ts, send, recv, resp);
-                    let _ = writeln!(text, "rtt,,{},{ts},{send},{recv},{resp},", tag(flow));
+                    flows[flow]
+                        .reference
+                        .on_response(&both, ts, send, recv, resp, &tel);
+                    let hex: String = if k.hpcc {
+                        tel.iter().map(|b| format!("{b:02x}")).collect()
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(text, "rtt,,{},{ts},{send},{recv},{resp},{hex}", tag(flow));
                 }
             }
             rows += 1;
@@ -203,28 +298,41 @@ pub fn stream(k: &Knobs) -> FixtureFile {
         };
         let bytes = packets * 1_024;
         let dt = (tx_at - f.last_tx) as f64;
+        // The port drains at line rate; cross traffic takes (1 − capacity) of it.
+        let arrivals = bytes as f64 + (1.0 - k.capacity) * line_bps * dt / 8e9;
+        let drained = (f.queue_bytes + arrivals).min(line_bps * dt / 8e9);
+        let granule = f64::from(k.tx_granule.max(1));
+        f.port_tx = f
+            .port_tx
+            .wrapping_add(((drained / granule).round() as u32) * k.tx_granule.max(1));
         f.queue_bytes = (f.queue_bytes + bytes as f64 - k.capacity * line_bps * dt / 8e9).max(0.0);
         f.last_tx = tx_at;
         last_t = tx_at;
         let ts = clock(k.t0, tx_at);
-        let step = f.reference.on_tx(&rp, ts);
+        let probe = f.reference.on_tx(&both, ts);
         let _ = writeln!(text, "tx,,{},{ts},{ts},{},{packets},", tag(fi), bytes / 32);
         rows += 1;
         let net = k.base_rtt_ns as f64
             + f.queue_bytes * 8e9 / line_bps
             + uniform(&mut rng) * k.jitter_ns as f64;
         let net = net.round() as u64;
-        if let RefPccStep::Tx { probe: true, .. } = step
-            && uniform(&mut rng) >= k.lose
-        {
+        if probe && uniform(&mut rng) >= k.lose {
             let send = tx_at + range(&mut rng, 100, 400);
             let turn = range(&mut rng, k.turnaround_ns.0, k.turnaround_ns.1);
             let recv = clock(responder_offset, send + net / 2);
             let resp = recv.wrapping_add(turn as u32);
             let mut arrive = send + net + turn;
             if uniform(&mut rng) < k.late {
-                arrive += rp.probe_timeout_ns + range(&mut rng, 10_000, 200_000);
+                arrive += timeout_ns + range(&mut rng, 10_000, 200_000);
             }
+            // The switch's telemetry as the probe passes: queue in 256-byte cells, switch
+            // index, transmitted bytes, transmit time on the switch's clock.
+            let cells = ((f.queue_bytes / 256.0).round() as u64).min(0xffff) as u16;
+            let mut tel = [0u8; 12];
+            tel[0..2].copy_from_slice(&cells.to_be_bytes());
+            tel[2] = 3;
+            tel[4..8].copy_from_slice(&f.port_tx.to_be_bytes());
+            tel[8..12].copy_from_slice(&clock(k.switch_t0, send + net / 2).to_be_bytes());
             seq += 1;
             heap.push(Reverse((
                 arrive,
@@ -234,6 +342,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
                     send,
                     recv,
                     resp,
+                    tel,
                 },
             )));
         }
@@ -267,8 +376,13 @@ pub fn stream(k: &Knobs) -> FixtureFile {
                 heap.push(Reverse((tx_at + net + ser + 50, seq, p)));
             }
         }
-        let rate_bps = f.reference.rate_fraction(&rp) * line_bps;
+        let rate_bps = f.reference.rate_fraction(&both) * line_bps;
         f.next_tx = tx_at + (bytes as f64 * 8e9 / rate_bps).ceil() as u64;
+        if let Some((at, idle_ns)) = k.pause
+            && f.bursts == at
+        {
+            f.next_tx += idle_ns;
+        }
     }
     FixtureFile {
         name: k.name.to_string(),
@@ -277,7 +391,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
 }
 
 /// The shipped streams.
-pub const STREAMS: [Knobs; 5] = [
+pub const STREAMS: [Knobs; 7] = [
     Knobs {
         name: "timely_steady.csv",
         about: &[
@@ -297,6 +411,11 @@ pub const STREAMS: [Knobs; 5] = [
         coalesce: false,
         set: &[("algorithm", "timely")],
         changes: &[],
+        hpcc: false,
+        port_tx0: 0,
+        switch_t0: 0,
+        pause: None,
+        tx_granule: 32,
     },
     Knobs {
         name: "timely_clock_wrap.csv",
@@ -318,6 +437,11 @@ pub const STREAMS: [Knobs; 5] = [
         coalesce: false,
         set: &[("algorithm", "timely")],
         changes: &[],
+        hpcc: false,
+        port_tx0: 0,
+        switch_t0: 0,
+        pause: None,
+        tx_granule: 32,
     },
     Knobs {
         name: "timely_lost_late.csv",
@@ -342,6 +466,11 @@ pub const STREAMS: [Knobs; 5] = [
             ("min_rate_mbps", "100"),
         ],
         changes: &[],
+        hpcc: false,
+        port_tx0: 0,
+        switch_t0: 0,
+        pause: None,
+        tx_granule: 32,
     },
     Knobs {
         name: "timely_coalesced.csv",
@@ -371,6 +500,11 @@ pub const STREAMS: [Knobs; 5] = [
             ("min_rtt_ns", "8000"),
         ],
         changes: &[],
+        hpcc: false,
+        port_tx0: 0,
+        switch_t0: 0,
+        pause: None,
+        tx_granule: 32,
     },
     Knobs {
         name: "timely_param_change.csv",
@@ -397,6 +531,65 @@ pub const STREAMS: [Knobs; 5] = [
             (12_000, 11, 100_000),
             (15_000, 12, 1),
         ],
+        hpcc: false,
+        port_tx0: 0,
+        switch_t0: 0,
+        pause: None,
+        tx_granule: 32,
+    },
+    Knobs {
+        name: "hpcc_telemetry.csv",
+        about: &[
+            "One HPCC flow at 100 Gb/s on a 100G switch port (speed code 5) shared with cross \
+             traffic taking 10 % of it; every answered probe carries the port's telemetry. The \
+             port's byte counter starts 4 MB below 2^32 (it wraps once, and its 32-byte units \
+             modulo 2^20 every 2.7 ms), the switch clock 3 ms below 2^32.",
+        ],
+        seed: 0x4CC1,
+        events: 20_000,
+        t0: 77_000,
+        flows: 1,
+        base_rtt_ns: 8_000,
+        jitter_ns: 500,
+        capacity: 0.9,
+        turnaround_ns: (300, 1_000),
+        lose: 0.0,
+        late: 0.0,
+        coalesce: false,
+        set: &[("algorithm", "hpcc")],
+        changes: &[],
+        hpcc: true,
+        port_tx0: u32::MAX - 4_000_000,
+        switch_t0: u32::MAX - 3_000_000,
+        pause: None,
+        tx_granule: 32,
+    },
+    Knobs {
+        name: "hpcc_lost_gap_param.csv",
+        about: &[
+            "Two HPCC flows at 100 Gb/s, cross traffic taking 30 % of each port; 5 % of probes \
+             lost, 5 % answered late; each flow idles 3 ms after its 2000th burst (a gap longer \
+             than the telemetry counters span: the hop restarts); η 0.95 → 0.9 at event 8000 \
+             and W_AI 80 → 160 B at 12000 (`param` rows).",
+        ],
+        seed: 0x4CC2,
+        events: 20_000,
+        t0: 4_000_000_000,
+        flows: 2,
+        base_rtt_ns: 8_000,
+        jitter_ns: 1_000,
+        capacity: 0.7,
+        turnaround_ns: (300, 1_000),
+        lose: 0.05,
+        late: 0.05,
+        coalesce: false,
+        set: &[("algorithm", "hpcc")],
+        changes: &[(8_000, 2, 900), (12_000, 4, 160)],
+        hpcc: true,
+        port_tx0: 123_456_789,
+        switch_t0: 987_654_321,
+        pause: Some((2_000, 3_000_000)),
+        tx_granule: 32,
     },
 ];
 

@@ -1,6 +1,6 @@
-//! pcc: DOCA PCC event traces replayed through the `cc-pcc` adapter (TIMELY on probe RTTs)
-//! beside the f64 reference of the same conventions (`cc_reference::pcc`), and the fixture
-//! generators ([`generate`]).
+//! pcc: DOCA PCC event traces replayed through the `cc-pcc` adapter (TIMELY on probe RTTs or
+//! HPCC on switch telemetry, one per trace) beside the f64 reference of the same conventions
+//! (`cc_reference::pcc`), and the fixture generators ([`generate`]).
 //!
 //! Each row is one platform event, encoded into the 44 bytes the platform delivers and decoded
 //! by the adapter (`Event::encode` / `Event::decode`), then handed to `timely_on_event` with the
@@ -10,10 +10,11 @@
 //! Compared per event: the rate (Q20 of line rate: the adapter's integer against the
 //! reference's `fraction·2^20`) and the branch — `probe`, `timeout` (a probe given up and a new
 //! one requested) or `tx` for a TX event; Algorithm 1's branch, `late` or `invalid` for a probe
-//! response; `counted` for ACK, NACK, CNP and undocumented types. The adapter does not return
-//! Algorithm 1's branch: the fixed side's is the branch of `timely_cc::State::on_rtt` that
-//! turns the flow's stored state before the event into the stored state after it on the
-//! reference's RTT, and `?` when no such step reproduces it (a different RTT or rule).
+//! response; `counted` for ACK, NACK, CNP and undocumented types. HPCC: the branch is the one
+//! `HpccFlow::on_event` returns. TIMELY: the adapter does not return Algorithm 1's branch, so
+//! the fixed side's is the branch of `timely_cc::State::on_rtt` that turns the flow's stored
+//! state before the event into the stored state after it on the reference's RTT, and `?` when
+//! no such step reproduces it (a different RTT or rule).
 
 pub mod generate;
 
@@ -25,8 +26,12 @@ use crate::opts::{Mode, ReplayOpts};
 use crate::plot::{self, Envelope, Panel};
 use crate::summary::{At, Summary, rel_err};
 use crate::trace::InputError;
-use cc_pcc::{COUNTER_NAMES, Counter, Counters, Event, FlowContext, TimelyFlow, timely_on_event};
-use reference::{RefPccFlow, RefPccStep};
+use cc_pcc::{
+    COUNTER_NAMES, Counter, Counters, Event, FlowContext, HpccFlow, TELEMETRY_BYTES, TimelyFlow,
+    timely_on_event,
+};
+use params::Setup;
+use reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
 use std::collections::BTreeMap;
 use std::path::Path;
 use timely_cc::{RTT_SAT_Q4, U28F4};
@@ -92,15 +97,29 @@ fn type_name(code: u8) -> &'static str {
     }
 }
 
+/// One flow's reference, by algorithm.
+enum RefFlow {
+    Timely(RefPccFlow),
+    Hpcc(RefPccHpccFlow),
+}
+
 /// One flow on both sides.
 struct Flow {
     ctx: FlowContext,
-    reference: RefPccFlow,
+    reference: RefFlow,
+}
+
+/// What one event did on one side, for the comparison.
+struct Outcome {
+    branch: &'static str,
+    rate_q20: f64,
+    rtt_ns: Option<f64>,
+    meaningful: bool,
 }
 
 /// DOCA PCC (TIMELY) in the replay driver.
 pub struct Replay {
-    both: params::Both,
+    setup: Setup,
     flows: BTreeMap<u32, Flow>,
     counters: Counters,
     br_ref: BTreeMap<&'static str, u64>,
@@ -150,31 +169,56 @@ impl Replay {
                     .into(),
             ));
         }
-        self.both
+        self.setup
             .set(id, value)
             .map_err(|e| err(format!("param row refused by the adapter: {e}")))?;
         self.param_changes += 1;
         // In `--out` where it happens, so the rows after it read against the new values.
-        let key = cc_trace::pcc::TIMELY_KEYS
-            .get(id as usize)
-            .copied()
-            .unwrap_or("?");
+        let key = self.setup.key(id);
         rec.row(format_args!(
             "# param {key}={value} (set_algo_params at {}:{line})",
             trace.display()
         ))
     }
 
-    /// The event the platform would deliver for `r` (type `code`).
-    fn event(trace: &Path, line: u64, r: &Row, code: u8) -> Result<Event, InputError> {
+    /// The event the platform would deliver for `r` (type `code`), and the telemetry record of
+    /// an HPCC probe response.
+    fn event(
+        trace: &Path,
+        line: u64,
+        r: &Row,
+        code: u8,
+        hpcc: bool,
+    ) -> Result<(Event, Option<[u8; TELEMETRY_BYTES]>), InputError> {
         let err = |m: String| InputError::at(trace, line, m);
-        if !r.telemetry.is_empty() {
-            return Err(err(
-                "field telemetry: a switch-telemetry record is read only with algorithm=hpcc \
-                 (this trace replays TIMELY): leave it empty"
-                    .into(),
-            ));
-        }
+        let tel = match (hpcc && code == 6, r.telemetry.is_empty()) {
+            (false, true) => None,
+            (false, false) => {
+                return Err(err(format!(
+                    "field telemetry: a switch-telemetry record is read only on an rtt row with \
+                     algorithm=hpcc (this is {} under algorithm={}): leave it empty",
+                    type_name(code),
+                    if hpcc { "hpcc" } else { "timely" }
+                )));
+            }
+            (true, true) => {
+                return Err(err(
+                    "field telemetry: an rtt row with algorithm=hpcc carries the 12-byte \
+                     switch-telemetry record (24 hex digits)"
+                        .into(),
+                ));
+            }
+            (true, false) => {
+                let b = cc_trace::hpcc::hex_bytes(&r.telemetry)
+                    .map_err(|e| err(format!("field telemetry: {e}")))?;
+                let n = b.len();
+                Some(b.try_into().map_err(|_| {
+                    err(format!(
+                        "field telemetry: {n} bytes, the record is {TELEMETRY_BYTES}"
+                    ))
+                })?)
+            }
+        };
         let documented = (2..=6).contains(&code);
         let field = |v: Option<u32>, name: &str| match v {
             Some(x) => Ok(x),
@@ -209,7 +253,7 @@ impl Replay {
             spec,
         };
         // Through the 44 bytes as delivered.
-        Ok(Event::decode(&ev.encode()))
+        Ok((Event::decode(&ev.encode()), tel))
     }
 }
 
@@ -218,20 +262,158 @@ fn delta(after: &Counters, before: &Counters, c: Counter) -> u32 {
     after.get(c).wrapping_sub(before.get(c))
 }
 
+/// One TIMELY event on both sides: the reference's outcome and the adapter's (its branch for a
+/// probe answer read from the stored state, see the module doc).
+fn timely_step(
+    b: &params::Both,
+    rf: &mut RefPccFlow,
+    ctx: &mut FlowContext,
+    ev: &Event,
+    counters: &mut Counters,
+) -> (Outcome, Outcome) {
+    let (cfg, rp) = (&b.cfg, &b.reference);
+    let step = match ev.type_code {
+        3 => rf.on_tx(rp, ev.ts_ns),
+        6 => {
+            let x = ev.rtt();
+            rf.on_response(
+                rp,
+                ev.ts_ns,
+                x.req_send_ts_ns,
+                x.req_recv_ts_ns,
+                x.resp_send_ts_ns,
+            )
+        }
+        _ => RefPccStep::Other,
+    };
+    let (branch, rtt_ns, meaningful) = match step {
+        RefPccStep::Tx { probe, timed_out } => (
+            match (probe, timed_out) {
+                (true, true) => "timeout",
+                (true, false) => "probe",
+                _ => "tx",
+            },
+            None,
+            true,
+        ),
+        RefPccStep::Sample(s) => (s.branch, s.rtt_ns, s.branch != "init"),
+        RefPccStep::Late => ("late", None, false),
+        RefPccStep::Invalid => ("invalid", None, false),
+        RefPccStep::Other => ("counted", None, false),
+    };
+    let o_ref = Outcome {
+        branch,
+        rate_q20: rf.rate_fraction(rp) * Q20,
+        rtt_ns,
+        meaningful,
+    };
+    let before_ctx = *ctx;
+    let res = timely_on_event(cfg, ctx, ev, counters);
+    let branch_fixed = match (ev.type_code, rtt_ns) {
+        (6, Some(rtt)) => {
+            // Algorithm 1's branch: the step that reproduces the stored state.
+            let pre = TimelyFlow::load(&before_ctx).unwrap_or_else(|| TimelyFlow::new(cfg));
+            match TimelyFlow::load(ctx) {
+                Some(post) => {
+                    let q4 = (rtt * 16.0).min(f64::from(RTT_SAT_Q4)) as u32;
+                    let mut shadow = pre.timely;
+                    let u = shadow.on_rtt(cfg.timely(), U28F4::from_bits(q4), 0, None);
+                    if shadow == post.timely {
+                        u.branch.name()
+                    } else {
+                        "?"
+                    }
+                }
+                None => "?",
+            }
+        }
+        (6, None) => "?",
+        _ => "counted",
+    };
+    let o_fixed = Outcome {
+        branch: branch_fixed,
+        rate_q20: f64::from(res.rate_q20),
+        rtt_ns: None,
+        meaningful: false,
+    };
+    (o_ref, o_fixed)
+}
+
+/// One HPCC event on both sides (the adapter through `HpccFlow`'s public load, event and
+/// store, which is what `hpcc_on_event` does, keeping the branch it returns).
+fn hpcc_step(
+    b: &params::HpccBoth,
+    rf: &mut RefPccHpccFlow,
+    ctx: &mut FlowContext,
+    ev: &Event,
+    tel: Option<&[u8; TELEMETRY_BYTES]>,
+    counters: &mut Counters,
+) -> (Outcome, Outcome) {
+    let (cfg, rp) = (&b.cfg, &b.reference);
+    let zero = [0u8; TELEMETRY_BYTES];
+    let tel = tel.unwrap_or(&zero);
+    let step = match ev.type_code {
+        3 => rf.on_tx(rp, ev.ts_ns),
+        6 => rf.on_response(
+            rp,
+            ev.ts_ns,
+            ev.rtt().req_send_ts_ns,
+            &RefTelemetry::decode(tel),
+        ),
+        _ => RefHpccStep::Other,
+    };
+    let (branch, meaningful) = match step {
+        RefHpccStep::Tx { probe, timed_out } => (
+            match (probe, timed_out) {
+                (true, true) => "timeout",
+                (true, false) => "probe",
+                _ => "tx",
+            },
+            true,
+        ),
+        RefHpccStep::Sample { branch, .. } => (branch, matches!(branch, "ai" | "md")),
+        RefHpccStep::Late => ("late", false),
+        RefHpccStep::Other => ("counted", false),
+    };
+    let o_ref = Outcome {
+        branch,
+        rate_q20: rf.rate_fraction(rp) * Q20,
+        rtt_ns: None,
+        meaningful,
+    };
+    let mut flow = HpccFlow::load(ctx).unwrap_or_else(|| {
+        counters.inc(Counter::NewFlows);
+        HpccFlow::new(cfg)
+    });
+    let (res, br) = flow.on_event(cfg, ev, tel, counters);
+    flow.store(ctx);
+    let o_fixed = Outcome {
+        branch: match (ev.type_code, br) {
+            (6, Some(b)) => b.name(),
+            (6, None) => "?",
+            _ => "counted",
+        },
+        rate_q20: f64::from(res.rate_q20),
+        rtt_ns: None,
+        meaningful: false,
+    };
+    (o_ref, o_fixed)
+}
+
 impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
-    type Setup = params::Both;
+    type Setup = Setup;
     type Row = Row;
 
-    fn setup(trace: &Path, params: &[crate::trace::Param]) -> Result<params::Both, InputError> {
+    fn setup(trace: &Path, params: &[crate::trace::Param]) -> Result<Setup, InputError> {
         params::build(trace, params)
     }
 
-    fn new(both: &params::Both, _mode: Mode) -> Self {
+    fn new(setup: &Setup, _mode: Mode) -> Self {
         Self {
-            both: both.clone(),
+            setup: setup.clone(),
             flows: BTreeMap::new(),
             counters: Counters::default(),
             br_ref: BTreeMap::new(),
@@ -265,100 +447,56 @@ impl crate::driver::Lockstep for Replay {
                 ));
             }
         };
-        let ev = Self::event(trace, line, r, code)?;
+        let hpcc = matches!(self.setup, Setup::Hpcc(_));
+        let (ev, tel) = Self::event(trace, line, r, code, hpcc)?;
         let t = self.unwrap_ts(r.ts_ns);
-        let (cfg, rp) = (self.both.cfg, self.both.reference);
+        let setup = &self.setup;
         let flow = self.flows.entry(r.flow).or_insert_with(|| Flow {
             ctx: [0; 12],
-            reference: RefPccFlow::new(&rp),
+            reference: match setup {
+                Setup::Timely(b) => RefFlow::Timely(RefPccFlow::new(&b.reference)),
+                Setup::Hpcc(b) => RefFlow::Hpcc(RefPccHpccFlow::new(&b.reference)),
+            },
         });
-
-        // Reference.
-        let step = match code {
-            3 => flow.reference.on_tx(&rp, ev.ts_ns),
-            6 => {
-                let x = ev.rtt();
-                flow.reference.on_response(
-                    &rp,
-                    ev.ts_ns,
-                    x.req_send_ts_ns,
-                    x.req_recv_ts_ns,
-                    x.resp_send_ts_ns,
-                )
-            }
-            _ => RefPccStep::Other,
-        };
-        let mut rtt_ns = None;
-        let branch_ref = match step {
-            RefPccStep::Tx { probe, timed_out } => {
-                self.ref_probes[0] += u64::from(probe);
-                self.ref_probes[2] += u64::from(timed_out);
-                match (probe, timed_out) {
-                    (true, true) => "timeout",
-                    (true, false) => "probe",
-                    _ => "tx",
-                }
-            }
-            RefPccStep::Sample(s) => {
-                self.ref_probes[1] += 1;
-                rtt_ns = s.rtt_ns;
-                s.branch
-            }
-            RefPccStep::Late => {
-                self.ref_probes[3] += 1;
-                "late"
-            }
-            RefPccStep::Invalid => {
-                self.ref_probes[1] += 1;
-                "invalid"
-            }
-            RefPccStep::Other => "counted",
-        };
-        let rate_ref = flow.reference.rate_fraction(&rp) * Q20;
-
-        // Fixed: the adapter as the platform calls it.
-        let before_ctx = flow.ctx;
         let before = self.counters;
-        let res = timely_on_event(&cfg, &mut flow.ctx, &ev, &mut self.counters);
+        let (o_ref, o_fixed) = match (&self.setup, &mut flow.reference) {
+            (Setup::Timely(b), RefFlow::Timely(rf)) => {
+                timely_step(b, rf, &mut flow.ctx, &ev, &mut self.counters)
+            }
+            (Setup::Hpcc(b), RefFlow::Hpcc(rf)) => {
+                hpcc_step(b, rf, &mut flow.ctx, &ev, tel.as_ref(), &mut self.counters)
+            }
+            _ => unreachable!("a trace has one algorithm"),
+        };
+        // Probe outcomes on the reference side, for the report.
+        match o_ref.branch {
+            "probe" => self.ref_probes[0] += 1,
+            "timeout" => {
+                self.ref_probes[0] += 1;
+                self.ref_probes[2] += 1;
+            }
+            "late" => self.ref_probes[3] += 1,
+            "tx" | "counted" => {}
+            _ => self.ref_probes[1] += 1,
+        }
+        // The probe-policy outcome of the fixed side, from its counters.
         let c = &self.counters;
-        let branch_fixed: &'static str = match code {
+        let branch_fixed = match code {
             3 if delta(c, &before, Counter::ProbesTimedOut) != 0 => "timeout",
-            3 if res.rtt_req => "probe",
+            3 if delta(c, &before, Counter::ProbesSent) != 0 => "probe",
             3 => "tx",
             6 if delta(c, &before, Counter::ProbesLate) != 0 => "late",
             6 if delta(c, &before, Counter::RttInvalid) != 0 => "invalid",
-            6 => {
-                // Algorithm 1's branch: the step that reproduces the stored state.
-                let pre = TimelyFlow::load(&before_ctx).unwrap_or_else(|| TimelyFlow::new(&cfg));
-                let post = TimelyFlow::load(&flow.ctx);
-                match (rtt_ns, post) {
-                    (Some(rtt), Some(post)) => {
-                        let q4 = (rtt * 16.0).min(f64::from(RTT_SAT_Q4)) as u32;
-                        let mut shadow = pre.timely;
-                        let u = shadow.on_rtt(cfg.timely(), U28F4::from_bits(q4), 0, None);
-                        if shadow == post.timely {
-                            u.branch.name()
-                        } else {
-                            "?"
-                        }
-                    }
-                    _ => "?",
-                }
-            }
-            _ => "counted",
+            _ => o_fixed.branch,
         };
-        let rate_fixed = f64::from(res.rate_q20);
+        let (branch_ref, rate_ref, rate_fixed, rtt_ns) =
+            (o_ref.branch, o_ref.rate_q20, o_fixed.rate_q20, o_ref.rtt_ns);
 
         rec.events += 1;
         let at = rec.at(t, Some(line));
-        let meaningful = match step {
-            RefPccStep::Tx { .. } => true,
-            RefPccStep::Sample(s) => s.branch != "init",
-            _ => false,
-        };
         if rtt_ns == Some(0.0) {
             rec.implausible("zero RTTs");
-        } else if meaningful {
+        } else if o_ref.meaningful {
             rec.meaningful += 1;
         }
         *self.br_ref.entry(branch_ref).or_default() += 1;
