@@ -6,8 +6,9 @@
 //! stream answers); a fluid queue per flow, drained at a share of line rate, sets the network
 //! RTT of each probe; the responder's clock has its own offset and a turnaround; ACKs arrive
 //! one RTT after every second burst. Knobs add lost probes, late answers, coalesced
-//! ACK/NACK/CNP and undocumented events, parameter changes mid-flow and a start just before
-//! the 32-bit clock wraps. Seeded `rand_pcg::Pcg64Mcg`, no clock, no environment.
+//! ACK/NACK/CNP and undocumented events, parameter changes mid-flow, a start just before
+//! the 32-bit clock wraps, and for HPCC the port's telemetry (cross traffic sharing the port,
+//! the byte counter and switch clock starting anywhere, an idle pause). Seeded `rand_pcg::Pcg64Mcg`, no clock, no environment.
 
 use super::params::{self, Setup};
 use super::reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};

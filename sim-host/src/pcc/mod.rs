@@ -3,8 +3,9 @@
 //! (`cc_reference::pcc`), and the fixture generators ([`generate`]).
 //!
 //! Each row is one platform event, encoded into the 44 bytes the platform delivers and decoded
-//! by the adapter (`Event::encode` / `Event::decode`), then handed to `timely_on_event` with the
-//! flow's 48-byte context; the reference gets the same fields. A `param` row is the platform's
+//! by the adapter (`Event::encode` / `Event::decode`), then handed to `timely_on_event` (or
+//! `HpccFlow`'s load, `on_event` with the row's telemetry record, store) with the flow's 48-byte
+//! context; the reference gets the same fields. A `param` row is the platform's
 //! `set_algo_params`: applied to both sides, or refused (exit 2) when the adapter refuses it.
 //!
 //! Compared per event: the rate (Q20 of line rate: the adapter's integer against the
