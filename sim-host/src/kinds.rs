@@ -6,11 +6,12 @@ use crate::kind::{Entry, Kind};
 use crate::trace::Param;
 
 /// Every trace kind, in report order: one line per kind.
-pub static KINDS: [&Entry; 4] = [
+pub static KINDS: [&Entry; 5] = [
     &crate::timely::ENTRY,
     &crate::hpcc::ENTRY,
     &crate::cats::ENTRY,
     &crate::pacer::ENTRY,
+    &crate::pcc::ENTRY,
 ];
 
 impl Kind {

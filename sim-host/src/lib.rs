@@ -42,6 +42,7 @@ pub mod kinds;
 pub mod opts;
 pub mod output;
 pub mod pacer;
+pub mod pcc;
 pub mod plot;
 pub mod replay;
 pub mod sim;

@@ -6,6 +6,7 @@
 //! * [`hpcc`]: HPCC Algorithm 1 over the INT wire format (Li et al., SIGCOMM 2019).
 //! * [`cats`]: the CATS conductor's scheduler (feature `alloc`).
 //! * [`pacer`]: the segment pacer's schedule (feature `alloc`).
+//! * [`pcc`]: TIMELY on DOCA PCC probe events (probe policy, probe RTT, rate in line-rate units).
 //!
 //! `no_std`: `libm` supplies what `core` lacks (`floor`, `trunc`, `round`, `powi`, `log2`), so
 //! the same code runs on the host (sim-host's replay and simulator) and, soft-float, on a
@@ -23,4 +24,5 @@ pub mod cats;
 pub mod hpcc;
 #[cfg(feature = "alloc")]
 pub mod pacer;
+pub mod pcc;
 pub mod timely;

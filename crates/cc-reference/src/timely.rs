@@ -133,7 +133,20 @@ impl RefState {
                 rtt_ns: None,
             };
         };
-        let rtt = rtt_q4 as f64 / 16.0;
+        self.on_rtt(p, rtt_q4 as f64 / 16.0, bytes, sending_rate_bps)
+    }
+
+    /// One RTT sample (ns) through Algorithm 1 and the §5 rules: what
+    /// [`on_completion`](Self::on_completion) does once it has measured the RTT, for callers
+    /// that measure it otherwise (probe RTTs). `bytes` is the segment the sample is for (only
+    /// per-completion scaling reads it).
+    pub fn on_rtt(
+        &mut self,
+        p: &RefParams,
+        rtt: f64,
+        bytes: u32,
+        sending_rate_bps: Option<f64>,
+    ) -> RefStep {
         if !self.started {
             self.started = true;
             self.prev_rtt_ns = rtt;

@@ -138,11 +138,12 @@ impl KindInfo {
 }
 
 /// Every trace kind, in report order.
-pub static KINDS: [&KindInfo; 4] = [
+pub static KINDS: [&KindInfo; 5] = [
     &crate::timely::INFO,
     &crate::hpcc::INFO,
     &crate::cats::INFO,
     &crate::pacer::INFO,
+    &crate::pcc::INFO,
 ];
 
 /// The kind named `name`.

@@ -2,8 +2,8 @@
 //! reader ([`TraceReader`]: header row, `#` comments, `# set KEY=VALUE` parameter lines, errors
 //! that name the file, the line and what is wrong), the one grammar of parameter values
 //! ([`Param`]), and per kind its header row, row type and parameter rules (both sides'
-//! configuration from the same text): [`timely`], [`hpcc`], [`cats`], [`pacer`]; [`kinds`] lists
-//! them with every key's default, unit and limits.
+//! configuration from the same text): [`timely`], [`hpcc`], [`cats`], [`pacer`], [`pcc`];
+//! [`kinds`] lists them with every key's default, unit and limits.
 //!
 //! The crate knows nothing of plots, captures or thread pools: a firmware bench that wants the
 //! configurations `sim-host replay` runs needs only this.
@@ -14,6 +14,7 @@ pub mod cats;
 pub mod hpcc;
 pub mod kinds;
 pub mod pacer;
+pub mod pcc;
 pub mod timely;
 
 pub use reader::*;
