@@ -10,7 +10,8 @@
 #   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
 #      cross-check, sizes, state;
 #   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
-#      under QEMU user mode, on fixture events (the rv64 block);
+#      under QEMU user mode, on fixture events and the DOCA PCC adapter's generated event
+#      streams (the rv64 block);
 #   5. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference.
 #
 # Usage: scripts/perf-report.sh [--quick]

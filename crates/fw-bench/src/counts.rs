@@ -475,9 +475,12 @@ fn rvsim_runs_the_server(
 /// Per image: the samples of each `(algorithm, entry point)` in first-seen order.
 type Columns = Vec<BTreeMap<(String, String), Vec<Sample>>>;
 
+/// The samples of every image, the order of the rows and the rvsim whole-run sentences.
+type Measured = (Columns, Vec<(String, String)>, Vec<String>);
+
 /// Runs every image; returns the per-image samples (fixture rows and the probe's own calls),
 /// the order of the rows and the sentences of the rvsim whole-run checks (rv32 images).
-fn measure(images: &[Image], ctx: &Ctx) -> Result<(Columns, Vec<(String, String)>, Vec<String>)> {
+fn measure(images: &[Image], ctx: &Ctx) -> Result<Measured> {
     let cmds = commands(ctx)?;
     let stdin: Vec<u8> = cmds.iter().flat_map(|c| c.bytes.iter().copied()).collect();
     let counted: Vec<&Cmd> = cmds.iter().filter(|c| c.row.is_some()).collect();
@@ -760,6 +763,27 @@ mod tests {
         assert!(once.contains("rvsim") && !once.contains("qemu"));
         let both = crate::report::splice(&once, "fresh\n").unwrap();
         assert!(both.contains("fresh") && both.contains("new") && !both.contains("rvsim"));
+    }
+
+    #[test]
+    fn the_adapter_costs_quoted_in_pcc_md_are_rows_of_the_generated_block() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        let perf = std::fs::read_to_string(docs.join("performance.md")).unwrap();
+        let block = &perf[perf.find(BEGIN).unwrap()..perf.find(END).unwrap()];
+        let pcc = std::fs::read_to_string(docs.join("pcc.md")).unwrap();
+        let cost = &pcc[pcc.find("## Cost per event").unwrap()..];
+        let cost = &cost[..cost[3..].find("\n## ").map_or(cost.len(), |i| i + 3)];
+        let quoted: Vec<&str> = cost
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.contains("`probe_pcc_"))
+            .collect();
+        assert!(quoted.len() >= 3, "no quoted rows in pcc.md's cost section");
+        for row in quoted {
+            assert!(
+                block.lines().any(|l| l == row),
+                "pcc.md quotes a row the generated block does not have: {row}"
+            );
+        }
     }
 
     #[test]

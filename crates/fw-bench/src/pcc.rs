@@ -37,8 +37,8 @@ use crate::cases::Lcg;
 
 /// TIMELY adapter parameters of the stream (ids of `cc_pcc::TIMELY_PARAMS`): a 100 Gb/s port,
 /// 100 Mb/s floor, `T_low` 10 µs, `T_high` 100 µs and `minRTT` 8 µs for the stream's 8 µs base
-/// RTT, `δ` 2 Gb/s (with the paper's 10 Mb/s per 10 Gb/s scaled to 100 Gb/s the flow spends
-/// nearly every probe climbing back in the `low` branch), the rest the defaults.
+/// RTT, `δ` 2 Gb/s (at 100 Mb/s, the paper's 10 Mb/s scaled from 10 to 100 Gb/s, the flow
+/// spends nearly every probe climbing back in the `low` branch), the rest the defaults.
 pub const TIMELY_VALUES: [u32; cc_pcc::TIMELY_PARAM_NUM] = [
     100_000,
     100,
