@@ -10,10 +10,11 @@
 #   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
 #      cross-check, sizes, state;
 #   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
-#      under QEMU user mode, on fixture events (the rv64 block);
+#      under QEMU user mode, on fixture events and the DOCA PCC adapter's generated event
+#      streams (the rv64 block);
 #   5. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference,
-#      and end to end on one core per kind (events/s and MB/s, CSV; the large TIMELY and HPCC
-#      traces of issue 17 included).
+#      and end to end on one core per kind (events/s and MB/s; the large TIMELY and HPCC
+#      traces of issue 17 included, HPCC as CSV and as a capture).
 #
 # Usage: scripts/perf-report.sh [--quick | --host]
 #   --quick   a few calls per case, print the block instead of writing the doc (what CI runs:

@@ -11,9 +11,15 @@
 //! The events are the fixtures' (the same selection as the rv32 C-ABI cases): fw-bench writes
 //! them as commands to fw-probe's standard input, where `fw_probe_serve` (crates/fw-probe,
 //! `probe/serve.rs`) calls `probe_timely_on_rtt` and `probe_hpcc_on_ack` with them and answers
-//! each call's result, which is checked against the host build of the same crate. The probe
-//! binary's own sequence (CATS, pacer, cc-math, TIMELY completions; fixed inputs in
-//! `crates/fw-probe/src/probe/*.rs`) runs first and is counted too.
+//! each call's result, which is checked against the host build of the same crate. The DOCA PCC
+//! adapter's rows (`crates/cc-pcc`: `probe_pcc_timely_on_event`, `probe_pcc_hpcc_on_event`,
+//! `probe_pcc_event_decode`) run on the DOCA-shaped event streams of [`crate::pcc`], each
+//! answer (the rate, the probe request, and a fold of the context and counters) checked against
+//! the host build of cc-pcc. The probe binary's own sequence (CATS, pacer, cc-math, TIMELY
+//! completions; fixed inputs in `crates/fw-probe/src/probe/*.rs`) runs first and is counted too.
+//!
+//! On an rv32 image, rvsim runs the same program on the same standard input as well: its
+//! whole-run instruction count and its answers must equal QEMU's.
 //!
 //! The same commands run on every image (riscv32imac, riscv64imac, riscv64imac with Zbb), so the
 //! columns compare the same calls on the same events.
@@ -375,31 +381,114 @@ fn commands(ctx: &Ctx) -> Result<Vec<Cmd>> {
     for hops in [1, 3, 5] {
         hpcc_cmds(ctx, hops, &mut v)?;
     }
-    // The DOCA PCC adapter (crates/cc-pcc): its event decode and per-event entry points
-    // (TIMELY per RTT-probe response, HPCC per telemetry event, 1 and 3 hops) join here as
-    // server opcodes of their own once the crate is in the tree; `ADAPTER_PENDING` says so in
-    // the report until then.
+    pcc_cmds(ctx, &mut v)?;
     Ok(v)
 }
 
-/// Said in the report while the adapter's rows are not measured.
-pub const ADAPTER_PENDING: &str = "The DOCA PCC adapter (`crates/cc-pcc`: event decode, TIMELY \
-    per RTT-probe response, HPCC per telemetry event) is not measured here yet: its entry points \
-    join `fw_probe_serve` and `counts::commands` when the crate is in the tree.";
+/// Algorithm column of the adapter's rows.
+const PCC_TIMELY: &str = "TIMELY, DOCA PCC adapter";
+const PCC_HPCC: &str = "HPCC, DOCA PCC adapter (1 hop)";
+const PCC_DECODE: &str = "DOCA PCC adapter";
+
+/// The DOCA PCC adapter (crates/cc-pcc) on the streams of [`crate::pcc`], `ctx.limit` events
+/// each: TIMELY per event (opcodes 6, 7), HPCC per event with one hop of telemetry (8, 9), and
+/// the event decode alone on the TIMELY stream's events (10).
+fn pcc_cmds(ctx: &Ctx, out: &mut Vec<Cmd>) -> Result<()> {
+    let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let timely = crate::pcc::timely_steps(ctx.limit)?;
+    out.push(Cmd {
+        bytes: cmd(6, &words(&crate::pcc::TIMELY_VALUES)),
+        answer: 0,
+        row: None,
+        origin: "TIMELY stream: configuration".to_owned(),
+    });
+    for (i, s) in timely.iter().enumerate() {
+        out.push(Cmd {
+            bytes: cmd(7, &s.bytes),
+            answer: s.answer,
+            row: Some((PCC_TIMELY, "probe_pcc_timely_on_event", s.case.clone())),
+            origin: format!("TIMELY stream: event {i} at {} ns", s.t_ns),
+        });
+    }
+    let hpcc = crate::pcc::hpcc_steps(ctx.limit)?;
+    out.push(Cmd {
+        bytes: cmd(8, &words(&crate::pcc::HPCC_VALUES)),
+        answer: 0,
+        row: None,
+        origin: "HPCC stream: configuration".to_owned(),
+    });
+    for (i, s) in hpcc.iter().enumerate() {
+        out.push(Cmd {
+            bytes: cmd(9, &s.bytes),
+            answer: s.answer,
+            row: Some((PCC_HPCC, "probe_pcc_hpcc_on_event", s.case.clone())),
+            origin: format!("HPCC stream: event {i} at {} ns", s.t_ns),
+        });
+    }
+    for (i, s) in timely.iter().enumerate() {
+        let ev: [u8; cc_pcc::EVENT_BYTES] = s.bytes[..cc_pcc::EVENT_BYTES].try_into()?;
+        out.push(Cmd {
+            bytes: cmd(10, &ev),
+            answer: u64::from(crate::pcc::decode_answer(&ev)),
+            row: Some((
+                PCC_DECODE,
+                "probe_pcc_event_decode",
+                "44-byte event (`Event::decode`)".to_owned(),
+            )),
+            origin: format!("TIMELY stream: decode of event {i}"),
+        });
+    }
+    Ok(())
+}
+
+/// On an rv32 image, rvsim runs the whole program on the same standard input: its instruction
+/// count must equal QEMU's and its output QEMU's. Returns the sentence saying so.
+fn rvsim_runs_the_server(
+    img: &Image,
+    stdin: &[u8],
+    qemu_out: &[u8],
+    qemu_total: u64,
+) -> Result<String> {
+    let mut m = crate::machine::Machine::load(&img.elf)?;
+    m.set_input(stdin.to_vec());
+    // Room to count past QEMU's total, so a longer rvsim run is reported as a difference.
+    m.max_steps = qemu_total.saturating_mul(2).max(m.max_steps);
+    let r = m.run_program()?;
+    ensure!(
+        r.output == qemu_out,
+        "{}: rvsim's answers differ from QEMU's",
+        img.label
+    );
+    ensure!(
+        r.instret == qemu_total,
+        "{}: the whole served run: QEMU trace {qemu_total} instructions, rvsim {}",
+        img.label,
+        r.instret
+    );
+    Ok(format!(
+        "On {}, rvsim runs the same program on the same input with the same answers and the \
+         same whole-run count as QEMU ({} instructions).",
+        img.label, r.instret
+    ))
+}
 
 /// Per image: the samples of each `(algorithm, entry point)` in first-seen order.
 type Columns = Vec<BTreeMap<(String, String), Vec<Sample>>>;
 
-/// Runs every image; returns the per-image samples (fixture rows and the probe's own calls) and
-/// the order of the rows.
-fn measure(images: &[Image], ctx: &Ctx) -> Result<(Columns, Vec<(String, String)>)> {
+/// The samples of every image, the order of the rows and the rvsim whole-run sentences.
+type Measured = (Columns, Vec<(String, String)>, Vec<String>);
+
+/// Runs every image; returns the per-image samples (fixture rows and the probe's own calls),
+/// the order of the rows and the sentences of the rvsim whole-run checks (rv32 images).
+fn measure(images: &[Image], ctx: &Ctx) -> Result<Measured> {
     let cmds = commands(ctx)?;
     let stdin: Vec<u8> = cmds.iter().flat_map(|c| c.bytes.iter().copied()).collect();
     let counted: Vec<&Cmd> = cmds.iter().filter(|c| c.row.is_some()).collect();
     let mut order: Vec<(String, String)> = Vec::new();
     let mut columns = Vec::new();
+    let mut whole = Vec::new();
     for img in images {
-        let (calls, out, _) = run(img, stdin.clone())?;
+        let (calls, out, total) = run(img, stdin.clone())?;
         ensure!(
             out.len() == 8 * cmds.len(),
             "{}: {} answered {} of {} commands",
@@ -447,6 +536,9 @@ fn measure(images: &[Image], ctx: &Ctx) -> Result<(Columns, Vec<(String, String)
             );
             push(alg, entry, Sample::new(case.clone(), call.instret));
         }
+        if img.qemu.ends_with("riscv32") {
+            whole.push(rvsim_runs_the_server(img, &stdin, &out, total)?);
+        }
         for call in calls.iter().filter(|c| !c.served) {
             push(
                 "fw-probe's own calls",
@@ -456,7 +548,7 @@ fn measure(images: &[Image], ctx: &Ctx) -> Result<(Columns, Vec<(String, String)
         }
         columns.push(col);
     }
-    Ok((columns, order))
+    Ok((columns, order, whole))
 }
 
 /// The arguments of fw-probe's own `probe_cc_math_recip` call (`probe/mod.rs`).
@@ -494,7 +586,7 @@ fn rvsim_agrees(img: &Image, columns: &BTreeMap<(String, String), Vec<Sample>>) 
 /// The generated block: one table, a column of medians (and p99) per image.
 pub fn generate(images: &[Image], ctx: &Ctx) -> Result<String> {
     ensure!(!images.is_empty(), "no image to count on");
-    let (columns, order) = measure(images, ctx)?;
+    let (columns, order, whole) = measure(images, ctx)?;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -555,7 +647,19 @@ pub fn generate(images: &[Image], ctx: &Ctx) -> Result<String> {
             let _ = writeln!(s, "\n{}", rvsim_agrees(img, col)?);
         }
     }
-    let _ = writeln!(s, "\n{ADAPTER_PENDING}");
+    for w in whole {
+        let _ = writeln!(s, "\n{w}");
+    }
+    let _ = writeln!(
+        s,
+        "\nThe adapter's rows run on the DOCA-shaped event streams of `fw-bench` (`src/pcc.rs`), \
+         one flow each, closed-loop with the host build: TIMELY at 100 Gb/s on probe RTTs (TX \
+         events every 2 µs that request probes, responses with the responder's turnaround, lost \
+         and late probes, the 32-bit clock wrapping), HPCC at 100 Gb/s with one hop of switch \
+         telemetry per probe response (a 100G port's queue and byte counter moving, the counter \
+         and clocks wrapping, a telemetry gap, a path change). HPCC runs 1 hop only: one hop is \
+         what fits the 48-byte context (44 bytes used; a second hop needs 52)."
+    );
     Ok(s)
 }
 
@@ -659,6 +763,27 @@ mod tests {
         assert!(once.contains("rvsim") && !once.contains("qemu"));
         let both = crate::report::splice(&once, "fresh\n").unwrap();
         assert!(both.contains("fresh") && both.contains("new") && !both.contains("rvsim"));
+    }
+
+    #[test]
+    fn the_adapter_costs_quoted_in_pcc_md_are_rows_of_the_generated_block() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        let perf = std::fs::read_to_string(docs.join("performance.md")).unwrap();
+        let block = &perf[perf.find(BEGIN).unwrap()..perf.find(END).unwrap()];
+        let pcc = std::fs::read_to_string(docs.join("pcc.md")).unwrap();
+        let cost = &pcc[pcc.find("## Cost per event").unwrap()..];
+        let cost = &cost[..cost[3..].find("\n## ").map_or(cost.len(), |i| i + 3)];
+        let quoted: Vec<&str> = cost
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.contains("`probe_pcc_"))
+            .collect();
+        assert!(quoted.len() >= 3, "no quoted rows in pcc.md's cost section");
+        for row in quoted {
+            assert!(
+                block.lines().any(|l| l == row),
+                "pcc.md quotes a row the generated block does not have: {row}"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!   [`table`] turns their samples into the markdown table of `docs/performance.md`.
 //! * [`size`] charges `.text`/`.rodata`/`.data` bytes of a linked ELF to crates.
 //! * [`counts`] counts instructions per call on riscv64 (and riscv32 beside it) under QEMU user
-//!   mode, from its execution trace, on fixture events fed to fw-probe's counting server.
+//!   mode, from its execution trace, on fixture events fed to fw-probe's counting server;
+//!   [`pcc`] generates the DOCA-shaped event streams of the DOCA PCC adapter's rows.
 //! * [`qemu`] cross-checks a whole-program count against QEMU user mode.
 //! * [`zbb`] decodes and executes the Zbb instructions `rvsim` lacks (for `+zbb` builds).
 //! * [`report`] assembles `docs/performance.md`'s generated section.
@@ -19,6 +20,7 @@ pub mod counts;
 pub mod elf;
 pub mod machine;
 pub mod names;
+pub mod pcc;
 pub mod qemu;
 pub mod report;
 pub mod size;

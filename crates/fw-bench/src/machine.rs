@@ -46,7 +46,10 @@ pub const STACK_SIZE: u32 = 1 << 20;
 /// Default instruction budget of one call or run; exceeding it is an error (a hang).
 pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
 
-/// Linux/newlib-style system-call numbers the machine understands (in `a7`).
+/// Linux/newlib-style system-call numbers the machine understands (in `a7`): `read` (fd 0 reads
+/// [`Machine::set_input`]'s bytes, any other fd answers `-EBADF`), `write` (fd 1 and 2 collected),
+/// `exit`.
+const SYS_READ: u32 = 63;
 const SYS_WRITE: u32 = 64;
 const SYS_EXIT: u32 = 93;
 
@@ -137,6 +140,10 @@ pub struct Machine {
     pub max_steps: u64,
     /// Execute the Zbb extension (RV32 encodings); off by default (rv32imac).
     pub zbb: bool,
+    /// Standard input of a program run (`read` on fd 0, a7 = 63); empty: end of input at once.
+    input: Vec<u8>,
+    /// Bytes of `input` already read.
+    input_pos: usize,
     funcs: Vec<(u32, u32, String)>,
     profile: Option<PcCounts>,
 }
@@ -175,6 +182,8 @@ impl Machine {
             gp,
             max_steps: DEFAULT_MAX_STEPS,
             zbb: false,
+            input: Vec::new(),
+            input_pos: 0,
             funcs,
             profile: None,
         }
@@ -296,6 +305,12 @@ impl Machine {
         }
     }
 
+    /// Sets the standard input the program reads (`read` on fd 0), from its start.
+    pub fn set_input(&mut self, bytes: Vec<u8>) {
+        self.input = bytes;
+        self.input_pos = 0;
+    }
+
     /// Runs the program from `e_entry` (with `sp` at the stack top) until it exits through
     /// `ecall` with a7 = 93.
     pub fn run_program(&mut self) -> Result<ProgramResult> {
@@ -339,6 +354,18 @@ impl Machine {
                             code: cpu.x[10],
                             instret: clock.instret,
                         });
+                    }
+                    SYS_READ => {
+                        let (fd, buf, len) = (cpu.x[10], cpu.x[11], cpu.x[12]);
+                        if fd == 0 {
+                            let n = (len as usize).min(self.input.len() - self.input_pos);
+                            let data = self.input[self.input_pos..self.input_pos + n].to_vec();
+                            self.write_bytes(buf, &data)?;
+                            self.input_pos += n;
+                            cpu.x[10] = n as u32;
+                        } else {
+                            cpu.x[10] = (-9i32) as u32; // EBADF
+                        }
                     }
                     SYS_WRITE => {
                         let (fd, buf, len) = (cpu.x[10], cpu.x[11], cpu.x[12]);

@@ -21,11 +21,20 @@ fn code() -> (Vec<u8>, Vec<(&'static str, u32, u32)>) {
     // load_word @ 0x1012: lw a0,0(a0) ; c.jr ra
     c.extend_from_slice(&0x0005_2503u32.to_le_bytes());
     c.extend_from_slice(&0x8082u16.to_le_bytes());
+    // read_into @ 0x1018: mv a1,a0 ; li a0,0 ; li a2,4 ; li a7,63 ; ecall ; ret
+    //   (read(0, buf = a0, 4): returns the bytes read)
+    for h in [0x85aau16, 0x4501, 0x4611] {
+        c.extend_from_slice(&h.to_le_bytes());
+    }
+    c.extend_from_slice(&0x03f0_0893u32.to_le_bytes());
+    c.extend_from_slice(&0x0000_0073u32.to_le_bytes());
+    c.extend_from_slice(&0x8082u16.to_le_bytes());
     let syms = vec![
         ("add2", BASE, 6),
         ("_start", BASE + 6, 10),
         ("spin", BASE + 0x10, 2),
         ("load_word", BASE + 0x12, 6),
+        ("read_into", BASE + 0x18, 16),
     ];
     (c, syms)
 }
@@ -147,6 +156,21 @@ fn calls_a_function_by_symbol_and_counts_its_instructions() {
 fn runs_a_program_to_its_exit_ecall() {
     let r = machine().run_program().unwrap();
     assert_eq!((r.exit_code, r.instret), (7, 3));
+}
+
+#[test]
+fn a_program_reads_its_input_in_order_then_sees_its_end() {
+    let mut m = machine();
+    let buf = m.push_bytes(&[0; 4], 4).unwrap();
+    // No input set: the end at once (what fw-probe's server sees under the gates).
+    assert_eq!(m.call("read_into", &[buf]).unwrap().a0, 0);
+    m.set_input(b"abcdef".to_vec());
+    let r = m.call("read_into", &[buf]).unwrap();
+    assert_eq!((r.a0, r.instret), (4, 6));
+    assert_eq!(m.read_bytes(buf, 4).unwrap(), b"abcd");
+    assert_eq!(m.call("read_into", &[buf]).unwrap().a0, 2);
+    assert_eq!(&m.read_bytes(buf, 2).unwrap()[..], b"ef");
+    assert_eq!(m.call("read_into", &[buf]).unwrap().a0, 0);
 }
 
 #[test]

@@ -14,13 +14,31 @@
 //! | 3 HPCC configuration | `CcHpccParams` layout: NIC rate, min rate (`u64` b/s); base RTT (ns), η (num, den), `W_AI` bytes, max stage, 0 (`u32` each) | 0 built (the flow restarts), 1 refused (the previous configuration and flow stay) |
 //! | 4 HPCC ACK | ack seq, snd nxt, INT length (`u32` each), 44 INT bytes (the first `length` used) | `probe_hpcc_on_ack` |
 //! | 5 HPCC state | `CcHpccState` layout: U (`U32F32` bits), five hop records (`u64`), W, W_c (`U24F8` bits), last update seq (`u32`), INT header (`u16`), has header, inc stage (`u8`) | 0; the flow continues from this state (`State::from_raw_parts`) |
+//! | 6 PCC TIMELY configuration | the 13 values of `cc_pcc::TIMELY_PARAMS` (`u32` each, id order) | 0 built (a new flow: zeroed context and counters), 1 refused (the previous configuration, flow and counters stay) |
+//! | 7 PCC TIMELY event | the platform's 44 event bytes (big-endian fields) | `probe_pcc_timely_on_event` in the high word, [`fold`] of the context and counters after it in the low word |
+//! | 8 PCC HPCC configuration | the 8 values of `cc_pcc::HPCC_PARAMS` (`u32` each, id order) | as 6 |
+//! | 9 PCC HPCC event | 44 event bytes, then the 12 telemetry bytes | `probe_pcc_hpcc_on_event` in the high word, [`fold`] in the low word |
+//! | 10 PCC event decode | 44 event bytes | `probe_pcc_event_decode` |
+//!
+//! The event is decoded (`Event::decode`) by the server before an event command's call, so the
+//! adapter's rows count the per-event path without the decode, and opcode 10 counts the decode
+//! alone.
 //!
 //! An unknown opcode, an event before its configuration or a short command ends the server with
 //! the answer `u64::MAX`, so fw-bench reports the command it refused.
 
 use core::hint::black_box;
 
-use super::{hpcc::probe_hpcc_on_ack, timely::probe_timely_on_rtt};
+use cc_pcc::{
+    Counters, EVENT_BYTES, Event, FlowContext, HPCC_PARAM_NUM, HpccPccConfig, TELEMETRY_BYTES,
+    TIMELY_PARAM_NUM, TimelyPccConfig,
+};
+
+use super::{
+    hpcc::probe_hpcc_on_ack,
+    pcc::{probe_pcc_event_decode, probe_pcc_hpcc_on_event, probe_pcc_timely_on_event},
+    timely::probe_timely_on_rtt,
+};
 
 /// `read(0, buf, len)` until `buf` is full; false at the end of input (or a short read at it).
 fn read_exact(buf: &mut [u8]) -> bool {
@@ -150,8 +168,66 @@ fn hpcc_state(w: &mut Words<'_>) -> hpcc_cc::State {
     })
 }
 
+/// The first `N` bytes of a payload (zeros if it is shorter, which the payload sizes exclude).
+fn bytes<const N: usize>(w: &Words<'_>) -> [u8; N] {
+    w.0.get(..N)
+        .and_then(|s| s.try_into().ok())
+        .unwrap_or([0; N])
+}
+
+/// `N` little-endian words of a payload.
+fn values<const N: usize>(w: &mut Words<'_>) -> [u32; N] {
+    let mut v = [0u32; N];
+    for x in &mut v {
+        *x = w.u32();
+    }
+    v
+}
+
+/// What an adapter event left behind, in one word: the context words, then the counters, each
+/// folded as `acc = acc.rotate_left(5) ^ word` from 0 (fw-bench folds the host build's the same
+/// way). Computed outside the counted call.
+pub fn fold(ctx: &FlowContext, counters: &Counters) -> u32 {
+    ctx.iter()
+        .chain(counters.0.iter())
+        .fold(0u32, |acc, &w| acc.rotate_left(5) ^ w)
+}
+
+/// One adapter flow: its configuration, context and counters.
+struct PccFlow<C> {
+    cfg: C,
+    ctx: FlowContext,
+    counters: Counters,
+}
+
+impl<C> PccFlow<C> {
+    fn new(cfg: C) -> Self {
+        Self {
+            cfg,
+            ctx: [0; 12],
+            counters: Counters::default(),
+        }
+    }
+    /// The answer to an event command: the probe's result, then the fold of what it left.
+    fn answer(&self, result: u32) -> u64 {
+        u64::from(result) << 32 | u64::from(fold(&self.ctx, &self.counters))
+    }
+}
+
 /// Payload bytes of each opcode (index = opcode; 0 is not one).
-const PAYLOAD: [usize; 6] = [0, 5 * 8 + 12 * 4, 8, 2 * 8 + 6 * 4, 3 * 4 + 44, 64];
+const PAYLOAD: [usize; 11] = [
+    0,
+    5 * 8 + 12 * 4,
+    8,
+    2 * 8 + 6 * 4,
+    3 * 4 + 44,
+    64,
+    4 * TIMELY_PARAM_NUM,
+    EVENT_BYTES,
+    4 * HPCC_PARAM_NUM,
+    EVENT_BYTES + TELEMETRY_BYTES,
+    EVENT_BYTES,
+];
 
 /// Serves commands until standard input ends or a command is refused. Never inlined: fw-bench
 /// counts the `probe_*` calls made from this function.
@@ -160,6 +236,8 @@ const PAYLOAD: [usize; 6] = [0, 5 * 8 + 12 * 4, 8, 2 * 8 + 6 * 4, 3 * 4 + 44, 64
 pub extern "C" fn fw_probe_serve() {
     let mut timely: Option<(timely_cc::Config, timely_cc::State)> = None;
     let mut hpcc: Option<(hpcc_cc::Config, hpcc_cc::State)> = None;
+    let mut pcc_timely: Option<PccFlow<TimelyPccConfig>> = None;
+    let mut pcc_hpcc: Option<PccFlow<HpccPccConfig>> = None;
     let mut buf = [0u8; 96];
     loop {
         let mut op = [0u8; 4];
@@ -232,6 +310,51 @@ pub extern "C" fn fw_probe_serve() {
                 }
                 None => u64::MAX,
             },
+            6 => match TimelyPccConfig::from_values(values(&mut w)) {
+                Ok(c) => {
+                    pcc_timely = Some(PccFlow::new(c));
+                    0
+                }
+                Err(_) => 1,
+            },
+            7 => match pcc_timely.as_mut() {
+                Some(f) => {
+                    let ev = Event::decode(&bytes::<EVENT_BYTES>(&w));
+                    let r = probe_pcc_timely_on_event(
+                        black_box(&f.cfg),
+                        black_box(&mut f.ctx),
+                        black_box(&ev),
+                        black_box(&mut f.counters),
+                    );
+                    f.answer(r)
+                }
+                None => u64::MAX,
+            },
+            8 => match HpccPccConfig::from_values(values(&mut w)) {
+                Ok(c) => {
+                    pcc_hpcc = Some(PccFlow::new(c));
+                    0
+                }
+                Err(_) => 1,
+            },
+            9 => match pcc_hpcc.as_mut() {
+                Some(f) => {
+                    let raw = bytes::<{ EVENT_BYTES + TELEMETRY_BYTES }>(&w);
+                    let (ev, tel) = raw.split_at(EVENT_BYTES);
+                    let ev = Event::decode(ev.try_into().unwrap_or(&[0; EVENT_BYTES]));
+                    let tel: [u8; TELEMETRY_BYTES] = tel.try_into().unwrap_or([0; TELEMETRY_BYTES]);
+                    let r = probe_pcc_hpcc_on_event(
+                        black_box(&f.cfg),
+                        black_box(&mut f.ctx),
+                        black_box(&ev),
+                        black_box(&tel),
+                        black_box(&mut f.counters),
+                    );
+                    f.answer(r)
+                }
+                None => u64::MAX,
+            },
+            10 => u64::from(probe_pcc_event_decode(black_box(&bytes::<EVENT_BYTES>(&w)))),
             _ => u64::MAX,
         };
         write_all(&answer.to_le_bytes());
