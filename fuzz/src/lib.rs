@@ -90,9 +90,15 @@ pub fn replay_opts(opt: u8) -> ReplayOpts {
 }
 
 /// An error from a reader must say where: its file is the trace or an output file, and a line,
-/// when given, is 1-based and inside the file (at most one past its last line).
+/// when given, is 1-based and inside the file (at most one past its last line). Lines end where
+/// the reader ends them: at `\n`, `\r\n` or a lone `\r`.
 pub fn check_input_error(e: &sim_host::trace::InputError, trace: &Path, text: &[u8]) {
-    let lines = text.iter().filter(|&&c| c == b'\n').count() as u64 + 1;
+    let lone_cr = text
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'\r' && text.get(i + 1) != Some(&b'\n'))
+        .count();
+    let lines = (text.iter().filter(|&&c| c == b'\n').count() + lone_cr) as u64 + 1;
     assert!(!e.msg.is_empty(), "empty error message: {e:?}");
     if e.file == trace {
         if let Some(l) = e.line {
