@@ -159,9 +159,17 @@ fuzz_target!(|data: &[u8]| {
         // δ itself is held in 128 b/s units, rounded to nearest (Config accepts it only within
         // δ/8192 of the grid): N·δ is off by up to N·64 b/s.
         let delta_grid = n * 64.0;
+        // Re-seeding puts the reference's rate on the 128 b/s grid (up to 64 b/s off), and with
+        // scaling `s` is inversely proportional to that rate: the scaled step moves by up to
+        // 64/rate of itself (a large δ from a small rate makes this the largest term).
+        let grid_in_s = if scaling {
+            (o.rate_ref_bps - ref_before.rate_bps).abs() * 64.0 / ref_before.rate_bps.max(1.0)
+        } else {
+            0.0
+        };
         let err = (o.forced_rate_bps as f64 - o.rate_ref_bps).abs();
         assert!(
-            err <= 256.0 + rel * ref_before.rate_bps + s_q30 + delta_grid,
+            err <= 256.0 + rel * ref_before.rate_bps + s_q30 + delta_grid + grid_in_s,
             "forced step off by {err} b/s: {o:?}\n{ev:?}\n{p:?}\nreference before: {:?}",
             ref_before
         );
