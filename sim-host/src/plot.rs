@@ -134,6 +134,16 @@ impl Envelope {
         )
     }
 
+    /// The relative-error panel of every estimate kind: column `k` (`|fixed − ref| / ref`) on a
+    /// log axis, titled `title`, with the events whose branches differ marked.
+    pub fn rel_err_panel(&self, k: usize, div: f64, title: &str) -> Panel {
+        Panel {
+            log_y: true,
+            marks: Some(("branches differ".into(), self.marks_in(div))),
+            ..Panel::new(title, vec![self.line(k, div, "|fixed − ref| / ref", FIXED)])
+        }
+    }
+
     /// The marks, x divided by `div`.
     pub fn marks_in(&self, div: f64) -> Vec<f64> {
         self.marks().into_iter().map(|x| x / div).collect()

@@ -7,7 +7,7 @@ use super::reference::Reference;
 use crate::driver::{Lockstep, Recorder};
 use crate::kind::Kind;
 use crate::opts::{Mode, ReplayOpts};
-use crate::plot::{self, Envelope, Panel};
+use crate::plot::{Envelope, Panel};
 use crate::summary::{Counts, Summary, rel_err};
 use crate::trace::kinds::{InForce, in_force};
 use crate::trace::{InputError, Param};
@@ -187,14 +187,7 @@ impl Lockstep for Replay {
         vec![
             env.ref_vs_fixed(0, div, "window (bytes)"),
             env.ref_vs_fixed(2, div, "U (normalised inflight)"),
-            Panel {
-                log_y: true,
-                marks: Some(("branches differ".into(), env.marks_in(div))),
-                ..Panel::new(
-                    "window rel. error",
-                    vec![env.line(4, div, "|fixed − ref| / ref", plot::FIXED)],
-                )
-            },
+            env.rel_err_panel(4, div, "window rel. error"),
         ]
     }
 }

@@ -582,14 +582,7 @@ impl crate::driver::Lockstep for Replay {
                 "probe RTT (ns)",
                 vec![env.line(2, div, "RTT (turnaround removed)", plot::OTHER)],
             ),
-            Panel {
-                log_y: true,
-                marks: Some(("branches differ".into(), env.marks_in(div))),
-                ..Panel::new(
-                    "rate rel. error",
-                    vec![env.line(3, div, "|fixed − ref| / ref", plot::FIXED)],
-                )
-            },
+            env.rel_err_panel(3, div, "rate rel. error"),
         ]
     }
 }
