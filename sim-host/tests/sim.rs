@@ -1147,3 +1147,144 @@ fn a_fifo_sender_refuses_the_conductor_parameters_it_would_not_apply() {
         format!("scenario {} [params]", sc.display())
     );
 }
+
+// ---- DOCA PCC in the loop (algorithm pcc) ----
+
+const PCC_HPCC: &str = r#"
+name = "t_pcc_hpcc"
+algorithm = "pcc"
+duration_ns = 600_000
+[params]
+algorithm = "hpcc"
+base_rtt_ns = 13000
+[topology]
+kind = "star"
+hosts = 5
+host_rate_bps = 100_000_000_000
+[[flows]]
+kind = "long"
+src = [1, 2]
+dst = 0
+stagger_ns = 50_000
+[[flows]]
+kind = "incast"
+src = [3, 4]
+dst = 0
+size_bytes = 300_000
+start_ns = 300_000
+[output]
+sample_ns = 1_000
+"#;
+
+#[test]
+fn doca_pcc_flows_run_on_answered_probes_fixed_and_reference() {
+    for ctl in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = check_invariants(&load("t_pcc_hpcc.toml", PCC_HPCC), ctl);
+        let p = r.pcc.as_ref().expect("a pcc report");
+        assert!(p.probe_responses > 50, "{ctl:?}: {p:?}");
+        assert!(p.probe_responses + p.probes_dropped <= p.probes_sent);
+        assert_eq!(r.flows_finished, 2, "{ctl:?}");
+        if ctl == ControllerKind::Fixed {
+            // The adapter's own counters agree with the network's.
+            assert_eq!(p.counters["PROBES_SENT"] as u64, p.probes_sent);
+            assert_eq!(p.counters["NEW_FLOWS"], 4);
+            assert!(p.counters["PROBES_ANSWERED"] as u64 <= p.probe_responses);
+            assert_eq!(p.counters["EV_TX"] as u64, r.counters.sent);
+        } else {
+            assert!(
+                p.counters.is_empty(),
+                "the reference has no adapter counters"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_inflight_cap_lowers_the_doca_incast_queue_to_about_the_first_windows() {
+    let capped = PCC_HPCC.replace(
+        "algorithm = \"pcc\"",
+        "algorithm = \"pcc\"\npcc_inflight_cap = true",
+    );
+    let free = run_text("t_pcc_hpcc.toml", PCC_HPCC);
+    let cap = run_text("t_pcc_cap.toml", &capped);
+    // Four flows' windows W_max = 100 Gb/s × 13 µs = 162.5 KB each bound what the cap lets
+    // into the network before telemetry lowers the rate (plus a packet each).
+    assert!(
+        cap.queue_peak.0 <= 4 * (162_500 + 1_100),
+        "{:?}",
+        cap.queue_peak
+    );
+    assert!(
+        cap.queue_peak.0 < free.queue_peak.0,
+        "{:?} vs {:?}",
+        cap.queue_peak,
+        free.queue_peak
+    );
+}
+
+#[test]
+fn probes_leave_the_workload_of_a_seed_unchanged() {
+    // The responders' turnaround is not drawn from the workload's random stream: a Poisson
+    // workload is the same flows at the same times with and without the adapter.
+    let hpcc = LEAF_SPINE.replace("stop_ns = 250_000", "");
+    let pcc = hpcc.replace("algorithm = \"hpcc\"", "algorithm = \"pcc\"")
+        + "\n[params]\nalgorithm = \"hpcc\"\n";
+    let run = |name: &str, text: &str| {
+        let (_, sim) = run_loaded(&load(name, text), &SimOpts::default()).unwrap();
+        sim.flows
+            .iter()
+            .map(|f| (f.src, f.dst, f.size_bytes, f.start_ps))
+            .collect::<Vec<_>>()
+    };
+    let a = run("t_ws_hpcc.toml", &hpcc);
+    let b = run("t_ws_pcc.toml", &pcc);
+    assert!(a.len() > 20);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_pcc_scenarios_exit_2_naming_file_and_key() {
+    let cases = [
+        (
+            PCC_HPCC.replace(
+                "base_rtt_ns = 13000",
+                "base_rtt_ns = 13000\nline_rate_mbps = 25000",
+            ),
+            "line_rate_mbps",
+        ),
+        (
+            PCC_HPCC.replace(
+                "base_rtt_ns = 13000",
+                "base_rtt_ns = 13000\nt_low_ns = 5000",
+            ),
+            "t_low_ns",
+        ),
+        (
+            PCC_HPCC
+                .replace("algorithm = \"hpcc\"", "algorithm = \"timely\"")
+                .replace("base_rtt_ns = 13000", "")
+                .replace(
+                    "algorithm = \"pcc\"",
+                    "algorithm = \"pcc\"\npcc_inflight_cap = true",
+                ),
+            "pcc_inflight_cap",
+        ),
+        (
+            INCAST_DROPS.replace(
+                "algorithm = \"hpcc\"",
+                "algorithm = \"hpcc\"\npcc_inflight_cap = true",
+            ),
+            "pcc_inflight_cap",
+        ),
+        (
+            PCC_HPCC.replace("100_000_000_000", "30_000_000_000"),
+            "host_rate_bps",
+        ),
+    ];
+    for (text, key) in cases {
+        let (code, err, p) = sim_exit(&text);
+        assert_eq!(code, Some(2), "{key}: {err}");
+        assert!(err.contains(&p.display().to_string()), "{key}: {err}");
+        assert!(err.contains(key), "{key}: {err}");
+    }
+}

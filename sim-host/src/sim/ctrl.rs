@@ -4,8 +4,19 @@
 
 use super::scenario::{Algorithm, ControllerKind, Loaded, Scheduler, TopoKind};
 use crate::hpcc::reference::{RefParams as HpccRefParams, Reference};
+use crate::pcc::params::Setup as PccSetup;
+use crate::pcc::reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
 use crate::timely::reference::{RefParams as TimelyRefParams, RefState};
 use crate::trace::Param;
+
+/// The DOCA PCC setup's line rate, b/s (the adapter's `line_rate_mbps`).
+fn pcc_line_bps(p: &PccSetup) -> f64 {
+    let mbps = match p {
+        PccSetup::Timely(b) => b.values[0],
+        PccSetup::Hpcc(b) => b.values[0],
+    };
+    f64::from(mbps) * 1e6
+}
 
 /// Both sides' configuration, from the same `key=value` parameters as `replay --set`.
 #[derive(Debug, Clone)]
@@ -26,6 +37,9 @@ pub enum Setup {
     },
     /// CATS: the conductor's parameters (both sides), the page and the paced sender.
     Cats(Box<WebSetup>),
+    /// The DOCA PCC adapter: TIMELY or HPCC, the adapter's table on both sides (exactly as
+    /// `replay pcc` builds them).
+    Pcc(Box<crate::pcc::params::Setup>),
 }
 
 /// A CATS scenario's sender.
@@ -106,10 +120,13 @@ impl Setup {
         if l.sc.algorithm == Algorithm::Cats {
             return Ok(Setup::Cats(Box::new(WebSetup::build(l, extra)?)));
         }
+        if l.sc.algorithm == Algorithm::Pcc {
+            return Ok(Setup::Pcc(Box::new(pcc_setup(l, extra)?)));
+        }
         let host = l.sc.topology.host_rate_bps;
         let rate_key = match l.sc.algorithm {
             Algorithm::Timely => "line_rate_bps",
-            Algorithm::Hpcc | Algorithm::Cats => "nic_rate_bps",
+            Algorithm::Hpcc | Algorithm::Cats | Algorithm::Pcc => "nic_rate_bps",
         };
         let mut params = vec![Param {
             key: rate_key.into(),
@@ -128,7 +145,7 @@ impl Setup {
                     rp: b.reference,
                 }
             }
-            Algorithm::Hpcc | Algorithm::Cats => {
+            Algorithm::Hpcc | Algorithm::Cats | Algorithm::Pcc => {
                 let s = crate::hpcc::Setup::from_params(&params).map_err(|e| e.to_string())?;
                 Setup::Hpcc {
                     cfg: s.cfg,
@@ -139,7 +156,7 @@ impl Setup {
         let nic = match &s {
             Setup::Timely { cfg, .. } => cfg.params().line_rate_bps,
             Setup::Hpcc { cfg, .. } => cfg.params().nic_rate_bps,
-            Setup::Cats(_) => host,
+            Setup::Cats(_) | Setup::Pcc(_) => host,
         };
         if nic != host {
             return Err(format!(
@@ -155,7 +172,7 @@ impl Setup {
     pub fn min_rto_ps(&self) -> u64 {
         match self {
             Setup::Cats(_) => 1_000_000_000_000,
-            Setup::Timely { .. } | Setup::Hpcc { .. } => 0,
+            Setup::Timely { .. } | Setup::Hpcc { .. } | Setup::Pcc(_) => 0,
         }
     }
 
@@ -164,7 +181,7 @@ impl Setup {
     pub fn rtt_bucket_ns(&self) -> u64 {
         match self {
             Setup::Cats(_) => 10_000,
-            Setup::Timely { .. } | Setup::Hpcc { .. } => 10,
+            Setup::Timely { .. } | Setup::Hpcc { .. } | Setup::Pcc(_) => 10,
         }
     }
 
@@ -173,6 +190,12 @@ impl Setup {
         match self {
             Setup::Timely { .. } | Setup::Cats(_) => 0,
             Setup::Hpcc { cfg, .. } => u64::from(cfg.params().base_rtt_ns) * 1_000,
+            Setup::Pcc(p) => match &**p {
+                crate::pcc::params::Setup::Timely(_) => 0,
+                crate::pcc::params::Setup::Hpcc(b) => {
+                    u64::from(b.values[cc_pcc::hpcc::hpcc_id::BASE_RTT_NS as usize]) * 1_000
+                }
+            },
         }
     }
 
@@ -200,8 +223,70 @@ impl Setup {
             }
             .values(),
             Setup::Cats(w) => w.su.values(),
+            Setup::Pcc(p) => p.values(),
         }
     }
+}
+
+/// The DOCA PCC setup: the adapter's table from `[params]` then `extra`, with
+/// `line_rate_mbps` defaulting to the host link rate (and refused when it differs) and, under
+/// HPCC, `link_speed_code` to the speed of the port whose telemetry the probes carry (the
+/// receiver's edge link, at the host rate).
+fn pcc_setup(l: &Loaded, extra: &[Param]) -> Result<crate::pcc::params::Setup, String> {
+    let host = l.sc.topology.host_rate_bps;
+    let topo = |key: &str, value: String| Param {
+        key: key.into(),
+        value,
+        source: l.file.clone(),
+        line: None,
+    };
+    if !host.is_multiple_of(1_000_000) {
+        return Err(format!(
+            "{}: key `topology.host_rate_bps`: {host} b/s is not a whole number of Mb/s (the \
+             adapter's line_rate_mbps)",
+            l.file.display()
+        ));
+    }
+    let hpcc = l
+        .params
+        .iter()
+        .chain(extra)
+        .rev()
+        .find(|p| p.key == "algorithm")
+        .is_some_and(|p| p.value.trim() == "hpcc");
+    let mut params = vec![topo("line_rate_mbps", (host / 1_000_000).to_string())];
+    if hpcc {
+        let Some(code) = hpcc_cc::int::SPEED_BPS.iter().position(|&r| r == host) else {
+            return Err(format!(
+                "{}: key `topology.host_rate_bps`: {host} b/s has no speed code for the \
+                 telemetry's link_speed_code (10/25/40/50/100/200/400/800/1600 Gb/s)",
+                l.file.display()
+            ));
+        };
+        params.push(topo("link_speed_code", code.to_string()));
+    }
+    params.extend(l.params.iter().cloned());
+    params.extend(extra.iter().cloned());
+    let s = crate::pcc::params::build(&l.file, &params).map_err(|e| e.to_string())?;
+    if l.sc.pcc_inflight_cap && !matches!(s, crate::pcc::params::Setup::Hpcc(_)) {
+        return Err(format!(
+            "{}: key `pcc_inflight_cap`: needs [params] algorithm = \"hpcc\" (the cap is HPCC's \
+             window, rate × base_rtt_ns)",
+            l.file.display()
+        ));
+    }
+    let line = match &s {
+        crate::pcc::params::Setup::Timely(b) => b.values[0],
+        crate::pcc::params::Setup::Hpcc(b) => b.values[0],
+    };
+    if u64::from(line) * 1_000_000 != host {
+        return Err(format!(
+            "{}: key `params.line_rate_mbps`: {line} Mb/s differs from topology.host_rate_bps \
+             {host} b/s",
+            l.file.display()
+        ));
+    }
+    Ok(s)
 }
 
 /// One flow's controller state.
@@ -215,6 +300,18 @@ pub enum Ctrl {
     HpccFixed(hpcc_cc::State),
     /// The HPCC f64 reference (boxed: it keeps the previous INT in a `Vec`).
     HpccRef(Box<Reference>),
+    /// The DOCA PCC adapter (TIMELY or HPCC, as the setup says): the flow's 48-byte context as
+    /// the platform keeps it between events, and the rate of the adapter's last answer.
+    PccFixed {
+        /// The context.
+        ctx: cc_pcc::FlowContext,
+        /// Rate, Q20 of line rate.
+        rate_q20: u32,
+    },
+    /// TIMELY on probe RTTs, the f64 reference.
+    PccTimelyRef(crate::pcc::reference::RefPccFlow),
+    /// HPCC on switch telemetry, the f64 reference.
+    PccHpccRef(crate::pcc::reference::RefPccHpccFlow),
     /// A fixed pacing rate (b/s) and window (bytes): the CATS sender's transport.
     Paced {
         /// Pacing rate, b/s.
@@ -240,6 +337,19 @@ impl Ctrl {
             (Setup::Hpcc { rp, .. }, ControllerKind::Reference) => {
                 Ctrl::HpccRef(Box::new(Reference::new(*rp)))
             }
+            (Setup::Pcc(p), ControllerKind::Fixed) => Ctrl::PccFixed {
+                // The platform zeroes a new flow's context; the NIC starts at the rate the
+                // adapter gives a new flow (TIMELY's init_rate_q20, HPCC's W_max = line rate).
+                ctx: [0; cc_pcc::CONTEXT_WORDS],
+                rate_q20: match &**p {
+                    PccSetup::Timely(b) => b.values[2],
+                    PccSetup::Hpcc(_) => cc_pcc::Q20_ONE,
+                },
+            },
+            (Setup::Pcc(p), ControllerKind::Reference) => match &**p {
+                PccSetup::Timely(b) => Ctrl::PccTimelyRef(RefPccFlow::new(&b.reference)),
+                PccSetup::Hpcc(b) => Ctrl::PccHpccRef(RefPccHpccFlow::new(&b.reference)),
+            },
             // The controller kind picks the conductor (sim::web), not the transport.
             (Setup::Cats(w), _) => Ctrl::Paced {
                 rate_bps: w.pacing_rate_bps as f64,
@@ -258,14 +368,85 @@ impl Ctrl {
             }
             (Ctrl::HpccRef(r), _) => r.rate_bps(),
             (Ctrl::Paced { rate_bps, .. }, _) => *rate_bps,
-            (Ctrl::HpccFixed(_), _) => 0.0,
+            (Ctrl::PccFixed { rate_q20, .. }, Setup::Pcc(p)) => {
+                f64::from(*rate_q20) * pcc_line_bps(p) / f64::from(cc_pcc::Q20_ONE)
+            }
+            (Ctrl::PccTimelyRef(r), Setup::Pcc(p)) => match &**p {
+                PccSetup::Timely(b) => r.rate_fraction(&b.reference) * pcc_line_bps(p),
+                PccSetup::Hpcc(_) => 0.0,
+            },
+            (Ctrl::PccHpccRef(r), Setup::Pcc(p)) => match &**p {
+                PccSetup::Hpcc(b) => r.rate_fraction(&b.reference) * pcc_line_bps(p),
+                PccSetup::Timely(_) => 0.0,
+            },
+            (Ctrl::HpccFixed(_) | Ctrl::PccFixed { .. }, _)
+            | (Ctrl::PccTimelyRef(_) | Ctrl::PccHpccRef(_), _) => 0.0,
+        }
+    }
+
+    /// One DOCA PCC event (`ev` as the platform fills it; `telemetry`: an RTT response's
+    /// switch-telemetry record) for the adapter, which gets the 44 bytes as delivered, or the
+    /// reference, which gets the same fields. Returns whether the flow asks for an RTT probe.
+    pub fn on_pcc(
+        &mut self,
+        s: &Setup,
+        ev: &cc_pcc::Event,
+        telemetry: &[u8; cc_pcc::TELEMETRY_BYTES],
+        counters: &mut cc_pcc::Counters,
+    ) -> bool {
+        use cc_pcc::EventType;
+        let Setup::Pcc(p) = s else { return false };
+        match (self, &**p) {
+            (Ctrl::PccFixed { ctx, rate_q20 }, setup) => {
+                let delivered = cc_pcc::Event::decode(&ev.encode());
+                let r = match setup {
+                    PccSetup::Timely(b) => {
+                        cc_pcc::timely_on_event(&b.cfg, ctx, &delivered, counters)
+                    }
+                    PccSetup::Hpcc(b) => {
+                        cc_pcc::hpcc_on_event(&b.cfg, ctx, &delivered, telemetry, counters)
+                    }
+                };
+                *rate_q20 = r.rate_q20;
+                r.rtt_req
+            }
+            (Ctrl::PccTimelyRef(f), PccSetup::Timely(b)) => match ev.event_type() {
+                Some(EventType::Tx) => matches!(
+                    f.on_tx(&b.reference, ev.ts_ns),
+                    RefPccStep::Tx { probe: true, .. }
+                ),
+                Some(EventType::Rtt) => {
+                    let [req_send, req_recv, resp_send, _] = ev.spec;
+                    f.on_response(&b.reference, ev.ts_ns, req_send, req_recv, resp_send);
+                    false
+                }
+                _ => false,
+            },
+            (Ctrl::PccHpccRef(f), PccSetup::Hpcc(b)) => match ev.event_type() {
+                Some(EventType::Tx) => matches!(
+                    f.on_tx(&b.reference, ev.ts_ns),
+                    RefHpccStep::Tx { probe: true, .. }
+                ),
+                Some(EventType::Rtt) => {
+                    let tel = RefTelemetry::decode(telemetry);
+                    f.on_response(&b.reference, ev.ts_ns, ev.spec[0], &tel);
+                    false
+                }
+                _ => false,
+            },
+            _ => false,
         }
     }
 
     /// The window, bytes (HPCC), `None` for TIMELY.
     pub fn window_bytes(&self) -> Option<f64> {
         match self {
-            Ctrl::TimelyFixed(_) | Ctrl::TimelyRef(_) => None,
+            // The DOCA PCC adapter gives a rate only: no inflight cap.
+            Ctrl::TimelyFixed(_)
+            | Ctrl::TimelyRef(_)
+            | Ctrl::PccFixed { .. }
+            | Ctrl::PccTimelyRef(_)
+            | Ctrl::PccHpccRef(_) => None,
             Ctrl::HpccFixed(st) => Some(st.window_bytes().to_num()),
             Ctrl::HpccRef(r) => Some(r.w),
             Ctrl::Paced { window, .. } => Some(*window),
@@ -338,10 +519,12 @@ fn origin(l: &Loaded, p: &Param) -> String {
 /// value and its origin (the last setting of the key wins, as in the build). A FIFO sender's
 /// list leaves out the conductor's keys, which it does not apply.
 pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce> {
-    let rate_key = match l.sc.algorithm {
-        Algorithm::Timely => Some("line_rate_bps"),
-        Algorithm::Hpcc => Some("nic_rate_bps"),
-        Algorithm::Cats => None,
+    // Keys whose default the topology gives (the NIC rate; the telemetry port's speed code).
+    let topo_keys: &[&str] = match l.sc.algorithm {
+        Algorithm::Timely => &["line_rate_bps"],
+        Algorithm::Hpcc => &["nic_rate_bps"],
+        Algorithm::Pcc => &["line_rate_mbps", "link_speed_code"],
+        Algorithm::Cats => &[],
     };
     let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
     let given: Vec<(&Param, String)> = page
@@ -357,7 +540,7 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
         .map(|(key, value, follows)| {
             let origin = match given.iter().rev().find(|(p, _)| p.key == key) {
                 Some((_, o)) => o.clone(),
-                None if Some(key.as_str()) == rate_key => {
+                None if topo_keys.contains(&key.as_str()) => {
                     format!("scenario {} topology.host_rate_bps", l.file.display())
                 }
                 // A default tied to another key (TIMELY's max and init rates).

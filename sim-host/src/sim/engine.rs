@@ -41,6 +41,14 @@ const PS_PER_NS: u64 = 1_000;
 const KIND_DATA: u8 = 0;
 const KIND_ACK: u8 = 1;
 const KIND_NACK: u8 = 2;
+/// A DOCA PCC RTT probe request (sender → receiver, queued as data in switches).
+const KIND_PROBE: u8 = 3;
+/// Its response (receiver → sender, as an ACK).
+const KIND_PROBE_RESP: u8 = 4;
+/// Bytes of a probe and of its response on the wire (no payload).
+pub const PROBE_BYTES: u32 = 64;
+// A probe keeps its timestamps and telemetry in the hop words (INT is for data packets).
+const _: () = assert!(MAX_HOPS >= 4);
 
 #[derive(Clone, Copy, Default)]
 struct Pkt {
@@ -93,6 +101,11 @@ enum Ev {
         port: u32,
         on: u32,
     },
+    /// DOCA PCC: `host` sends the response to the probe `pkt` (after its turnaround).
+    Respond {
+        host: u32,
+        pkt: u32,
+    },
 }
 
 /// An event packed into 48 bits: the kind (4 bits), a node or group id (14 bits), a packet,
@@ -112,6 +125,7 @@ fn pack(ev: Ev) -> u128 {
         Ev::JainMark => (8, 0, 0),
         Ev::Pfc { port, on } => (9, on, port),
         Ev::JainEnd => (10, 0, 0),
+        Ev::Respond { host, pkt } => (11, host, pkt),
     };
     debug_assert!(a < 1 << 14 && b < 1 << 30);
     (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
@@ -131,6 +145,7 @@ fn unpack(x: u128) -> Ev {
         7 => Ev::Sample,
         8 => Ev::JainMark,
         10 => Ev::JainEnd,
+        11 => Ev::Respond { host: a, pkt: b },
         _ => Ev::Pfc { port: b, on: a },
     }
 }
@@ -285,6 +300,12 @@ pub struct Counters {
     pub pfc_pauses: u64,
     /// PFC: time ports spent paused, summed over ports, ns.
     pub pfc_paused_ns: u64,
+    /// DOCA PCC: RTT probes sent (0 for the other algorithms).
+    pub probes_sent: u64,
+    /// DOCA PCC: probes dropped at a full buffer.
+    pub probes_dropped: u64,
+    /// DOCA PCC: probe responses that reached their sender.
+    pub probe_responses: u64,
 }
 
 /// The simulator.
@@ -339,11 +360,36 @@ pub struct Sim {
     plot_ps: u64,
     last_delivered: Vec<u64>,
     int_buf: [u8; 2 + 8 * MAX_HOPS],
+    /// DOCA PCC: the adapter's counter array (one per NIC port on the platform; one for the
+    /// whole network here: the totals).
+    pub pcc_counters: cc_pcc::Counters,
+    /// DOCA PCC with `pcc_inflight_cap`: `T` in ps (bytes in flight ≤ rate × T).
+    pcc_cap_ps: Option<u64>,
 }
 
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
     // ceil(bytes·8·10^12 / rate)
     (u128::from(bytes) * 8_000_000_000_000).div_ceil(u128::from(rate_bps)) as u64
+}
+
+/// DOCA PCC: host `h`'s NIC clock at `t_ps`, ns on 32 bits (wrapping every 4.29 s), with an
+/// offset of its own (a hash of the host id: clocks of different hosts differ, and some wrap
+/// during a run).
+fn nic_clock(h: u32, t_ps: u64) -> u32 {
+    (t_ps / PS_PER_NS).wrapping_add(mix(0xD0CA_0000 ^ u64::from(h))) as u32
+}
+
+/// DOCA PCC: switch `sw`'s clock at `t_ps`, ns on 32 bits, with an offset of its own.
+fn switch_clock(sw: u32, t_ps: u64) -> u32 {
+    (t_ps / PS_PER_NS).wrapping_add(mix(0x5717_0000 ^ u64::from(sw))) as u32
+}
+
+/// A flow's window, bytes: the controller's (HPCC's `W`), or under DOCA PCC with
+/// `pcc_inflight_cap` (`cap_ps` = `T`) the rate × `T`; `None`: no limit on bytes in flight.
+fn window(cap_ps: Option<u64>, rate_bps: f64, ctrl: &Ctrl) -> Option<f64> {
+    cap_ps
+        .map(|t| rate_bps * t as f64 / 8e12)
+        .or(ctrl.window_bytes())
 }
 
 fn mix(x: u64) -> u64 {
@@ -431,7 +477,12 @@ impl Sim {
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
             last_delivered: Vec::new(),
             int_buf: [0; 2 + 8 * MAX_HOPS],
+            pcc_counters: cc_pcc::Counters::default(),
+            pcc_cap_ps: None,
         };
+        if sc.pcc_inflight_cap {
+            sim.pcc_cap_ps = Some(sim.setup.base_rtt_ps());
+        }
         // Hosts first (node ids 0..n_hosts), each with its one port.
         let host_delay = t.host_delay_ns * PS_PER_NS;
         let fab_rate = t.fabric_rate_bps.unwrap_or(t.host_rate_bps);
@@ -613,7 +664,7 @@ impl Sim {
         let web = super::web::WebFlow::new(&self.setup, self.controller);
         let size = size.or(web.as_ref().map(|w| w.total_bytes()));
         let rate = ctrl.rate_bps(&self.setup);
-        let window = ctrl.window_bytes();
+        let window = window(self.pcc_cap_ps, rate, &ctrl);
         let (fab_links, sw_hops) = self.path_shape(src, dst);
         let hp = &self.ports[self.hosts[src as usize].port as usize];
         let host_rate = hp.rate_bps;
@@ -793,6 +844,10 @@ impl Sim {
                     }
                 }
                 Ev::JainEnd => self.jain_end(),
+                Ev::Respond { host, pkt } => {
+                    self.c.packet_events += 1;
+                    self.respond(host, pkt);
+                }
             }
         }
         self.now = self.now.max(self.end_ps);
@@ -954,13 +1009,15 @@ impl Sim {
 
     fn switch_rx(&mut self, sw: u32, pi: u32) {
         let p = self.pkts[pi as usize];
-        let dst = if p.kind == KIND_DATA {
+        // Data and probes go forward in the data class; ACKs, NACKs and probe responses back.
+        let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
+        let dst = if forward {
             self.flows[p.flow as usize].dst
         } else {
             self.flows[p.flow as usize].src
         };
         let port = self.route(sw, dst, p.flow);
-        if p.kind != KIND_DATA {
+        if !forward {
             self.ports[port as usize].q_ack.push_back(pi);
         } else {
             let w = u64::from(p.wire);
@@ -971,7 +1028,11 @@ impl Sim {
                 BufferKind::PerPort => pt.q_bytes + w <= self.buffer_bytes,
             };
             if !fits {
-                self.c.dropped += 1;
+                if p.kind == KIND_PROBE {
+                    self.c.probes_dropped += 1;
+                } else {
+                    self.c.dropped += 1;
+                }
                 self.release(pi);
                 return;
             }
@@ -1010,6 +1071,17 @@ impl Sim {
             return;
         }
         let pi = if let Some(a) = pt.q_ack.pop_front() {
+            if !pt.is_switch {
+                // The NIC stamps a probe's request send time and a response's send time as
+                // they go on the wire.
+                let h = pt.node;
+                let pk = &mut self.pkts[a as usize];
+                match pk.kind {
+                    KIND_PROBE => pk.t_sent_ps = self.now,
+                    KIND_PROBE_RESP => pk.hops[1] = u64::from(nic_clock(h, self.now)),
+                    _ => {}
+                }
+            }
             a
         } else if pt.paused {
             return;
@@ -1024,7 +1096,16 @@ impl Sim {
             if pt.is_switch {
                 let sw = (pt.node - self.n_hosts) as usize;
                 self.switches[sw].used_bytes -= w;
-                if self.int_on {
+                if self.pkts[d as usize].kind == KIND_PROBE {
+                    // The switch-telemetry record of the port the probe leaves through; the
+                    // last switch's (the receiver's edge port) is the one delivered.
+                    let tx = pt.tx_bytes + u64::from(self.pkts[d as usize].wire);
+                    let clock = switch_clock(sw as u32, self.now);
+                    let q = pt.q_bytes;
+                    let pk = &mut self.pkts[d as usize];
+                    pk.hops[2] = (tx & 0xFFFF_FFFF) | (u64::from(clock) << 32);
+                    pk.hops[3] = q | ((sw as u64 & 0xFF) << 48);
+                } else if self.int_on {
                     let id = self.switches[sw].id;
                     let pk = &mut self.pkts[d as usize];
                     if usize::from(pk.nhop) < MAX_HOPS {
@@ -1192,6 +1273,18 @@ impl Sim {
             ..Pkt::default()
         };
         f.snd_nxt += payload;
+        if self.algo == Algorithm::Pcc {
+            // A TX event per packet: its bytes in 32-byte units (rounded up) and one packet.
+            let ts = nic_clock(f.src, now);
+            let units = pk.wire.div_ceil(32).min(0xFFFF);
+            self.pcc_event(
+                fid,
+                cc_pcc::EventType::Tx as u8,
+                [ts, units << 16 | 1, fid, 0],
+                None,
+            );
+        }
+        let f = &mut self.flows[fid as usize];
         // Pacing.
         let rate = f.rate_bps.max(1.0);
         if timely {
@@ -1251,13 +1344,112 @@ impl Sim {
 
     fn host_rx(&mut self, h: u32, pi: u32) {
         let p = self.pkts[pi as usize];
-        if p.kind == KIND_DATA {
-            self.c.delivered += 1;
-            self.data_rx(h, pi, p);
-        } else {
-            self.release(pi);
-            self.ack_rx(p);
+        match p.kind {
+            KIND_DATA => {
+                self.c.delivered += 1;
+                self.data_rx(h, pi, p);
+            }
+            KIND_PROBE => {
+                // The responder stamps the request's arrival on its own clock and answers
+                // after a turnaround of 300–700 ns (uniform; drawn from a hash of the arrival
+                // time, so the workload's random stream is the same as without probes).
+                self.pkts[pi as usize].hops[0] = u64::from(nic_clock(h, self.now));
+                let turnaround = (300 + mix(self.now ^ 0x7A2A) % 401) * PS_PER_NS;
+                self.push(self.now + turnaround, Ev::Respond { host: h, pkt: pi });
+            }
+            KIND_PROBE_RESP => {
+                self.release(pi);
+                self.probe_rx(p);
+            }
+            _ => {
+                self.release(pi);
+                self.ack_rx(p);
+            }
         }
+    }
+
+    /// DOCA PCC: the receiver `h` sends the response to probe `pi` (its send time is stamped
+    /// when it goes on the wire).
+    fn respond(&mut self, h: u32, pi: u32) {
+        let pk = &mut self.pkts[pi as usize];
+        pk.kind = KIND_PROBE_RESP;
+        pk.wire = PROBE_BYTES;
+        let port = self.hosts[h as usize].port;
+        self.ports[port as usize].q_ack.push_back(pi);
+        self.start_tx(port);
+    }
+
+    /// DOCA PCC: one event of flow `fid` for its controller (and its recording), then the
+    /// flow's new rate; a probe when the controller asks for one.
+    fn pcc_event(
+        &mut self,
+        fid: u32,
+        type_code: u8,
+        spec: [u32; 4],
+        telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
+    ) {
+        let f = &mut self.flows[fid as usize];
+        let ev = cc_pcc::Event {
+            type_code,
+            subtype: if type_code == cc_pcc::EventType::Nack as u8 {
+                1
+            } else {
+                0
+            },
+            port: 0,
+            flags: 0,
+            flow_tag: fid,
+            sn: 0,
+            ts_ns: nic_clock(f.src, self.now),
+            spec,
+        };
+        let tel = telemetry.copied().unwrap_or([0; cc_pcc::TELEMETRY_BYTES]);
+        let probe = f
+            .ctrl
+            .on_pcc(&self.setup, &ev, &tel, &mut self.pcc_counters);
+        f.rate_bps = f.ctrl.rate_bps(&self.setup);
+        f.window = window(self.pcc_cap_ps, f.rate_bps, &f.ctrl);
+        if f.record {
+            self.rec.pcc_row(fid, &ev, telemetry);
+        }
+        if probe {
+            let src = f.src;
+            let pk = Pkt {
+                flow: fid,
+                wire: PROBE_BYTES,
+                kind: KIND_PROBE,
+                ..Pkt::default()
+            };
+            self.c.probes_sent += 1;
+            let pi = self.alloc(pk);
+            let port = self.hosts[src as usize].port;
+            // It goes when the port is next free (every caller ends with a transmission or
+            // `host_try_send`, which sends the port's control packets first).
+            self.ports[port as usize].q_ack.push_back(pi);
+        }
+    }
+
+    /// DOCA PCC: a probe response reaches its sender: an RTT event with the request's send
+    /// time (sender's clock), its receive time and the response's send time (responder's
+    /// clock) and the switch-telemetry record.
+    fn probe_rx(&mut self, p: Pkt) {
+        self.c.probe_responses += 1;
+        let f = &self.flows[p.flow as usize];
+        if f.done_ps.is_some() {
+            return;
+        }
+        let req_send = nic_clock(f.src, p.t_sent_ps);
+        let (tx, ts) = (p.hops[2] as u32, (p.hops[2] >> 32) as u32);
+        let cells = (p.hops[3] & 0xFFFF_FFFF_FFFF) / 256;
+        let mut tel = [0u8; cc_pcc::TELEMETRY_BYTES];
+        tel[..2].copy_from_slice(&(cells.min(u64::from(u16::MAX)) as u16).to_be_bytes());
+        tel[2] = (p.hops[3] >> 48) as u8;
+        tel[4..8].copy_from_slice(&tx.to_be_bytes());
+        tel[8..].copy_from_slice(&ts.to_be_bytes());
+        let spec = [req_send, p.hops[0] as u32, p.hops[1] as u32, 0];
+        self.pcc_event(p.flow, cc_pcc::EventType::Rtt as u8, spec, Some(&tel));
+        let src = self.flows[p.flow as usize].src;
+        self.host_try_send(src);
     }
 
     fn data_rx(&mut self, h: u32, pi: u32, p: Pkt) {
@@ -1391,9 +1583,20 @@ impl Sim {
                     w.on_ack(f.snd_una, now_ns, &mut self.rec, fid, f.record);
                 }
             }
+            Algorithm::Pcc => {
+                // An ACK or NACK event: first timestamp, first sequence number, one coalesced.
+                let ty = if p.kind == KIND_NACK {
+                    cc_pcc::EventType::Nack
+                } else {
+                    cc_pcc::EventType::Ack
+                };
+                let ts = nic_clock(f.src, now);
+                self.pcc_event(fid, ty as u8, [ts, p.seq as u32, 1, 0], None);
+            }
         }
+        let f = &mut self.flows[fid as usize];
         f.rate_bps = f.ctrl.rate_bps(&self.setup);
-        f.window = f.ctrl.window_bytes();
+        f.window = window(self.pcc_cap_ps, f.rate_bps, &f.ctrl);
         if f.snd_una >= f.size {
             self.finish_flow(fid);
         }

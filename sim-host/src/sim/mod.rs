@@ -148,10 +148,27 @@ pub struct Report {
     /// Algorithm cats: the page's per-priority completion times (and the FIFO baseline's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web: Option<web::WebReport>,
+    /// Algorithm pcc: the probes and the adapter's counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcc: Option<PccReport>,
     /// Invariant violations (empty when all hold).
     pub violations: Vec<String>,
     /// Files written.
     pub files: Vec<String>,
+}
+
+/// Algorithm pcc: what the probes did, and the adapter's counters.
+#[derive(Debug, Clone, Serialize)]
+pub struct PccReport {
+    /// RTT probes the NICs sent (the adapter's or the reference's requests).
+    pub probes_sent: u64,
+    /// Probes dropped at a full buffer.
+    pub probes_dropped: u64,
+    /// Probe responses that reached their sender.
+    pub probe_responses: u64,
+    /// The adapter's counters by name, summed over every NIC (fixed controller; the reference
+    /// has none).
+    pub counters: std::collections::BTreeMap<String, u32>,
 }
 
 /// A failed run: bad scenario (exit 2) or an output that could not be written (exit 2).
@@ -405,6 +422,13 @@ fn report(
     if c.sent != c.delivered + c.dropped + c.in_flight {
         violations.push("packets not conserved".to_string());
     }
+    if c.probe_responses + c.probes_dropped > c.probes_sent {
+        violations.push("more probes answered or dropped than sent".into());
+    }
+    if l.sc.algorithm == scenario::Algorithm::Pcc && c.probe_responses == 0 {
+        // Nothing meaningful ran: the adapter never saw an RTT or telemetry sample.
+        violations.push("no RTT probe was answered: the controllers never ran Algorithm 1".into());
+    }
     if c.in_flight != sim.data_packets_alive() {
         violations.push(format!(
             "in flight {} but {} data packets alive",
@@ -461,6 +485,17 @@ fn report(
             .then(|| shares.iter().sum::<f64>() / shares.len() as f64),
         counters: c.clone(),
         web: None,
+        pcc: (l.sc.algorithm == scenario::Algorithm::Pcc).then(|| PccReport {
+            probes_sent: c.probes_sent,
+            probes_dropped: c.probes_dropped,
+            probe_responses: c.probe_responses,
+            counters: cc_pcc::COUNTER_NAMES
+                .iter()
+                .zip(sim.pcc_counters.0)
+                .filter(|(_, v)| *v > 0)
+                .map(|(n, v)| ((*n).to_string(), v))
+                .collect(),
+        }),
         violations,
         files: Vec::new(),
     }
@@ -495,6 +530,21 @@ pub fn text(r: &Report) -> String {
         "  packets: sent {} = delivered {} + dropped {} + in flight {}; ACKs {} (NACKs {}), timeouts {}, ECN marked {}",
         c.sent, c.delivered, c.dropped, c.in_flight, c.acks, c.nacks, c.timeouts, c.ecn_marked
     );
+    if let Some(p) = &r.pcc {
+        let counters: Vec<String> = p.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(
+            s,
+            "  DOCA PCC: probes sent {}, dropped {}, answered {}{}",
+            p.probes_sent,
+            p.probes_dropped,
+            p.probe_responses,
+            if counters.is_empty() {
+                String::new()
+            } else {
+                format!("; adapter counters {}", counters.join(" · "))
+            }
+        );
+    }
     if c.pfc_pauses > 0 {
         let _ = writeln!(
             s,

@@ -1,5 +1,5 @@
-//! `--record DIR`: the TIMELY completions, HPCC ACKs and CATS conductor events of chosen flows,
-//! streamed as they happen, in exactly the CSV formats `sim-host replay timely|hpcc|cats` reads (with every
+//! `--record DIR`: the TIMELY completions, HPCC ACKs, CATS conductor events and DOCA PCC events of chosen flows,
+//! streamed as they happen, in exactly the CSV formats `sim-host replay timely|hpcc|cats|pcc` reads (with every
 //! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
 //! and the ACKs with their INT, PSNs counting packets), written at the end.
 
@@ -20,6 +20,8 @@ pub struct Recorder {
     /// HPCC flows: endpoints and ACK rows (true byte counts) for the pcapng.
     acks: BTreeMap<u32, (u32, u32, Vec<crate::hpcc::generate::AckRow>)>,
     mtu_bytes: u64,
+    /// DOCA PCC under HPCC: RTT rows carry the telemetry record.
+    pcc_telemetry: bool,
     /// The first write error, if any.
     pub error: Option<String>,
 }
@@ -82,6 +84,10 @@ impl Recorder {
                 crate::hpcc::HEADER
             }
             Setup::Cats(_) => crate::cats::HEADER,
+            Setup::Pcc(p) => {
+                self.pcc_telemetry = matches!(**p, crate::pcc::params::Setup::Hpcc(_));
+                crate::pcc::HEADER
+            }
         });
         head.push('\n');
         if let Err(e) = w.write_all(head.as_bytes()) {
@@ -122,6 +128,56 @@ impl Recorder {
             hex.push_str(&format!("{b:02x}"));
         }
         self.line(id, format_args!("{t_ns},{ack_seq},{snd_nxt},{hex}\n"));
+    }
+
+    /// One DOCA PCC event as the adapter got it (`replay pcc`'s row: the type by name, the
+    /// union's three words, an RTT response's telemetry record in hex).
+    pub fn pcc_row(
+        &mut self,
+        id: u32,
+        ev: &cc_pcc::Event,
+        telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
+    ) {
+        use cc_pcc::EventType;
+        let ty = match ev.event_type() {
+            Some(EventType::Tx) => "tx",
+            Some(EventType::Ack) => "ack",
+            Some(EventType::Nack) => "nack",
+            Some(EventType::Cnp) => "cnp",
+            Some(EventType::Rtt) => "rtt",
+            None => "?",
+        };
+        // The row's three union fields by type (TX: first timestamp, 32-byte units, packets).
+        let (a, b, c) = match ev.event_type() {
+            Some(EventType::Tx) => {
+                let t = ev.tx();
+                (
+                    t.first_ts_ns,
+                    u32::from(t.sent_32b_units),
+                    u32::from(t.packets),
+                )
+            }
+            _ => (ev.spec[0], ev.spec[1], ev.spec[2]),
+        };
+        // Under algorithm=timely the replay reads no telemetry: the RTT rows leave it empty.
+        let hex: String = match (telemetry, &ev.event_type()) {
+            (Some(t), Some(EventType::Rtt)) if self.pcc_telemetry => {
+                t.iter().map(|x| format!("{x:02x}")).collect()
+            }
+            _ => String::new(),
+        };
+        let sub = if ev.subtype == 0 {
+            String::new()
+        } else {
+            ev.subtype.to_string()
+        };
+        self.line(
+            id,
+            format_args!(
+                "{ty},{sub},{},{},{a},{b},{c},{hex}\n",
+                ev.flow_tag, ev.ts_ns
+            ),
+        );
     }
 
     /// One CATS conductor event (`enqueue` with its priority and bytes, `ack` with the

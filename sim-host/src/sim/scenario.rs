@@ -45,6 +45,11 @@ pub enum Algorithm {
     Timely,
     /// HPCC (window from INT, per-ACK).
     Hpcc,
+    /// The NVIDIA DOCA PCC adapter (`cc-pcc`): TIMELY on probe RTTs or HPCC on one hop of
+    /// switch telemetry (`[params] algorithm = "timely" | "hpcc"`, the `replay pcc` keys),
+    /// rate only: the NIC paces every packet at the adapter's Q20 rate and sends the probes it
+    /// asks for.
+    Pcc,
     /// One paced sender whose transport is fed by the CATS conductor or in application order
     /// (the `[web]` table: the page, the scheduler, the pacing).
     Cats,
@@ -354,6 +359,11 @@ pub struct Scenario {
     /// HPCC: hpcc, per_ack or per_rtt.
     #[serde(default)]
     pub reaction: Reaction,
+    /// Algorithm pcc with HPCC: the NIC also limits the bytes in flight to the rate × `T`
+    /// (the window HPCC enforces). DOCA PCC takes a rate only and has no such limit: this is
+    /// for measuring what its absence costs.
+    #[serde(default)]
+    pub pcc_inflight_cap: bool,
     /// The algorithm's parameters, exactly the keys of `replay timely|hpcc|cats --set`.
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
@@ -680,6 +690,9 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     check_web(l)?;
     let sc = &l.sc;
     let hosts = l.hosts;
+    if sc.pcc_inflight_cap && sc.algorithm != Algorithm::Pcc {
+        return Err(l.err("pcc_inflight_cap", "applies to algorithm pcc only"));
+    }
     if sc.reaction != Reaction::Hpcc && sc.algorithm != Algorithm::Hpcc {
         return Err(l.err("reaction", "applies to algorithm hpcc only"));
     }
