@@ -40,6 +40,12 @@ pub trait Lockstep: Sized {
 
     /// Both sides' parameters from `# set` lines then `--set` (later wins).
     fn setup(trace: &Path, params: &[Param]) -> Result<Self::Setup, InputError>;
+    /// The setup a trace with these parameters is compared against to tell which values
+    /// differ from the defaults: none given (a kind whose parameters pick the table of
+    /// defaults, as `pcc`'s `algorithm`, keeps that choice).
+    fn defaults(trace: &Path, _params: &[Param]) -> Option<Self::Setup> {
+        Self::setup(trace, &[]).ok()
+    }
     /// Both sides at their initial state.
     fn new(setup: &Self::Setup, mode: Mode) -> Self;
     /// One trace row (at `line` of `trace`) through both sides, recorded in `rec`.
@@ -324,7 +330,7 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     rdr.expect_header(L::KIND.header())?;
     let params = merged_params(rdr.params(), &opts.params);
     let setup = L::setup(path, &params)?;
-    let in_force = in_force(&setup, L::setup(path, &[]).ok().as_ref(), &params);
+    let in_force = in_force(&setup, L::defaults(path, &params).as_ref(), &params);
     let mut ls = L::new(&setup, opts.mode);
     let mut rec = Recorder::new(
         opts,

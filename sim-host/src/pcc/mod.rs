@@ -18,6 +18,7 @@
 //! no such step reproduces it (a different RTT or rule).
 
 pub mod generate;
+pub mod recorded;
 
 pub use cc_reference::pcc as reference;
 pub use cc_trace::pcc::{HEADER, INFO, Row, params};
@@ -61,7 +62,9 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 
 /// The shipped fixtures of this kind.
 pub fn fixtures() -> Vec<FixtureFile> {
-    generate::all()
+    let mut f = generate::all();
+    f.extend(recorded::all());
+    f
 }
 
 /// A row's event type: a documented name, a type code, or a parameter change.
@@ -410,6 +413,16 @@ impl crate::driver::Lockstep for Replay {
 
     fn setup(trace: &Path, params: &[crate::trace::Param]) -> Result<Setup, InputError> {
         params::build(trace, params)
+    }
+
+    fn defaults(trace: &Path, params: &[crate::trace::Param]) -> Option<Setup> {
+        // The defaults of the table the trace's `algorithm` picks.
+        let algorithm: Vec<_> = params
+            .iter()
+            .filter(|p| p.key == "algorithm")
+            .cloned()
+            .collect();
+        params::build(trace, &algorithm).ok()
     }
 
     fn new(setup: &Setup, _mode: Mode) -> Self {
