@@ -252,8 +252,14 @@ class Runner:
         top-level key, `TABLE.KEY` a key of `[TABLE]`."""
         with open(path) as f:
             text = f.read()
-        if re.search(r"^\s*(cdf|page)\s*=", text, re.M):
-            raise ResultsError(f"{describe(key)}: TOML overrides need a scenario without relative file paths")
+        # The copy lives elsewhere: its file paths (`cdf`, `page`) are made absolute.
+        here = os.path.dirname(os.path.abspath(path))
+        text = re.sub(
+            r'^(\s*(?:cdf|page)\s*=\s*)"([^"]*)"',
+            lambda m: m.group(1) + json.dumps(os.path.join(here, m.group(2))),
+            text,
+            flags=re.M,
+        )
         for k, v in toml:
             table, _, name = k.rpartition(".")
             if table:
