@@ -504,6 +504,12 @@ def nflows(run, bucket):
     raise ResultsError(f"{run._run}: no slowdown bucket {bucket!r}")
 
 
+def traces(kind):
+    """The CSV traces shipped in fixtures/KIND, sorted by name."""
+    d = os.path.join(ROOT, "fixtures", kind)
+    return sorted(n for n in os.listdir(d) if n.endswith(".csv"))
+
+
 def check(cond, what):
     if not cond:
         raise ResultsError(f"the page asserts '{what}', which this run does not show")
@@ -513,7 +519,7 @@ def check(cond, what):
 NAMESPACE = {
     n: v
     for n, v in globals().items()
-    if n in "R F Ref S Replay f i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates".split()
+    if n in "R F Ref S Replay f i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates traces".split()
 }
 NAMESPACE.update(min=min, max=max, abs=abs, len=len, sum=sum, range=range, all=all, any=any, round=round, math=math)
 
