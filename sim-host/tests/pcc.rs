@@ -1,4 +1,5 @@
-//! DOCA PCC event traces end to end: every shipped fixture replays within tolerance, the
+//! DOCA PCC event traces end to end: every shipped fixture (scripted or recorded from the
+//! closed loop) replays within tolerance, the
 //! fixtures are what the generators make, and the edge cases of the platform's events (the
 //! 32-bit clock wrapping inside a probe, lost and late probes, coalesced and undocumented
 //! events, parameters changed mid-flow) behave the same on both sides; bad rows are refused
@@ -74,7 +75,7 @@ fn col<'a>(row: &'a [String], name: &str) -> &'a str {
 #[test]
 fn every_fixture_replays_within_tolerance() {
     let files = fixture_files();
-    assert_eq!(files.len(), 7, "{files:?}");
+    assert_eq!(files.len(), 9, "{files:?}");
     let mut seen = BTreeSet::new();
     for f in &files {
         let s = sim_host::pcc::replay(f, &ReplayOpts::default())
@@ -99,7 +100,7 @@ fn every_fixture_replays_within_tolerance() {
 #[test]
 fn committed_fixtures_are_what_the_generators_make() {
     let made = fixtures::generate(sim_host::pcc::KIND);
-    assert_eq!(made.len(), 7);
+    assert_eq!(made.len(), 9);
     for f in made {
         let on_disk = std::fs::read(root().join("fixtures/pcc").join(&f.name)).unwrap();
         assert!(
@@ -387,8 +388,32 @@ fn replay_all_finds_pcc_traces_and_the_json_matches_the_schema() {
     let errs: Vec<String> = schema.iter_errors(&v).map(|e| e.to_string()).collect();
     assert!(errs.is_empty(), "{errs:?}");
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 7);
+    assert_eq!(results.len(), 9);
     assert!(results.iter().all(|r| r["kind"] == "pcc"));
+}
+
+#[test]
+fn an_hpcc_trace_compares_its_values_with_hpccs_defaults() {
+    // sim_hpcc.csv sets every HPCC key, most at HPCC's defaults: only those that differ from
+    // HPCC's table (not from TIMELY's, the kind's default algorithm) are listed as differing.
+    let s = sim_host::pcc::replay(
+        &root().join("fixtures/pcc/sim_hpcc.csv"),
+        &ReplayOpts::default(),
+    )
+    .unwrap()
+    .remove(0);
+    let differs: Vec<&str> = s
+        .params
+        .iter()
+        .filter(|p| p.differs)
+        .map(|p| p.key.as_str())
+        .collect();
+    assert!(differs.is_empty(), "{differs:?}");
+    assert!(
+        s.params
+            .iter()
+            .any(|p| p.key == "eta_milli" && p.value == "950")
+    );
 }
 
 #[test]
