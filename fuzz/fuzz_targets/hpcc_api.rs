@@ -3,7 +3,8 @@
 //! * every accepted configuration runs without a panic;
 //! * the window stays in `[W_min, W_max]` and the rate is `Config::rate_bps(window)`;
 //! * `bad` exactly when `IntView::parse` rejects the block (on both sides), state unchanged;
-//!   `on_int` on the parsed view does exactly what `on_ack` did; raw parts round-trip;
+//!   `on_hop_words::<IntHop>` on the parsed view does exactly what `on_ack` did; raw parts
+//!   round-trip;
 //! * the reference's window stays in its exact `[min_rate·T, nic_rate·T]`;
 //! * one step from the reference's state (forced mode) takes the reference's branch, except
 //!   `md`/`ai` when the reference's `U` is within 2^-24 of `η` (docs/hpcc.md §2: the two `U`s
@@ -115,11 +116,14 @@ fuzz_target!(|data: &[u8]| {
             Ok(v) => {
                 assert_ne!(up.branch, Branch::Bad);
                 assert_ne!(br, "bad");
+                // The parsed view's hop words through the format-generic entry point are the
+                // same update.
                 let mut again = before;
+                let words = v.as_bytes().get(2..).unwrap_or(&[]);
                 assert_eq!(
-                    again.on_int(&cfg, ack_seq, snd_nxt, &v),
-                    up,
-                    "on_int ≠ on_ack"
+                    again.on_hop_words::<hpcc_cc::IntHop>(&cfg, ack_seq, snd_nxt, v.header(), words),
+                    (up.window_bytes, up.branch),
+                    "on_hop_words ≠ on_ack"
                 );
                 assert_eq!(again, fixed);
             }

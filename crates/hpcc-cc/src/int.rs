@@ -251,6 +251,71 @@ pub const fn word_qlen(w: u64) -> u16 {
     (w & 0xFFFF) as u16
 }
 
+/// Bit `c` set for every valid speed code `c` (1 ..= 9).
+const VALID_CODES: u32 = 0x3FE;
+
+/// Whether `bytes` is one valid INT block of at most `MAX_HOPS` hops: the header is present,
+/// `nhop ≤ MAX_HOPS`, the length is `2 + 8·nhop` and every hop's speed code is in `1 ..= 9`.
+/// The one acceptance rule: [`IntView::parse`] and [`crate::State::on_ack`] both use it (the
+/// per-ACK path without error details; `parse` works out which check failed only on a refusal,
+/// out of line).
+#[inline(always)]
+#[must_use]
+pub fn accepts<const MAX_HOPS: usize>(bytes: &[u8]) -> bool {
+    match bytes {
+        [b0, _, body @ ..] => {
+            let nhop = usize::from(b0 >> 4);
+            nhop <= MAX_HOPS
+                && body.len() == nhop.wrapping_mul(HOP_BYTES)
+                // Bit 0 survives only if every code's bit is set (no early exit: a shorter
+                // loop; the length check above bounds it to MAX_HOPS hops).
+                && body
+                    .iter()
+                    .step_by(HOP_BYTES)
+                    .fold(1, |ok, &b| ok & (VALID_CODES >> (b >> 4)))
+                    != 0
+        }
+        _ => false,
+    }
+}
+
+/// Why [`accepts`] refused `bytes`: the first failing check in the order too short for the
+/// header, `nhop > MAX_HOPS`, length not `2 + 8·nhop`, a reserved speed code (the first such
+/// hop).
+#[cold]
+#[inline(never)]
+fn rejection<const MAX_HOPS: usize>(bytes: &[u8]) -> IntError {
+    let Some(&b0) = bytes.first().filter(|_| bytes.len() >= HEADER_BYTES) else {
+        return IntError::TooShort { len: bytes.len() };
+    };
+    let nhop = b0 >> 4;
+    if usize::from(nhop) > MAX_HOPS {
+        return IntError::TooManyHops {
+            nhop,
+            max: MAX_HOPS,
+        };
+    }
+    // nhop ≤ 15, so this is at most 122.
+    let expected = HEADER_BYTES.saturating_add(HOP_BYTES.saturating_mul(usize::from(nhop)));
+    if bytes.len() != expected {
+        return IntError::LengthMismatch {
+            len: bytes.len(),
+            expected,
+        };
+    }
+    let body = bytes.get(HEADER_BYTES..).unwrap_or(&[]);
+    let mut hop = 0u8;
+    for chunk in body.chunks_exact(HOP_BYTES) {
+        let code = chunk.first().copied().unwrap_or(0) >> 4;
+        if Speed::from_code(code).is_none() {
+            return IntError::ReservedSpeed { hop, code };
+        }
+        hop = hop.wrapping_add(1); // ≤ 15 hops
+    }
+    // Unreachable when `accepts` refused; a valid block has no error to name.
+    IntError::TooShort { len: bytes.len() }
+}
+
 /// A validated INT block borrowed from a packet: at most `MAX_HOPS` hops, length exactly
 /// `2 + 8·nhop`, every speed code valid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,38 +330,11 @@ impl<'a, const MAX_HOPS: usize> IntView<'a, MAX_HOPS> {
     /// [`IntError`] in this order of checks: too short for the header, `nhop > MAX_HOPS`, length
     /// not `2 + 8·nhop`, a reserved speed code (the first such hop).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, IntError> {
-        let (Some(&b0), Some(&b1)) = (bytes.first(), bytes.get(1)) else {
-            return Err(IntError::TooShort { len: bytes.len() });
-        };
-        let nhop = b0 >> 4;
-        if usize::from(nhop) > MAX_HOPS {
-            return Err(IntError::TooManyHops {
-                nhop,
-                max: MAX_HOPS,
-            });
+        if accepts::<MAX_HOPS>(bytes) {
+            Ok(Self { bytes })
+        } else {
+            Err(rejection::<MAX_HOPS>(bytes))
         }
-        let _ = b1;
-        // nhop ≤ 15, so this is at most 122.
-        let expected = HEADER_BYTES.saturating_add(HOP_BYTES.saturating_mul(usize::from(nhop)));
-        if bytes.len() != expected {
-            return Err(IntError::LengthMismatch {
-                len: bytes.len(),
-                expected,
-            });
-        }
-        let mut hop = 0u8;
-        for chunk in bytes
-            .get(HEADER_BYTES..)
-            .unwrap_or(&[])
-            .chunks_exact(HOP_BYTES)
-        {
-            let code = chunk.first().copied().unwrap_or(0) >> 4;
-            if Speed::from_code(code).is_none() {
-                return Err(IntError::ReservedSpeed { hop, code });
-            }
-            hop = hop.wrapping_add(1); // ≤ 15 hops
-        }
-        Ok(Self { bytes })
     }
 
     /// The 16-bit header `nhop << 12 | path_id`.

@@ -587,42 +587,14 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         int: &[u8],
     ) -> (U24F8, Branch) {
-        // The checks of `IntView::parse` (same acceptance, no error details): header present,
-        // nhop ≤ MAX_HOPS, length 2 + 8·nhop, every speed code in 1..=9.
+        // The one acceptance rule of INT blocks (`IntView::parse`'s), without error details.
         let branch = match int {
-            [b0, b1, body @ ..]
-                if usize::from(b0 >> 4) <= MAX_HOPS
-                    && body.len() == usize::from(b0 >> 4).wrapping_mul(int::HOP_BYTES)
-                    // Bit 0 survives only if every code's bit is set (no early exit: a
-                    // shorter loop; the length check above bounds it to MAX_HOPS).
-                    && body
-                        .iter()
-                        .step_by(int::HOP_BYTES)
-                        .fold(1, |ok, &b| ok & (VALID_CODES >> (b >> 4)))
-                        != 0 =>
-            {
+            [b0, b1, body @ ..] if int::accepts::<MAX_HOPS>(int) => {
                 self.step::<IntHop>(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
             }
             _ => Branch::Bad,
         };
         (U24F8::from_bits(self.w_q8), branch)
-    }
-
-    /// Per-ACK update (paper Algorithm 1) from an already validated INT block.
-    pub fn on_int(
-        &mut self,
-        cfg: &Config,
-        ack_seq: u32,
-        snd_nxt: u32,
-        view: &IntView<'_, MAX_HOPS>,
-    ) -> Update {
-        let body = view.as_bytes().get(int::HEADER_BYTES..).unwrap_or(&[]);
-        let branch = self.step::<IntHop>(cfg, ack_seq, snd_nxt, view.header(), body);
-        Update {
-            window_bytes: U24F8::from_bits(self.w_q8),
-            rate_bps: cfg.rate_bps(U24F8::from_bits(self.w_q8)),
-            branch,
-        }
     }
 
     /// Algorithm 1 on hop words of any [`HopSample`] format: `header` identifies the path (a
@@ -774,9 +746,6 @@ const fn seq_after(a: u32, b: u32) -> bool {
 fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
-
-/// Bit `c` set for every valid speed code `c` (1 ..= 9).
-const VALID_CODES: u32 = 0x3FE;
 
 /// One hop's 8 bytes as the big-endian 64-bit word (`B << 60 | ts << 36 | tx << 16 | qlen`).
 #[inline(always)]
