@@ -764,3 +764,20 @@ fn hop_words_of_the_int_format_take_the_same_steps_as_on_ack() {
     );
     assert_eq!(b, before);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+    /// MD's fast form (U ∈ [0.5, 2), η ≥ 1/2: one-bit normalisation, η folded into the
+    /// reciprocal) and its general form (any U, out of line) are the same function of
+    /// `(Wc, U, η)` to within their rounding: the general form rounds `a = Wc·η` to a Q24.8 unit
+    /// before dividing by `U ≥ 1/2` (up to one unit after the division), both round `W` (half a
+    /// unit each) and both reciprocals are within 2^-30 (relative).
+    #[test]
+    fn md_fast_form_equals_the_general_one_within_their_rounding(wc in 1u32..u32::MAX, u in (1u64 << 31)..(2u64 << 32), eta in 50u32..=100) {
+        let c = Config::new(Params { eta: Ratio { num: eta, den: 100 }, ..Params::PAPER }).unwrap();
+        let fast = md_q8(wc, u, &c);
+        let general = md_q8_general(wc, u, &c);
+        let bound = 2.0 + f64::from(fast) * 2f64.powi(-29);
+        prop_assert!(f64::from(fast.abs_diff(general)) <= bound, "{fast} vs {general}");
+    }
+}
