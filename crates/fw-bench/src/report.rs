@@ -146,20 +146,72 @@ pub fn reference_markdown(rows: &[Row]) -> String {
     if any { s } else { String::new() }
 }
 
+/// Cycles one 1 GHz core has per packet at 100 Gb/s with 1 KB (1024-byte) packets:
+/// `1e9 / (100e9 / (8 · 1024))` = 81.92.
+pub const BUDGET_CYCLES: f64 = 1e9 * 8.0 * 1024.0 / 100e9;
+
+/// The estimated cycles of every row with a goal beside the line-rate budget
+/// ([`BUDGET_CYCLES`]), with the `+zbb` build's cycle median when `zbb` is given. Empty when no
+/// such row has a cycle estimate.
+pub fn budget_markdown(rows: &[Row], zbb: Option<&[Row]>) -> String {
+    let mut body = String::new();
+    for r in rows.iter().filter(|r| r.goal.is_some()) {
+        let Some(c) = r.cycles else { continue };
+        let zbb_median = zbb
+            .and_then(|z| {
+                z.iter()
+                    .find(|z| z.algorithm == r.algorithm && z.entry == r.entry && z.case == r.case)
+            })
+            .and_then(|z| z.cycles)
+            .map_or("—".to_owned(), |z| z.median.to_string());
+        let _ = writeln!(
+            body,
+            "| {} | `{}` | {} | {} | {} | {} | {:.2} | {zbb_median} | {:.1}× |",
+            r.algorithm,
+            r.entry,
+            r.case,
+            r.median,
+            c.median,
+            c.p99,
+            c.median as f64 / r.median.max(1) as f64,
+            c.median as f64 / BUDGET_CYCLES
+        );
+    }
+    if body.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n### Estimated cycles per call against the line-rate budget (CV32E40P timing model)\n\n\
+         The same calls as above, each instruction charged the cycles of the CV32E40P user \
+         manual (`crates/fw-bench/src/timing.rs`, the constants in [Method](#method)); the rows \
+         with a goal. The budget: 82 cycles per packet for one 1 GHz core at 100 Gb/s with 1 KB \
+         packets. Zbb: the `+zbb` build's median, each Zbb instruction assumed 1 cycle (the \
+         CV32E40P has no Zbb).\n\n\
+         | algorithm | entry point | case / branch | instructions median | cycles median | \
+         cycles p99 | cycles per instruction | Zbb cycles median | cycles median / 82 |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|\n{body}"
+    )
+}
+
 /// Markdown of a per-function profile (top `top` rows), with shares of the total.
 pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String {
     let total: u64 = rows.iter().map(|r| r.instret).sum();
+    let total_cycles: u64 = rows.iter().map(|r| r.cycles).sum();
     let mut s = format!(
-        "Profile of `{symbol}` (self instructions over all calls, {total} total):\n\n\
-         | function | instructions | share |\n|---|---:|---:|\n"
+        "Profile of `{symbol}` (self instructions and estimated CV32E40P cycles over all calls, \
+         {total} instructions, {total_cycles} cycles):\n\n\
+         | function | instructions | share | cycles | share |\n|---|---:|---:|---:|---:|\n"
     );
+    let share = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
     for r in rows.iter().take(top) {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {:.1} % |",
+            "| `{}` | {} | {:.1} % | {} | {:.1} % |",
             r.function,
             r.instret,
-            100.0 * r.instret as f64 / total.max(1) as f64
+            share(r.instret, total),
+            r.cycles,
+            share(r.cycles, total_cycles)
         );
     }
     s
@@ -212,9 +264,10 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
     };
     let _ = writeln!(
         s,
-        "### Retired instructions per call (rv32imac, rvsim)\n\n\
+        "### Retired instructions and estimated cycles per call (rv32imac, rvsim)\n\n\
          Release build (LTO, opt-level 3); at most {} calls per case; one instruction = one \
-         retired RV32IMAC instruction from the callee's first instruction through its `ret`.",
+         retired RV32IMAC instruction from the callee's first instruction through its `ret`; \
+         cycles = the same instructions on fw-bench's CV32E40P timing model (see Method).",
         ctx.limit
     );
     if zbb_calls.is_some() {
@@ -236,10 +289,14 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
     if zbb_images.is_none() {
         s.push_str("\n*Not measured:* the Zbb columns (no `+zbb` images given).\n");
     }
+    s.push_str(&budget_markdown(
+        &calls.rows,
+        zbb_calls.as_ref().map(|z| z.rows.as_slice()),
+    ));
     s.push_str(&reference_markdown(&calls.rows));
 
     s.push_str("\n### Whole-program cross-check against QEMU user mode\n\n");
-    s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree |\n|---|---:|---:|---:|---|\n");
+    s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree | estimated cycles (CV32E40P) |\n|---|---:|---:|---:|---|---:|\n");
     let mut programs = vec![("fw-probe", images.probe.clone(), false)];
     if let Some(c) = &images.c_firmware {
         programs.push(("c-firmware", c.clone(), false));
@@ -261,8 +318,8 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
         };
         let _ = writeln!(
             s,
-            "| {label} | {} | {qs} | {} | {agree} |",
-            r.instret, r.exit_code
+            "| {label} | {} | {qs} | {} | {agree} | {} |",
+            r.instret, r.exit_code, r.cycles
         );
     }
 
