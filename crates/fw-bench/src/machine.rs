@@ -39,7 +39,7 @@ use anyhow::{Context, Result, bail, ensure};
 use rvsim::{CpuError, CpuState, Interp, Memory, MemoryAccess, SimpleClock};
 
 use crate::elf::{Elf, SymKind};
-use crate::timing::{Cv32e40p, Insn};
+use crate::timing::{Cv32e40p, Insn, Stalls};
 use crate::zbb;
 
 /// `ra` for a host call: reaching this `pc` means the callee returned.
@@ -106,6 +106,8 @@ pub struct CallResult {
     pub instret: u64,
     /// Estimated cycles of the same instructions on a CV32E40P ([`crate::timing`]).
     pub cycles: u64,
+    /// `cycles − instret` by cause.
+    pub stalls: Stalls,
 }
 
 impl CallResult {
@@ -162,6 +164,8 @@ pub struct Machine {
     input_pos: usize,
     funcs: Vec<(u32, u32, String)>,
     profile: Option<PcCounts>,
+    /// The cycles beyond one per instruction of every call and run since profiling started.
+    profile_stalls: Stalls,
 }
 
 impl Machine {
@@ -202,6 +206,7 @@ impl Machine {
             input_pos: 0,
             funcs,
             profile: None,
+            profile_stalls: Stalls::default(),
         }
     }
 
@@ -294,6 +299,12 @@ impl Machine {
         self.profile.as_ref()
     }
 
+    /// The cycles beyond one per instruction since [`Machine::enable_profile`], by cause
+    /// (all zero when not profiling).
+    pub fn profile_stalls(&self) -> &Stalls {
+        &self.profile_stalls
+    }
+
     fn fresh_cpu(&self, pc: u32) -> CpuState {
         let mut cpu = CpuState::new(pc);
         cpu.x[2] = STACK_TOP; // sp
@@ -310,11 +321,16 @@ impl Machine {
         }
         let mut sink = Vec::new();
         match self.exec(&mut cpu, &mut sink)? {
-            Stop::Returned { instret, cycles } => Ok(CallResult {
+            Stop::Returned {
+                instret,
+                cycles,
+                stalls,
+            } => Ok(CallResult {
                 a0: cpu.x[10],
                 a1: cpu.x[11],
                 instret,
                 cycles,
+                stalls,
             }),
             Stop::Exited { code, .. } => {
                 bail!("the function called exit({code}) instead of returning")
@@ -357,9 +373,13 @@ impl Machine {
         let max = self.max_steps;
         loop {
             if cpu.pc == RETURN_SENTINEL {
+                if self.profile.is_some() {
+                    self.profile_stalls.add(timing.stalls());
+                }
                 return Ok(Stop::Returned {
                     instret: clock.instret,
                     cycles,
+                    stalls: *timing.stalls(),
                 });
             }
             if clock.instret >= max {
@@ -398,6 +418,9 @@ impl Machine {
                 Ok(_) => {}
                 Err((CpuError::Ecall, _)) => match cpu.x[17] {
                     SYS_EXIT => {
+                        if self.profile.is_some() {
+                            self.profile_stalls.add(timing.stalls());
+                        }
                         return Ok(Stop::Exited {
                             code: cpu.x[10],
                             instret: clock.instret,
@@ -508,6 +531,7 @@ enum Stop {
     Returned {
         instret: u64,
         cycles: u64,
+        stalls: Stalls,
     },
     Exited {
         code: u32,

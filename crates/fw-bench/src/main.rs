@@ -213,11 +213,14 @@ fn real_main() -> Result<ExitCode> {
                 "{}",
                 report::budget_markdown(&rep.rows, zbb_rows.as_deref())
             );
+            print!("{}", report::breakdown_markdown(&rep.rows));
             for s in &rep.skipped {
                 println!("\n*Not measured:* {s}");
             }
-            for (sym, rows) in &rep.profiles {
+            for (sym, rows, stalls) in &rep.profiles {
                 println!("\n{}", report::profile_markdown(sym, rows, 12));
+                let instret = rows.iter().map(|r| r.instret).sum();
+                println!("{}", report::stalls_markdown(stalls, instret));
             }
         }
         Cmd::Call {
@@ -248,6 +251,7 @@ fn real_main() -> Result<ExitCode> {
                     "\n{}",
                     report::profile_markdown(&symbol, &m.profile_table(c), 20)
                 );
+                println!("{}", report::stalls_markdown(m.profile_stalls(), r.instret));
             }
         }
         Cmd::Run {
@@ -278,6 +282,7 @@ fn real_main() -> Result<ExitCode> {
                     "\n{}",
                     report::profile_markdown("the program", &m.profile_table(c), 20)
                 );
+                println!("{}", report::stalls_markdown(m.profile_stalls(), r.instret));
             }
             if qemu_check {
                 match qemu::count(&elf, zbb)? {

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use crate::cases::{CASES, Ctx, Image};
 use crate::machine::{Machine, ProfileRow};
 use crate::table::{self, Row};
+use crate::timing::{Cause, Stalls};
 use crate::{qemu, size, zbb};
 
 /// First line of the generated block in `docs/performance.md`.
@@ -48,8 +49,8 @@ pub struct CallsReport {
     pub rows: Vec<Row>,
     /// Cases not run and why.
     pub skipped: Vec<String>,
-    /// Per-case profile (if requested): `(symbol, rows)`.
-    pub profiles: Vec<(String, Vec<ProfileRow>)>,
+    /// Per-case profile (if requested): `(symbol, rows, cycles beyond one per instruction)`.
+    pub profiles: Vec<(String, Vec<ProfileRow>, Stalls)>,
 }
 
 /// Runs every case whose symbol contains `filter`.
@@ -97,8 +98,11 @@ pub fn run_cases(
             &samples,
         ));
         if let Some(counts) = m.profile() {
-            rep.profiles
-                .push((case.symbol.to_owned(), m.profile_table(counts)));
+            rep.profiles.push((
+                case.symbol.to_owned(),
+                m.profile_table(counts),
+                *m.profile_stalls(),
+            ));
         }
     }
     Ok(rep)
@@ -193,6 +197,50 @@ pub fn budget_markdown(rows: &[Row], zbb: Option<&[Row]>) -> String {
     )
 }
 
+/// Where the cycles beyond one per instruction go, for every row with a goal: the mean per
+/// call of each cause. Empty when no such row has a cycle estimate.
+pub fn breakdown_markdown(rows: &[Row]) -> String {
+    const SHOWN: [Cause; 6] = [
+        Cause::MulHigh,
+        Cause::TakenBranch,
+        Cause::Jump,
+        Cause::SplitTarget,
+        Cause::LoadUse,
+        Cause::JalrHazard,
+    ];
+    let mut body = String::new();
+    for r in rows.iter().filter(|r| r.goal.is_some()) {
+        let Some(c) = r.cycles else { continue };
+        let mean = |x: u64| x as f64 / r.n.max(1) as f64;
+        let shown: u64 = SHOWN.iter().map(|&k| c.stalls.get(k)).sum();
+        let _ = write!(
+            body,
+            "| {} | `{}` | {} | {:.1} |",
+            r.algorithm,
+            r.entry,
+            r.case,
+            mean(c.stalls.total())
+        );
+        for k in SHOWN {
+            let _ = write!(body, " {:.1} |", mean(c.stalls.get(k)));
+        }
+        let _ = writeln!(body, " {:.1} |", mean(c.stalls.total() - shown));
+    }
+    if body.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nWhere the cycles beyond one per instruction go (the same rows; mean per call, so a \
+         column is not a median's part): a `mulh`/`mulhsu`/`mulhu` adds 4, a taken branch 2, a \
+         jump 1, a jump or taken branch to a 32-bit instruction across a word 1, a load-use \
+         stall 1, a `jalr` on the previous instruction's result 1; *other* is divisions, \
+         misaligned accesses and slow CSRs.\n\n\
+         | algorithm | entry point | case / branch | cycles − instructions | `mulh*` | taken \
+         branches | jumps | targets across a word | load-use | `jalr` hazard | other |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n{body}"
+    )
+}
+
 /// Markdown of a per-function profile (top `top` rows), with shares of the total.
 pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String {
     let total: u64 = rows.iter().map(|r| r.instret).sum();
@@ -213,6 +261,29 @@ pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String
             r.cycles,
             share(r.cycles, total_cycles)
         );
+    }
+    s
+}
+
+/// Markdown of the cycles beyond one per retired instruction, by cause, with the share of all
+/// of them (`instret` instructions retired in the same calls).
+pub fn stalls_markdown(stalls: &Stalls, instret: u64) -> String {
+    let total = stalls.total();
+    let mut s = format!(
+        "Cycles beyond one per instruction (CV32E40P): {total} over {instret} instructions \
+         ({:.2} cycles per instruction):\n\n| cause | cycles | share |\n|---|---:|---:|\n",
+        (instret + total) as f64 / instret.max(1) as f64
+    );
+    for c in Cause::ALL {
+        let n = stalls.get(c);
+        if n > 0 {
+            let _ = writeln!(
+                s,
+                "| {} | {n} | {:.1} % |",
+                c.describe(),
+                100.0 * n as f64 / total.max(1) as f64
+            );
+        }
     }
     s
 }
@@ -293,6 +364,7 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
         &calls.rows,
         zbb_calls.as_ref().map(|z| z.rows.as_slice()),
     ));
+    s.push_str(&breakdown_markdown(&calls.rows));
     s.push_str(&reference_markdown(&calls.rows));
 
     s.push_str("\n### Whole-program cross-check against QEMU user mode\n\n");

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::machine::CallResult;
+use crate::timing::Stalls;
 
 /// One measured call: the case label it belongs to (usually the branch the algorithm took, as
 /// reported by the callee), its retired-instruction count and, where the machine estimated them,
@@ -14,9 +15,10 @@ pub struct Sample {
     pub case: String,
     /// Retired instructions of this call.
     pub instret: u64,
-    /// Estimated CV32E40P cycles of this call ([`crate::timing`]); `None` where only
-    /// instructions were counted (QEMU's traces, `fw-bench counts`).
-    pub cycles: Option<u64>,
+    /// Estimated CV32E40P cycles of this call ([`crate::timing`]) and their part beyond one per
+    /// instruction by cause; `None` where only instructions were counted (QEMU's traces,
+    /// `fw-bench counts`).
+    pub cycles: Option<(u64, Stalls)>,
 }
 
 impl Sample {
@@ -34,7 +36,7 @@ impl Sample {
         Self {
             case: case.into(),
             instret: r.instret,
-            cycles: Some(r.cycles),
+            cycles: Some((r.cycles, r.stalls)),
         }
     }
 }
@@ -46,6 +48,9 @@ pub struct Cycles {
     pub median: u64,
     /// 99th percentile (nearest rank).
     pub p99: u64,
+    /// The cycles beyond one per instruction of all the row's calls, by cause (a sum: divide
+    /// by the row's `n` for the mean per call).
+    pub stalls: Stalls,
 }
 
 /// A goal for the median of one row (an entry point and a branch), from the issues.
@@ -96,19 +101,21 @@ pub fn rows(
     samples: &[Sample],
 ) -> Vec<Row> {
     let mut order: Vec<&str> = Vec::new();
-    // Per case: the instruction counts and the cycle estimates (`None` once a sample lacks one).
-    type Group = (Vec<u64>, Option<Vec<u64>>);
+    // Per case: the instruction counts and the cycle estimates with their summed stalls
+    // (`None` once a sample lacks an estimate).
+    type Group = (Vec<u64>, Option<(Vec<u64>, Stalls)>);
     let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
     for s in samples {
         let g = groups.entry(&s.case).or_insert_with(|| {
             order.push(&s.case);
-            (Vec::new(), Some(Vec::new()))
+            (Vec::new(), Some((Vec::new(), Stalls::default())))
         });
         g.0.push(s.instret);
         g.1 = match (g.1.take(), s.cycles) {
-            (Some(mut c), Some(x)) => {
+            (Some((mut c, mut st)), Some((x, xs))) => {
                 c.push(x);
-                Some(c)
+                st.add(&xs);
+                Some((c, st))
             }
             _ => None,
         };
@@ -120,10 +127,14 @@ pub fn rows(
             v.sort_unstable();
             let n = v.len();
             let (median, p99) = median_p99(&v);
-            let cycles = c.map(|mut c| {
+            let cycles = c.map(|(mut c, stalls)| {
                 c.sort_unstable();
                 let (median, p99) = median_p99(&c);
-                Cycles { median, p99 }
+                Cycles {
+                    median,
+                    p99,
+                    stalls,
+                }
             });
             Row {
                 algorithm: algorithm.to_owned(),
@@ -224,10 +235,12 @@ mod tests {
     }
 
     fn timed(case: &str, instret: u64, cycles: u64) -> Sample {
+        let mut stalls = Stalls::default();
+        stalls.0[0] = cycles - instret;
         Sample {
             case: case.to_owned(),
             instret,
-            cycles: Some(cycles),
+            cycles: Some((cycles, stalls)),
         }
     }
 
@@ -238,13 +251,10 @@ mod tests {
         samples.push(Sample::new("m", 5));
         let r = rows("X", "f", |_| None, &samples);
         // 100 calls: lower median the 50th, p99 the 99th (nearest rank), of the cycles alone.
-        assert_eq!(
-            r[0].cycles,
-            Some(Cycles {
-                median: 150,
-                p99: 297
-            })
-        );
+        let c = r[0].cycles.unwrap();
+        assert_eq!((c.median, c.p99), (150, 297));
+        // Σ (3i − i) over i = 1..100.
+        assert_eq!(c.stalls.total(), 2 * 5050);
         assert_eq!((r[0].median, r[0].p99), (50, 99));
         assert_eq!(r[1].cycles, None);
         let md = markdown(&r);

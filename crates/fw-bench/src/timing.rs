@@ -67,9 +67,10 @@ pub const BRANCH_TAKEN_SPLIT_TARGET: u64 = 4;
 pub const CSR_SLOW: u64 = 4;
 /// \[T\] "CSR Access": 1 for every CSR not listed.
 pub const CSR: u64 = 1;
-/// \[T\] "Instruction Fence": 2 (`fence.i` is a jump to the next instruction), 3 when that is a
-/// non-word-aligned non-RVC instruction.
+/// \[T\] "Instruction Fence": 2 (`fence.i` is a jump to the next instruction).
 pub const FENCE_I: u64 = 2;
+/// \[T\] "Instruction Fence": 3 when the next instruction is a non-word-aligned non-RVC one.
+pub const FENCE_I_SPLIT_TARGET: u64 = 3;
 /// \[H\] "Load data hazard in case the instruction immediately following a load uses the
 /// result of that load": 1 cycle.
 pub const LOAD_USE_STALL: u64 = 1;
@@ -300,6 +301,82 @@ pub fn div_cycles(divisor: u32, signed: bool) -> u64 {
     DIV_MIN + u64::from(d.leading_zeros())
 }
 
+/// Why an instruction takes more than one cycle: what the model charges beyond the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// `mulh`, `mulhsu`, `mulhu`: 4 more.
+    MulHigh,
+    /// `div`, `divu`, `rem`, `remu`: 2..34 more.
+    Divide,
+    /// A taken branch: 2 more.
+    TakenBranch,
+    /// `jal`, `jalr`, `fence.i`: 1 more.
+    Jump,
+    /// A jump or taken branch to a 32-bit instruction at an address ≡ 2 (mod 4): 1 more.
+    SplitTarget,
+    /// A misaligned word or a word-crossing halfword access: 1 more.
+    SplitAccess,
+    /// The instruction uses the register the load just before it wrote: 1 more.
+    LoadUse,
+    /// A `jalr` on the register the instruction just before it wrote: 1 more.
+    JalrHazard,
+    /// A CSR access of 4 cycles: 3 more.
+    SlowCsr,
+}
+
+impl Cause {
+    /// Every cause, in the order of [`Stalls`].
+    pub const ALL: [Cause; 9] = [
+        Cause::MulHigh,
+        Cause::Divide,
+        Cause::TakenBranch,
+        Cause::Jump,
+        Cause::SplitTarget,
+        Cause::SplitAccess,
+        Cause::LoadUse,
+        Cause::JalrHazard,
+        Cause::SlowCsr,
+    ];
+
+    /// What it is, for tables.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Cause::MulHigh => "`mulh`/`mulhsu`/`mulhu` (5 cycles)",
+            Cause::Divide => "division, remainder (3..35)",
+            Cause::TakenBranch => "taken branches (3)",
+            Cause::Jump => "jumps: `jal`, `jalr`, `ret` (2)",
+            Cause::SplitTarget => "jump or branch target a 32-bit instruction across a word (+1)",
+            Cause::SplitAccess => "misaligned loads and stores (2)",
+            Cause::LoadUse => "load-use stalls (+1)",
+            Cause::JalrHazard => "`jalr` on the previous instruction's result (+1)",
+            Cause::SlowCsr => "slow CSR accesses (4)",
+        }
+    }
+}
+
+/// Cycles beyond one per retired instruction, by [`Cause`] (indexed as [`Cause::ALL`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stalls(pub [u64; 9]);
+
+impl Stalls {
+    /// The cycles charged to `cause`.
+    pub fn get(&self, cause: Cause) -> u64 {
+        self.0[cause as usize]
+    }
+
+    /// All of them: cycles minus retired instructions.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    /// Adds `other`'s cycles to these.
+    pub fn add(&mut self, other: &Stalls) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
 /// The CV32E40P timing model: the cycles of each retired instruction, given the one before it.
 #[derive(Clone, Debug, Default)]
 pub struct Cv32e40p {
@@ -307,6 +384,8 @@ pub struct Cv32e40p {
     load_rd: usize,
     /// The register the previous instruction wrote (0: none).
     prev_rd: usize,
+    /// The cycles charged beyond one per instruction so far, by cause.
+    stalls: Stalls,
 }
 
 impl Cv32e40p {
@@ -315,62 +394,75 @@ impl Cv32e40p {
         Self::default()
     }
 
-    /// Forgets the previous instruction (a call starts with no hazard pending).
+    /// Forgets the previous instruction and the stalls counted (a call starts with no hazard
+    /// pending).
     pub fn reset(&mut self) {
         *self = Self::default();
     }
 
+    /// The cycles charged beyond one per instruction since [`Cv32e40p::new`], by cause.
+    pub fn stalls(&self) -> &Stalls {
+        &self.stalls
+    }
+
     /// The cycles `i` takes, the stalls it suffers from the previous instruction included.
     pub fn cycles(&mut self, i: &Insn) -> u64 {
-        let mut c = match i.kind {
-            Kind::Integer => INTEGER,
-            Kind::Zbb => ZBB,
-            Kind::Mul => MUL,
-            Kind::MulHigh => MUL_HIGH,
-            Kind::Div { divisor, signed } => div_cycles(divisor, signed),
+        // The table's figure for the instruction, the cause of its cycles beyond the first, and
+        // what a target across a word adds to it.
+        let (table, cause, split_target) = match i.kind {
+            Kind::Integer => (INTEGER, None, 0),
+            Kind::Zbb => (ZBB, None, 0),
+            Kind::Mul => (MUL, None, 0),
+            Kind::System => (SYSTEM, None, 0),
+            Kind::MulHigh => (MUL_HIGH, Some(Cause::MulHigh), 0),
+            Kind::Div { divisor, signed } => (div_cycles(divisor, signed), Some(Cause::Divide), 0),
             Kind::Memory { addr, bytes, .. } => {
                 let split = match bytes {
                     4 => addr % 4 != 0,
                     2 => addr % 4 == 3,
                     _ => false,
                 };
-                if split { LOAD_STORE_SPLIT } else { LOAD_STORE }
-            }
-            Kind::Jal | Kind::Jalr => {
-                if i.split_target {
-                    JUMP_SPLIT_TARGET
+                if split {
+                    (LOAD_STORE_SPLIT, Some(Cause::SplitAccess), 0)
                 } else {
-                    JUMP
+                    (LOAD_STORE, None, 0)
                 }
             }
-            Kind::FenceI => FENCE_I + u64::from(i.split_target),
-            Kind::Branch { taken: false } => BRANCH_NOT_TAKEN,
-            Kind::Branch { taken: true } => {
-                if i.split_target {
-                    BRANCH_TAKEN_SPLIT_TARGET
-                } else {
-                    BRANCH_TAKEN
-                }
-            }
-            Kind::Csr { csr } => {
-                if slow_csr(csr) {
-                    CSR_SLOW
-                } else {
-                    CSR
-                }
-            }
-            Kind::System => SYSTEM,
+            Kind::Jal | Kind::Jalr => (JUMP, Some(Cause::Jump), JUMP_SPLIT_TARGET - JUMP),
+            Kind::FenceI => (FENCE_I, Some(Cause::Jump), FENCE_I_SPLIT_TARGET - FENCE_I),
+            Kind::Branch { taken: false } => (BRANCH_NOT_TAKEN, None, 0),
+            Kind::Branch { taken: true } => (
+                BRANCH_TAKEN,
+                Some(Cause::TakenBranch),
+                BRANCH_TAKEN_SPLIT_TARGET - BRANCH_TAKEN,
+            ),
+            Kind::Csr { csr } if slow_csr(csr) => (CSR_SLOW, Some(Cause::SlowCsr), 0),
+            Kind::Csr { .. } => (CSR, None, 0),
         };
         let reads = |r: usize| r != 0 && i.rs.contains(&r);
-        if reads(self.load_rd) {
-            c += LOAD_USE_STALL;
-        }
-        if i.kind == Kind::Jalr && i.rs[0] != 0 && i.rs[0] == self.prev_rd {
-            c += JALR_STALL;
-        }
+        let load_use = reads(self.load_rd);
+        let jalr_hazard = i.kind == Kind::Jalr && i.rs[0] != 0 && i.rs[0] == self.prev_rd;
         let load = matches!(i.kind, Kind::Memory { load: true, .. });
         self.load_rd = if load { i.rd } else { 0 };
         self.prev_rd = i.rd;
+
+        let mut c = table;
+        if let Some(cause) = cause {
+            self.stalls.0[cause as usize] += table - 1;
+        }
+        let mut charge = |cause: Cause, n: u64| {
+            self.stalls.0[cause as usize] += n;
+            c += n;
+        };
+        if i.split_target {
+            charge(Cause::SplitTarget, split_target);
+        }
+        if load_use {
+            charge(Cause::LoadUse, LOAD_USE_STALL);
+        }
+        if jalr_hazard {
+            charge(Cause::JalrHazard, JALR_STALL);
+        }
         c
     }
 }
@@ -623,6 +715,43 @@ mod tests {
         m.zbb = true;
         let r = m.call("f", &[0x0001_0000]).unwrap();
         assert_eq!((r.a0, r.instret, r.cycles), (15, 2, 1 + 2));
+    }
+
+    #[test]
+    fn the_stalls_by_cause_add_up_to_the_cycles_beyond_one_per_instruction() {
+        // lw a1, 0(a0) ; mulhu a2, a1, a1 (load-use) ; beq a0, a0, +6 (taken, to 0x100e) ;
+        // c.nop (skipped) ; addi t0, ra, 0 ; jalr x0, 0(t0) (on t0 just written)
+        let code = [
+            lw(A1, A0, 0),
+            mul(3, A2, A1, A1),
+            beq(A0, A0, 6),
+            I::C(C_NOP),
+            addi(T0, RA, 0),
+            jalr(0, T0, 0),
+        ];
+        let mut m = machine(&code);
+        let p = m.push_bytes(&3u32.to_le_bytes(), 4).unwrap();
+        m.enable_profile();
+        let r = m.call("f", &[p]).unwrap();
+        let st = *m.profile_stalls();
+        assert_eq!(r.instret, 5);
+        assert_eq!(r.cycles, 1 + (5 + 1) + 4 + 1 + (2 + 1));
+        assert_eq!(st.total(), r.cycles - r.instret);
+        let by = |c| st.get(c);
+        assert_eq!(
+            (
+                by(Cause::LoadUse),
+                by(Cause::MulHigh),
+                by(Cause::TakenBranch),
+                by(Cause::SplitTarget),
+                by(Cause::Jump),
+                by(Cause::JalrHazard)
+            ),
+            (1, 4, 2, 1, 1, 1)
+        );
+        // The profile's per-function cycles are the same total.
+        let rows = m.profile_table(m.profile().unwrap());
+        assert_eq!((rows[0].instret, rows[0].cycles), (r.instret, r.cycles));
     }
 
     #[test]
