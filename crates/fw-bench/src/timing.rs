@@ -21,9 +21,9 @@
 //! * Division and remainder (\[T\]: 3..35 "depends on the divider operand value (operand b), i.e.
 //!   in the number of leading bits at 0"; 3 for `0x8000_0000`, 35 for 0): `3 + leading zeros of
 //!   the divisor`, of its magnitude for `div`/`rem`. The per-event paths contain no division
-//!   (`scripts/fw-gates.sh`), so only whole-program runs meet one.
-//! * Zbb instructions: 1 cycle, an **assumption** (the CV32E40P has no Zbb; its own bit
-//!   manipulation instructions, `cv.*` of Xpulp, are single-cycle ALU operations).
+//!   (`scripts/fw-gates.sh`), so only set-up calls (`*_config_init`) and whole-program runs
+//!   meet one.
+//! * Zbb instructions: 1 cycle, an **assumption** (the CV32E40P has no Zbb).
 //! * `ecall`, `ebreak`, `fence`: 1 cycle (no row in \[T\]; fw-bench's calls contain none, a
 //!   whole-program run ends with one `ecall`, and the served `read`/`write` calls are the
 //!   harness's, not a trap handler's).
@@ -32,8 +32,8 @@
 //! * Not modelled: instruction-side wait states and the prefetch buffer running dry, data-side
 //!   wait states, interrupts, and one stall the RTL has beyond \[H\]: `jalr` also waits while a
 //!   load *two* instructions before it writes its register (`cv32e40p_controller.sv`,
-//!   `jr_stall_o`), as in the epilogue `lw ra, …; addi sp, …; ret`. The estimate is therefore
-//!   a lower bound by about one cycle per such return.
+//!   `jr_stall_o`), as in the epilogue `lw ra, …; addi sp, …; ret`, so the estimate is low by
+//!   about one cycle per such return.
 
 use rvsim::Op;
 
