@@ -7,7 +7,9 @@
 #      the Zbb columns beside the rv32imac ones;
 #   3. ref-probe, the f64 references for riscv32imac (soft float);
 #   3b. fw-probe for riscv64imac, and with Zbb (in target/zbb);
-#   4. fw-bench report: per-call instruction counts on rvsim (fixed and f64 side by side), QEMU
+#   4. fw-bench report: per-call instruction counts on rvsim and their estimated cycles on the
+#      CV32E40P timing model (fixed and f64 side by side; the goal rows against the 82-cycle
+#      line-rate budget, and where their cycles beyond one per instruction go), QEMU
 #      cross-check, sizes, state;
 #   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
 #      under QEMU user mode, on fixture events and the DOCA PCC adapter's generated event

@@ -1,5 +1,5 @@
 //! The simulated riscv32 machine: an ELF image, a stack, a scratch arena for arguments, and the
-//! `rvsim` interpreter that counts retired instructions.
+//! `rvsim` interpreter that counts retired instructions and estimates cycles.
 //!
 //! # Memory map
 //! | region  | addresses                         | contents                                   |
@@ -18,6 +18,14 @@
 //! `ret` and nothing of the harness. The interpreter is deterministic: the same ELF and inputs
 //! always give the same count.
 //!
+//! # Cycles
+//! Each retired instruction is also charged its cycles in the CV32E40P timing model
+//! ([`crate::timing`]): from the decoded instruction, the registers before it executed (a
+//! branch's condition, a load's address, a divisor), the instruction before it (load-use and
+//! `jalr` hazards) and, after a jump or taken branch, the instruction at the target (a 32-bit
+//! instruction at an address ≡ 2 mod 4 costs one more fetch). A call starts with no hazard
+//! pending. The estimate is deterministic like the count.
+//!
 //! # Zbb
 //! `rvsim` decodes RV32IMAC only. With [`Machine::zbb`] set, a word it rejects as illegal that is
 //! one of the Zbb instructions ([`crate::zbb`]) is executed by this module and counted as one
@@ -31,6 +39,7 @@ use anyhow::{Context, Result, bail, ensure};
 use rvsim::{CpuError, CpuState, Interp, Memory, MemoryAccess, SimpleClock};
 
 use crate::elf::{Elf, SymKind};
+use crate::timing::{Cv32e40p, Insn, Stalls};
 use crate::zbb;
 
 /// `ra` for a host call: reaching this `pc` means the callee returned.
@@ -95,6 +104,10 @@ pub struct CallResult {
     pub a1: u32,
     /// Retired instructions, from the first instruction of the callee through its `ret`.
     pub instret: u64,
+    /// Estimated cycles of the same instructions on a CV32E40P ([`crate::timing`]).
+    pub cycles: u64,
+    /// `cycles − instret` by cause.
+    pub stalls: Stalls,
 }
 
 impl CallResult {
@@ -112,13 +125,16 @@ pub struct ProgramResult {
     /// Retired instructions from `e_entry` through the exit `ecall` inclusive (QEMU counts the
     /// same way).
     pub instret: u64,
+    /// Estimated cycles of the same instructions on a CV32E40P ([`crate::timing`]).
+    pub cycles: u64,
     /// Bytes the program wrote with `write` (a7 = 64) to fd 1 or 2.
     pub output: Vec<u8>,
 }
 
-/// Per-`pc` retired-instruction counts, attributed to functions by [`Machine::profile_table`].
+/// Per-`pc` retired instructions and estimated cycles `(instret, cycles)`, attributed to
+/// functions by [`Machine::profile_table`].
 #[derive(Clone, Debug, Default)]
-pub struct PcCounts(pub HashMap<u32, u64>);
+pub struct PcCounts(pub HashMap<u32, (u64, u64)>);
 
 /// One row of a profile: a function and the instructions retired inside it (self cost).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,6 +143,8 @@ pub struct ProfileRow {
     pub function: String,
     /// Instructions retired with `pc` inside it.
     pub instret: u64,
+    /// Their estimated cycles (CV32E40P; a stall is charged to the instruction that waits).
+    pub cycles: u64,
 }
 
 /// A loaded ELF plus CPU, stack and scratch memory.
@@ -146,6 +164,8 @@ pub struct Machine {
     input_pos: usize,
     funcs: Vec<(u32, u32, String)>,
     profile: Option<PcCounts>,
+    /// The cycles beyond one per instruction of every call and run since profiling started.
+    profile_stalls: Stalls,
 }
 
 impl Machine {
@@ -186,6 +206,7 @@ impl Machine {
             input_pos: 0,
             funcs,
             profile: None,
+            profile_stalls: Stalls::default(),
         }
     }
 
@@ -278,6 +299,12 @@ impl Machine {
         self.profile.as_ref()
     }
 
+    /// The cycles beyond one per instruction since [`Machine::enable_profile`], by cause
+    /// (all zero when not profiling).
+    pub fn profile_stalls(&self) -> &Stalls {
+        &self.profile_stalls
+    }
+
     fn fresh_cpu(&self, pc: u32) -> CpuState {
         let mut cpu = CpuState::new(pc);
         cpu.x[2] = STACK_TOP; // sp
@@ -294,10 +321,16 @@ impl Machine {
         }
         let mut sink = Vec::new();
         match self.exec(&mut cpu, &mut sink)? {
-            Stop::Returned(instret) => Ok(CallResult {
+            Stop::Returned {
+                instret,
+                cycles,
+                stalls,
+            } => Ok(CallResult {
                 a0: cpu.x[10],
                 a1: cpu.x[11],
                 instret,
+                cycles,
+                stalls,
             }),
             Stop::Exited { code, .. } => {
                 bail!("the function called exit({code}) instead of returning")
@@ -318,22 +351,36 @@ impl Machine {
         cpu.x[1] = RETURN_SENTINEL;
         let mut output = Vec::new();
         match self.exec(&mut cpu, &mut output)? {
-            Stop::Exited { code, instret } => Ok(ProgramResult {
+            Stop::Exited {
+                code,
+                instret,
+                cycles,
+            } => Ok(ProgramResult {
                 exit_code: code,
                 instret,
+                cycles,
                 output,
             }),
-            Stop::Returned(_) => bail!("the entry point returned instead of calling exit"),
+            Stop::Returned { .. } => bail!("the entry point returned instead of calling exit"),
         }
     }
 
     /// Steps until the sentinel `pc`, an exit `ecall`, an error or the step budget.
     fn exec(&mut self, cpu: &mut CpuState, output: &mut Vec<u8>) -> Result<Stop> {
         let mut clock = SimpleClock::new();
+        let mut timing = Cv32e40p::new();
+        let mut cycles = 0u64;
         let max = self.max_steps;
         loop {
             if cpu.pc == RETURN_SENTINEL {
-                return Ok(Stop::Returned(clock.instret));
+                if self.profile.is_some() {
+                    self.profile_stalls.add(timing.stalls());
+                }
+                return Ok(Stop::Returned {
+                    instret: clock.instret,
+                    cycles,
+                    stalls: *timing.stalls(),
+                });
             }
             if clock.instret >= max {
                 bail!(
@@ -342,17 +389,42 @@ impl Machine {
                 );
             }
             let pc = cpu.pc;
-            if let Some(c) = self.profile.as_mut() {
-                *c.0.entry(pc).or_insert(0) += 1;
-            }
+            // The registers before the instruction: its divisor, address and branch condition.
+            let before = cpu.x;
             let step = Interp::new(cpu, &mut self.mem, &mut clock).step();
+            // The retired instruction as the timing model sees it (`None`: it did not retire).
+            let retired = match &step {
+                Ok(op) | Err((CpuError::Ecall, Some(op))) => Some(Insn::from_op(op, &before)),
+                Err((CpuError::IllegalInstruction, None)) if self.zbb => self
+                    .fetch_word(pc)
+                    .and_then(zbb::decode)
+                    .map(|z| Insn::from_zbb(&z)),
+                Err(_) => None,
+            };
+            if let Some(mut insn) = retired {
+                if insn.redirects() {
+                    // After a Zbb instruction `cpu.pc` is still its own; Zbb never redirects.
+                    insn.split_target = self.split_fetch_at(cpu.pc);
+                }
+                let c = timing.cycles(&insn);
+                cycles += c;
+                if let Some(p) = self.profile.as_mut() {
+                    let e = p.0.entry(pc).or_insert((0, 0));
+                    e.0 += 1;
+                    e.1 += c;
+                }
+            }
             match step {
                 Ok(_) => {}
                 Err((CpuError::Ecall, _)) => match cpu.x[17] {
                     SYS_EXIT => {
+                        if self.profile.is_some() {
+                            self.profile_stalls.add(timing.stalls());
+                        }
                         return Ok(Stop::Exited {
                             code: cpu.x[10],
                             instret: clock.instret,
+                            cycles,
                         });
                     }
                     SYS_READ => {
@@ -410,6 +482,12 @@ impl Machine {
         }
     }
 
+    /// The instruction at `pc` is a 32-bit one at an address ≡ 2 (mod 4): fetching it after a
+    /// jump takes two fetches (`false` for an unmapped `pc`, e.g. the return sentinel).
+    fn split_fetch_at(&mut self, pc: u32) -> bool {
+        pc % 4 == 2 && self.mem.slice_mut(pc, 2).is_some_and(|h| h[0] & 3 == 3)
+    }
+
     /// The 32-bit instruction word at `pc`, or `None` if the halfword there is a compressed
     /// instruction (low bits not `11`) or `pc` is unmapped.
     fn fetch_word(&mut self, pc: u32) -> Option<u32> {
@@ -427,16 +505,22 @@ impl Machine {
 
     /// Attributes per-`pc` counts to functions, largest first.
     pub fn profile_table(&self, counts: &PcCounts) -> Vec<ProfileRow> {
-        let mut by_fn: HashMap<String, u64> = HashMap::new();
-        for (&pc, &n) in &counts.0 {
+        let mut by_fn: HashMap<String, (u64, u64)> = HashMap::new();
+        for (&pc, &(n, c)) in &counts.0 {
             let name = self
                 .function_at(pc)
                 .map_or_else(|| format!("<unknown {pc:#x}>"), str::to_owned);
-            *by_fn.entry(name).or_insert(0) += n;
+            let e = by_fn.entry(name).or_insert((0, 0));
+            e.0 += n;
+            e.1 += c;
         }
         let mut rows: Vec<ProfileRow> = by_fn
             .into_iter()
-            .map(|(function, instret)| ProfileRow { function, instret })
+            .map(|(function, (instret, cycles))| ProfileRow {
+                function,
+                instret,
+                cycles,
+            })
             .collect();
         rows.sort_by(|a, b| b.instret.cmp(&a.instret).then(a.function.cmp(&b.function)));
         rows
@@ -444,6 +528,14 @@ impl Machine {
 }
 
 enum Stop {
-    Returned(u64),
-    Exited { code: u32, instret: u64 },
+    Returned {
+        instret: u64,
+        cycles: u64,
+        stalls: Stalls,
+    },
+    Exited {
+        code: u32,
+        instret: u64,
+        cycles: u64,
+    },
 }

@@ -17,7 +17,9 @@ const REFERENCE: &str = "target/riscv32imac-unknown-none-elf/release/ref-probe";
 const PROBE_RV64: &str = "target/riscv64imac-unknown-none-elf/release/fw-probe";
 
 #[derive(Parser)]
-#[command(about = "Retired riscv32 instructions per call (rvsim ISS), profiles and code size")]
+#[command(
+    about = "Retired riscv32 instructions and estimated CV32E40P cycles per call (rvsim ISS), profiles and code size"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -85,7 +87,8 @@ impl ImageArgs {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run every benchmark case; print the per-call table (markdown).
+    /// Run every benchmark case; print the per-call table and the cycles against the line-rate
+    /// budget (markdown).
     Calls {
         #[command(flatten)]
         images: ImageArgs,
@@ -96,7 +99,8 @@ enum Cmd {
         #[arg(long)]
         profile: bool,
     },
-    /// Call one exported function with integer arguments; print a0/a1, instructions, profile.
+    /// Call one exported function with integer arguments; print a0/a1, instructions, cycles,
+    /// profile.
     Call {
         /// riscv32 ELF.
         elf: PathBuf,
@@ -205,11 +209,18 @@ fn real_main() -> Result<ExitCode> {
                 "{}",
                 table::markdown_with_zbb(&rep.rows, zbb_rows.as_deref())
             );
+            print!(
+                "{}",
+                report::budget_markdown(&rep.rows, zbb_rows.as_deref())
+            );
+            print!("{}", report::breakdown_markdown(&rep.rows));
             for s in &rep.skipped {
                 println!("\n*Not measured:* {s}");
             }
-            for (sym, rows) in &rep.profiles {
+            for (sym, rows, stalls) in &rep.profiles {
                 println!("\n{}", report::profile_markdown(sym, rows, 12));
+                let instret = rows.iter().map(|r| r.instret).sum();
+                println!("{}", report::stalls_markdown(stalls, instret));
             }
         }
         Cmd::Call {
@@ -226,18 +237,21 @@ fn real_main() -> Result<ExitCode> {
             }
             let r = m.call(&symbol, &args)?;
             println!(
-                "{symbol}: a0 = {:#x} ({}), a1 = {:#x}, a1:a0 = {}, {} instructions",
+                "{symbol}: a0 = {:#x} ({}), a1 = {:#x}, a1:a0 = {}, {} instructions, \
+                 {} estimated cycles (CV32E40P)",
                 r.a0,
                 r.a0,
                 r.a1,
                 r.ret_u64(),
-                r.instret
+                r.instret,
+                r.cycles
             );
             if let Some(c) = m.profile() {
                 println!(
                     "\n{}",
                     report::profile_markdown(&symbol, &m.profile_table(c), 20)
                 );
+                println!("{}", report::stalls_markdown(m.profile_stalls(), r.instret));
             }
         }
         Cmd::Run {
@@ -257,16 +271,18 @@ fn real_main() -> Result<ExitCode> {
                 print!("{}", String::from_utf8_lossy(&r.output));
             }
             println!(
-                "{}: exit code {}, {} instructions",
+                "{}: exit code {}, {} instructions, {} estimated cycles (CV32E40P)",
                 elf.display(),
                 r.exit_code,
-                r.instret
+                r.instret,
+                r.cycles
             );
             if let Some(c) = m.profile() {
                 println!(
                     "\n{}",
                     report::profile_markdown("the program", &m.profile_table(c), 20)
                 );
+                println!("{}", report::stalls_markdown(m.profile_stalls(), r.instret));
             }
             if qemu_check {
                 match qemu::count(&elf, zbb)? {

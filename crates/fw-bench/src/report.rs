@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use crate::cases::{CASES, Ctx, Image};
 use crate::machine::{Machine, ProfileRow};
 use crate::table::{self, Row};
+use crate::timing::{Cause, Stalls};
 use crate::{qemu, size, zbb};
 
 /// First line of the generated block in `docs/performance.md`.
@@ -48,8 +49,8 @@ pub struct CallsReport {
     pub rows: Vec<Row>,
     /// Cases not run and why.
     pub skipped: Vec<String>,
-    /// Per-case profile (if requested): `(symbol, rows)`.
-    pub profiles: Vec<(String, Vec<ProfileRow>)>,
+    /// Per-case profile (if requested): `(symbol, rows, cycles beyond one per instruction)`.
+    pub profiles: Vec<(String, Vec<ProfileRow>, Stalls)>,
 }
 
 /// Runs every case whose symbol contains `filter`.
@@ -97,8 +98,11 @@ pub fn run_cases(
             &samples,
         ));
         if let Some(counts) = m.profile() {
-            rep.profiles
-                .push((case.symbol.to_owned(), m.profile_table(counts)));
+            rep.profiles.push((
+                case.symbol.to_owned(),
+                m.profile_table(counts),
+                *m.profile_stalls(),
+            ));
         }
     }
     Ok(rep)
@@ -146,21 +150,140 @@ pub fn reference_markdown(rows: &[Row]) -> String {
     if any { s } else { String::new() }
 }
 
+/// Cycles one 1 GHz core has per packet at 100 Gb/s with 1 KB (1024-byte) packets:
+/// `1e9 / (100e9 / (8 · 1024))` = 81.92.
+pub const BUDGET_CYCLES: f64 = 1e9 * 8.0 * 1024.0 / 100e9;
+
+/// The estimated cycles of every row with a goal beside the line-rate budget
+/// ([`BUDGET_CYCLES`]), with the `+zbb` build's cycle median when `zbb` is given. Empty when no
+/// such row has a cycle estimate.
+pub fn budget_markdown(rows: &[Row], zbb: Option<&[Row]>) -> String {
+    let mut body = String::new();
+    for r in rows.iter().filter(|r| r.goal.is_some()) {
+        let Some(c) = r.cycles else { continue };
+        let zbb_median = zbb
+            .and_then(|z| {
+                z.iter()
+                    .find(|z| z.algorithm == r.algorithm && z.entry == r.entry && z.case == r.case)
+            })
+            .and_then(|z| z.cycles)
+            .map_or("—".to_owned(), |z| z.median.to_string());
+        let _ = writeln!(
+            body,
+            "| {} | `{}` | {} | {} | {} | {} | {:.2} | {zbb_median} | {:.1}× |",
+            r.algorithm,
+            r.entry,
+            r.case,
+            r.median,
+            c.median,
+            c.p99,
+            c.median as f64 / r.median.max(1) as f64,
+            c.median as f64 / BUDGET_CYCLES
+        );
+    }
+    if body.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n### Estimated cycles per call against the line-rate budget (CV32E40P timing model)\n\n\
+         The same calls as above, each instruction charged the cycles of the CV32E40P user \
+         manual (`crates/fw-bench/src/timing.rs`, the constants in [Method](#method)); the rows \
+         with a goal. The budget: 82 cycles per packet for one 1 GHz core at 100 Gb/s with 1 KB \
+         packets. Zbb: the `+zbb` build's median, each Zbb instruction assumed 1 cycle (the \
+         CV32E40P has no Zbb).\n\n\
+         | algorithm | entry point | case / branch | instructions median | cycles median | \
+         cycles p99 | cycles per instruction | Zbb cycles median | cycles median / 82 |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|\n{body}"
+    )
+}
+
+/// Where the cycles beyond one per instruction go, for every row with a goal: the mean per
+/// call of each cause. Empty when no such row has a cycle estimate.
+pub fn breakdown_markdown(rows: &[Row]) -> String {
+    const SHOWN: [Cause; 6] = [
+        Cause::MulHigh,
+        Cause::TakenBranch,
+        Cause::Jump,
+        Cause::SplitTarget,
+        Cause::LoadUse,
+        Cause::JalrHazard,
+    ];
+    let mut body = String::new();
+    for r in rows.iter().filter(|r| r.goal.is_some()) {
+        let Some(c) = r.cycles else { continue };
+        let mean = |x: u64| x as f64 / r.n.max(1) as f64;
+        let shown: u64 = SHOWN.iter().map(|&k| c.stalls.get(k)).sum();
+        let _ = write!(
+            body,
+            "| {} | `{}` | {} | {:.1} |",
+            r.algorithm,
+            r.entry,
+            r.case,
+            mean(c.stalls.total())
+        );
+        for k in SHOWN {
+            let _ = write!(body, " {:.1} |", mean(c.stalls.get(k)));
+        }
+        let _ = writeln!(body, " {:.1} |", mean(c.stalls.total() - shown));
+    }
+    if body.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nWhere the cycles beyond one per instruction go (the same rows; mean per call, so a \
+         column is not a median's part): a `mulh`/`mulhsu`/`mulhu` adds 4, a taken branch 2, a \
+         jump 1, a jump or taken branch to a 32-bit instruction across a word 1, a load-use \
+         stall 1, a `jalr` on the previous instruction's result 1; *other* is divisions, \
+         misaligned accesses and slow CSRs.\n\n\
+         | algorithm | entry point | case / branch | cycles − instructions | `mulh*` | taken \
+         branches | jumps | targets across a word | load-use | `jalr` hazard | other |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n{body}"
+    )
+}
+
 /// Markdown of a per-function profile (top `top` rows), with shares of the total.
 pub fn profile_markdown(symbol: &str, rows: &[ProfileRow], top: usize) -> String {
     let total: u64 = rows.iter().map(|r| r.instret).sum();
+    let total_cycles: u64 = rows.iter().map(|r| r.cycles).sum();
     let mut s = format!(
-        "Profile of `{symbol}` (self instructions over all calls, {total} total):\n\n\
-         | function | instructions | share |\n|---|---:|---:|\n"
+        "Profile of `{symbol}` (self instructions and estimated CV32E40P cycles over all calls, \
+         {total} instructions, {total_cycles} cycles):\n\n\
+         | function | instructions | share | cycles | share |\n|---|---:|---:|---:|---:|\n"
     );
+    let share = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
     for r in rows.iter().take(top) {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {:.1} % |",
+            "| `{}` | {} | {:.1} % | {} | {:.1} % |",
             r.function,
             r.instret,
-            100.0 * r.instret as f64 / total.max(1) as f64
+            share(r.instret, total),
+            r.cycles,
+            share(r.cycles, total_cycles)
         );
+    }
+    s
+}
+
+/// Markdown of the cycles beyond one per retired instruction, by cause, with the share of all
+/// of them (`instret` instructions retired in the same calls).
+pub fn stalls_markdown(stalls: &Stalls, instret: u64) -> String {
+    let total = stalls.total();
+    let mut s = format!(
+        "Cycles beyond one per instruction (CV32E40P): {total} over {instret} instructions \
+         ({:.2} cycles per instruction):\n\n| cause | cycles | share |\n|---|---:|---:|\n",
+        (instret + total) as f64 / instret.max(1) as f64
+    );
+    for c in Cause::ALL {
+        let n = stalls.get(c);
+        if n > 0 {
+            let _ = writeln!(
+                s,
+                "| {} | {n} | {:.1} % |",
+                c.describe(),
+                100.0 * n as f64 / total.max(1) as f64
+            );
+        }
     }
     s
 }
@@ -212,9 +335,10 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
     };
     let _ = writeln!(
         s,
-        "### Retired instructions per call (rv32imac, rvsim)\n\n\
+        "### Retired instructions and estimated cycles per call (rv32imac, rvsim)\n\n\
          Release build (LTO, opt-level 3); at most {} calls per case; one instruction = one \
-         retired RV32IMAC instruction from the callee's first instruction through its `ret`.",
+         retired RV32IMAC instruction from the callee's first instruction through its `ret`; \
+         cycles = the same instructions on fw-bench's CV32E40P timing model (see Method).",
         ctx.limit
     );
     if zbb_calls.is_some() {
@@ -236,10 +360,15 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
     if zbb_images.is_none() {
         s.push_str("\n*Not measured:* the Zbb columns (no `+zbb` images given).\n");
     }
+    s.push_str(&budget_markdown(
+        &calls.rows,
+        zbb_calls.as_ref().map(|z| z.rows.as_slice()),
+    ));
+    s.push_str(&breakdown_markdown(&calls.rows));
     s.push_str(&reference_markdown(&calls.rows));
 
     s.push_str("\n### Whole-program cross-check against QEMU user mode\n\n");
-    s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree |\n|---|---:|---:|---:|---|\n");
+    s.push_str("| image | rvsim instructions | qemu-riscv32 instructions | exit code | agree | estimated cycles (CV32E40P) |\n|---|---:|---:|---:|---|---:|\n");
     let mut programs = vec![("fw-probe", images.probe.clone(), false)];
     if let Some(c) = &images.c_firmware {
         programs.push(("c-firmware", c.clone(), false));
@@ -261,8 +390,8 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
         };
         let _ = writeln!(
             s,
-            "| {label} | {} | {qs} | {} | {agree} |",
-            r.instret, r.exit_code
+            "| {label} | {} | {qs} | {} | {agree} | {} |",
+            r.instret, r.exit_code, r.cycles
         );
     }
 

@@ -26,7 +26,7 @@ use cc_ffi::cats::CC_CATS_QUEUE_CAPACITY;
 use cc_trace::cats::{Event, HEADER, Row, Setup, setup};
 
 use super::{Ctx, TraceFile, fixture_paths, read_trace};
-use crate::machine::Machine;
+use crate::machine::{CallResult, Machine};
 use crate::table::Sample;
 
 /// A fixture: both sides' configuration and start space from its `# set` lines, and its events.
@@ -105,9 +105,9 @@ struct Sim<'a> {
 }
 
 impl Sim<'_> {
-    fn record(&mut self, entry: Entry, label: &str, instret: u64) {
+    fn record(&mut self, entry: Entry, label: &str, r: &CallResult) {
         if entry == self.keep && self.budget > 0 {
-            self.samples.push(Sample::new(label, instret));
+            self.samples.push(Sample::of_call(label, r));
             self.budget -= 1;
         }
     }
@@ -117,8 +117,8 @@ impl Sim<'_> {
             .m
             .call("cc_cats_enqueue", &[self.conn, prio, d.handle, d.len_bytes])?;
         match r.a0 {
-            0 => self.record(Entry::Enqueue, "accepted", r.instret),
-            1 | 2 => self.record(Entry::Enqueue, "refused", r.instret),
+            0 => self.record(Entry::Enqueue, "accepted", &r),
+            1 | 2 => self.record(Entry::Enqueue, "refused", &r),
             c => bail!("cc_cats_enqueue returned {c}"),
         }
         ensure!(
@@ -184,7 +184,7 @@ impl Sim<'_> {
             (2, false) => "no space",
             _ => "no space, deadlock resolved",
         };
-        self.record(Entry::NextChunk, label, r.instret);
+        self.record(Entry::NextChunk, label, &r);
         if r.a0 != 1 {
             return Ok(false);
         }

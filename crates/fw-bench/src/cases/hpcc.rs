@@ -157,7 +157,7 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
                 "{}: ack {ack}: simulated {name} {w}, host {want_b:?} {want_w}",
                 path.display()
             );
-            samples.push(Sample::new(format!("{label}, {name}"), r.instret));
+            samples.push(Sample::of_call(format!("{label}, {name}"), &r));
         }
     }
     Ok(samples)

@@ -91,9 +91,9 @@ fn run_n(m: &mut Machine, n: usize, calls: usize, keep: Keep, out: &mut Vec<Samp
                 r.a0
             );
             if keep == Keep::Next {
-                out.push(Sample::new(
+                out.push(Sample::of_call(
                     label(if sent { "send" } else { "none" }),
-                    r.instret,
+                    &r,
                 ));
                 kept += 1;
             }
@@ -129,7 +129,7 @@ fn run_n(m: &mut Machine, n: usize, calls: usize, keep: Keep, out: &mut Vec<Samp
                     RateChange::Decrease => "decrease",
                     RateChange::Unchanged => "unchanged",
                 };
-                out.push(Sample::new(label(what), r.instret));
+                out.push(Sample::of_call(label(what), &r));
                 kept += 1;
             }
             if kept >= calls {

@@ -36,10 +36,7 @@ fn run(m: &mut Machine, ctx: &Ctx, symbol: &str, zero: u64) -> Result<Vec<Sample
             "{symbol}({x}, {a}) = {} in the simulator, {want} on the host",
             r.ret_u64()
         );
-        out.push(Sample::new(
-            if x == 0 { "x = 0" } else { "x ≠ 0" },
-            r.instret,
-        ));
+        out.push(Sample::of_call(if x == 0 { "x = 0" } else { "x ≠ 0" }, &r));
     }
     Ok(out)
 }

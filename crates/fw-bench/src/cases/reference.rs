@@ -76,7 +76,7 @@ pub fn run_timely(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
                 f64::from_bits(r.ret_u64()),
                 host.rate_bps
             );
-            samples.push(Sample::new(want.branch, r.instret));
+            samples.push(Sample::of_call(want.branch, &r));
         }
     }
     Ok(samples)
@@ -133,7 +133,7 @@ fn run_hpcc(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
             );
             if nhop(bytes) == hops {
                 measured += 1;
-                samples.push(Sample::new(format!("{label}, {branch}"), r.instret));
+                samples.push(Sample::of_call(format!("{label}, {branch}"), &r));
             }
         }
     }

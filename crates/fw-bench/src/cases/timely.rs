@@ -159,7 +159,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                 want.branch,
                 want.rate_bps
             );
-            samples.push(Sample::new(name, r.instret));
+            samples.push(Sample::of_call(name, &r));
         }
     }
     Ok(samples)
