@@ -14,7 +14,7 @@
 
 use cc_pacer::{
     Config, Enqueued, FlowId, FlowMode, FlowSpec, Instant, Pacer, PacerError, Rate, RateChange,
-    Step, WindowChange,
+    WindowChange,
 };
 
 use crate::{CcStatus, block};
@@ -353,13 +353,8 @@ pub unsafe extern "C" fn cc_pacer_next(
 ) -> CcPacerNext {
     // SAFETY: caller contract.
     let pacer = unsafe { block::get_mut(p) };
-    // The common case in line; the general one out of line (a tail call), so this frame saves
-    // no registers.
-    let s = match pacer.next_step(Instant::from_raw(now_q4)) {
-        Step::Send(s) => s,
-        Step::Wait => return CcPacerNext::None,
-        // SAFETY: caller contract (forwarded).
-        Step::General => return unsafe { next_general(p, now_q4, out) },
+    let Some(s) = pacer.next(Instant::from_raw(now_q4)) else {
+        return CcPacerNext::None;
     };
     #[allow(clippy::cast_possible_truncation)] // index < 1024
     let seg = CcPacerSegment {
@@ -370,30 +365,6 @@ pub unsafe extern "C" fn cc_pacer_next(
     // SAFETY: caller contract.
     unsafe { block::out(out, seg) };
     CcPacerNext::Send
-}
-
-/// [`cc_pacer_next`] beyond the common case.
-///
-/// # Safety
-/// As [`cc_pacer_next`].
-#[inline(never)]
-unsafe fn next_general(p: *mut CcPacer, now_q4: u32, out: *mut CcPacerSegment) -> CcPacerNext {
-    // SAFETY: caller contract.
-    let pacer = unsafe { block::get_mut(p) };
-    match pacer.next_general(Instant::from_raw(now_q4)) {
-        Some(s) => {
-            #[allow(clippy::cast_possible_truncation)] // index < 1024
-            let seg = CcPacerSegment {
-                flow: s.flow.index() as u32,
-                bytes: s.bytes,
-                t_send_q4: s.t_send.raw(),
-            };
-            // SAFETY: caller contract.
-            unsafe { block::out(out, seg) };
-            CcPacerNext::Send
-        }
-        None => CcPacerNext::None,
-    }
 }
 
 /// No segment leaves before `*out_q4`: returns 1 and writes it, or 0 (nothing scheduled,

@@ -83,10 +83,11 @@ pub mod rate;
 mod time;
 mod wheel;
 
-pub use rate::{Rate, gap, time_per_byte, time_per_byte_div};
+pub use rate::{Rate, gap, time_per_byte};
 pub use time::Instant;
 pub use wheel::{L0_SLOTS, L1_PAGES, PAGE_SHIFT, SLOT_SHIFT};
 
+use rate::time_per_byte_const;
 use time::after;
 use wheel::{L1_PAGES as L1, NIL, PAGE_MASK, Wheel};
 
@@ -186,7 +187,7 @@ impl Config {
     const fn build(line_rate: Rate) -> Self {
         Self {
             line_rate,
-            line_tpb: time_per_byte_div(line_rate),
+            line_tpb: time_per_byte_const(line_rate),
             hw_rate: Rate::from_units(0),
             hw_tpb: 0,
             burst_bytes: 0,
@@ -217,7 +218,7 @@ impl Config {
         }
         Ok(Self {
             hw_rate,
-            hw_tpb: time_per_byte_div(hw_rate),
+            hw_tpb: time_per_byte_const(hw_rate),
             burst_bytes,
             ..self
         })
@@ -364,6 +365,18 @@ impl Flow {
     fn seg_bytes(&self) -> u32 {
         (u32::from(self.seg_m1) + 1) << 8
     }
+
+    /// A segment of `bytes` starts at `t`: the flow's next segment may start `gap(bytes)` later
+    /// at its current rate, which it remembers for the lazy update (`tpb_sched`, `last_m1`).
+    /// Returns that time: the due time of a paced or window flow, the next segment's earliest
+    /// start of a hybrid flow.
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+    fn pace(&mut self, t: u32, bytes: u32) -> u32 {
+        self.tpb_sched = self.tpb;
+        self.last_m1 = bytes.wrapping_sub(1) as u16;
+        t.wrapping_add(gap(bytes, self.tpb))
+    }
 }
 
 /// Extension for window flows `(window, in flight)` and hybrid flows
@@ -394,22 +407,11 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     wheel: Wheel,
 }
 
-/// One step of [`Pacer::next_step`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Step {
-    /// This segment leaves.
-    Send(Segment),
-    /// The next segment is due but the line is busy: nothing before [`Pacer::earliest`].
-    Wait,
-    /// Not the common case: call [`Pacer::next_general`].
-    General,
-}
-
-/// The result of a non-plain flow at the head of the wheel.
-enum Special {
+/// What a window or hybrid flow at the head of the wheel did.
+enum ExtSend {
     Sent(Segment),
-    Dropped,
+    /// Out of the wheel (window closed): look at the next head.
+    WindowClosed,
     LineBusy,
 }
 
@@ -742,122 +744,102 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         true
     }
 
-    /// The head `f` of slot `k` is due at `fl.due` (after the lazy update), after `now`. If the
-    /// slot's time has come and that due time lies in a later slot (a rate drop, or the
-    /// horizon), re-file `f` there (rescheduled: at the current rate) and return `true`;
-    /// otherwise the slot waits.
-    #[inline(never)]
-    fn not_due(&mut self, k: usize, f: u16, fl: &Flow, now: u32) -> bool {
-        let due = fl.due;
+    /// A head of slot `k` due at `due`, after `now`, holds its slot: the slot's time has not
+    /// come, or `due` lies within it (less than 64 ns ahead). Otherwise (a rate drop, or the
+    /// horizon, moved it to a later slot) it is to be re-filed there.
+    #[inline(always)]
+    fn holds_slot(&self, k: usize, due: u32, now: u32) -> bool {
         #[allow(clippy::cast_possible_truncation)] // k < 1024
-        let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
-        if after(start, now) {
-            return false;
+        let slot = (self.page << (PAGE_SHIFT - wheel::SLOT_SHIFT)) | k as u32;
+        // The slot's start is `slot << 10`; `due` is in it when the 22-bit slot numbers agree.
+        after(slot << wheel::SLOT_SHIFT, now)
+            || ((due >> wheel::SLOT_SHIFT) ^ slot) & 0x3F_FFFF == 0
+    }
+
+    /// When a segment due at `due` leaves: `t_send = max(due, line_free)` (the line carries one
+    /// segment at a time).
+    #[inline(always)]
+    fn t_send(&self, due: u32) -> u32 {
+        if after(self.line_free, due) {
+            self.line_free
+        } else {
+            due
         }
-        let same_page = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0;
-        if same_page && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k {
-            return false;
-        }
-        self.wheel.l0_pop(&self.link, k, f);
-        // Rescheduled: the lazy update becomes the schedule.
-        let i = usize::from(f);
-        let (_, v) = self.lazy_due(i, fl);
-        if let Some(x) = self.ext.get_mut(i)
-            && fl.flags & HYBRID != 0
-            && x.b == 0
-        {
-            x.a = v;
-        }
-        if let Some(s) = self.flows.get_mut(i) {
-            s.due = due;
-            if s.flags & HYBRID == 0 || self.ext.get(i).is_some_and(|x| x.b == 0) {
-                s.tpb_sched = s.tpb;
-            }
-        }
-        self.insert(f, due);
-        true
     }
 
     /// The next segment that leaves at or before `now`, with the time it leaves; `None` when
     /// nothing may leave yet (ask [`earliest`](Self::earliest) when).
+    ///
+    /// The common case is in line: the first slot's head is a paced flow whose rate has not
+    /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
+    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is
+    /// out of line, so a caller such as the C ABI keeps the common case free of register saves;
+    /// both run the same send path ([`send`](Self::send)).
     #[inline]
     pub fn next(&mut self, now: Instant) -> Option<Segment> {
-        match self.next_step(now) {
-            Step::Send(s) => Some(s),
-            Step::Wait => None,
-            Step::General => self.next_general(now),
+        let now = now.raw();
+        if let Some(k) = self.wheel.l0_first() {
+            let f = self.wheel.l0_head(k);
+            if let Some(fl) = self.flows.get(usize::from(f))
+                && fl.tpb <= fl.tpb_sched
+            {
+                // No lazy update pending: `fl.due` is the due time.
+                let due = fl.due;
+                if after(due, now) {
+                    if self.holds_slot(k, due, now) {
+                        self.refresh(now);
+                        return None;
+                    }
+                } else if fl.backlog != 0 && fl.flags & (WINDOW | HYBRID) == 0 {
+                    let bytes = fl.seg_bytes().min(fl.backlog);
+                    let t_send = self.t_send(due);
+                    if after(t_send, now) {
+                        return None; // the line is busy
+                    }
+                    return Some(self.send(k, f, t_send, bytes, None));
+                }
+            }
         }
+        self.next_general(now)
     }
 
-    /// The common case of [`next`](Self::next), small enough to inline: the first slot's head
-    /// is a paced flow with data, due, whose rate has not dropped since it was scheduled.
-    /// [`Step::General`] means: call [`next_general`](Self::next_general) (out of line, so a
-    /// caller such as the C ABI can keep the common case free of its register saves).
+    /// The one send path: `bytes` of flow `f`, the head of slot `k`, leave at `t_send`. A paced
+    /// or window flow (`hybrid_due: None`) is next due `gap(bytes)` later at its current rate; a
+    /// hybrid burst gives its next due time. Pops `f`, occupies the line for
+    /// `gap(bytes, line)` and re-files `f`.
     #[inline(always)]
-    pub fn next_step(&mut self, now: Instant) -> Step {
-        let now = now.raw();
-        let Some(k) = self.wheel.l0_first() else {
-            return Step::General;
-        };
-        let f = self.wheel.l0_head(k);
-        let line_free = self.line_free;
-        let line_tpb = self.line_tpb;
-        let Some(fl) = self.flows.get_mut(usize::from(f)) else {
-            return Step::General;
-        };
-        if fl.tpb > fl.tpb_sched
-            || after(fl.due, now)
-            || fl.backlog == 0
-            || fl.flags & (WINDOW | HYBRID) != 0
-        {
-            return Step::General;
+    fn send(
+        &mut self,
+        k: usize,
+        f: u16,
+        t_send: u32,
+        bytes: u32,
+        hybrid_due: Option<u32>,
+    ) -> Segment {
+        let mut due = t_send;
+        if let Some(fl) = self.flows.get_mut(usize::from(f)) {
+            due = match hybrid_due {
+                None => fl.pace(t_send, bytes),
+                Some(d) => d,
+            };
+            fl.due = due;
+            fl.backlog = fl.backlog.wrapping_sub(bytes); // bytes ≤ backlog
+            fl.flags &= !FRESH;
         }
-        let t_send = if after(line_free, fl.due) {
-            line_free
-        } else {
-            fl.due
-        };
-        if after(t_send, now) {
-            return Step::Wait;
-        }
-        let bytes = fl.seg_bytes().min(fl.backlog);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
-        let due = t_send.wrapping_add(gap(bytes, fl.tpb));
-        fl.due = due;
-        fl.tpb_sched = fl.tpb;
-        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
-        {
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
-        }
-        fl.flags &= !FRESH;
         self.wheel.l0_pop(&self.link, k, f);
-        self.line_free = t_send.wrapping_add(gap(bytes, line_tpb));
+        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
         self.insert(f, due);
-        Step::Send(Segment {
+        Segment {
             flow: FlowId(f),
             bytes,
             t_send: Instant::from_raw(t_send),
-        })
-    }
-
-    /// A paced (or window) flow's segment of `bytes`, leaving at `t_send`.
-    #[inline(always)]
-    fn send_paced(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32) -> Segment {
-        let bytes = fl.seg_bytes().min(fl.backlog);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
-        fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
-        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
-        {
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
         }
-        self.commit(k, f, fl, t_send, bytes)
     }
 
     /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
     /// hybrid bursts, heads that are not due.
     #[inline(never)]
-    pub fn next_general(&mut self, now: Instant) -> Option<Segment> {
-        let now = now.raw();
+    fn next_general(&mut self, now: u32) -> Option<Segment> {
         loop {
             let Some(k) = self.wheel.l0_first() else {
                 if self.enter_page(now) {
@@ -867,122 +849,120 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
                 return None;
             };
             let f = self.wheel.l0_head(k);
-            let Some(mut fl) = self.flows.get(usize::from(f)).copied() else {
+            let i = usize::from(f);
+            let Some(fl) = self.flows.get(i).copied() else {
                 // Not an index this API files; drop it rather than loop.
                 self.wheel.l0_pop(&self.link, k, f);
                 continue;
             };
-            if fl.tpb != fl.tpb_sched {
-                fl.due = self.lazy_due(usize::from(f), &fl).0;
-            }
-            if after(fl.due, now) {
-                if self.not_due(k, f, &fl, now) {
-                    continue;
+            let (due, start) = self.lazy_due(i, &fl);
+            if after(due, now) {
+                if self.holds_slot(k, due, now) {
+                    self.refresh(now);
+                    return None;
                 }
-                self.refresh(now);
-                return None;
+                self.refile(k, f, due, start);
+                continue;
             }
-            if fl.backlog == 0 || fl.flags & (WINDOW | HYBRID) != 0 {
-                match self.special(k, f, fl, now) {
-                    Special::Sent(s) => return Some(s),
-                    Special::Dropped => continue,
-                    Special::LineBusy => return None,
+            if fl.backlog == 0 {
+                // Its pacing memory has expired: it leaves the wheel.
+                self.drop_head(k, f);
+                continue;
+            }
+            let t_send = self.t_send(due);
+            if fl.flags & (WINDOW | HYBRID) == 0 {
+                if after(t_send, now) {
+                    return None;
                 }
+                let bytes = fl.seg_bytes().min(fl.backlog);
+                return Some(self.send(k, f, t_send, bytes, None));
             }
-            let t_send = if after(self.line_free, fl.due) {
-                self.line_free
-            } else {
-                fl.due
-            };
-            if after(t_send, now) {
-                return None;
+            match self.send_ext(k, f, fl, t_send, now) {
+                ExtSend::Sent(s) => return Some(s),
+                ExtSend::WindowClosed => continue,
+                ExtSend::LineBusy => return None,
             }
-            return Some(self.send_paced(k, f, fl, t_send));
         }
     }
 
-    /// Sends: pops `f` from slot `k`, occupies the line, stores `fl` and re-files it at `fl.due`.
-    #[inline(always)]
-    fn commit(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32, bytes: u32) -> Segment {
+    /// Re-files the head `f` of slot `k` at its lazily moved due time `due` (a hybrid flow
+    /// between segments: its next segment's earliest start `start`): the lazy update becomes
+    /// the schedule, at the current rate.
+    #[inline(never)]
+    fn refile(&mut self, k: usize, f: u16, due: u32, start: u32) {
         self.wheel.l0_pop(&self.link, k, f);
-        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
-        fl.flags &= !FRESH;
-        if fl.flags & HYBRID == 0 {
+        let i = usize::from(f);
+        let Some(fl) = self.flows.get_mut(i) else {
+            return;
+        };
+        fl.due = due;
+        let between_segments = match self.ext.get_mut(i) {
+            Some(x) if fl.flags & HYBRID != 0 => {
+                if x.b == 0 {
+                    x.a = start;
+                }
+                x.b == 0
+            }
+            _ => true,
+        };
+        if between_segments {
             fl.tpb_sched = fl.tpb;
         }
-        if let Some(s) = self.flows.get_mut(usize::from(f)) {
-            *s = fl;
-        }
-        self.insert(f, fl.due);
-        Segment {
-            flow: FlowId(f),
-            bytes,
-            t_send: Instant::from_raw(t_send),
-        }
+        self.insert(f, due);
     }
 
     /// Takes `f` out of the wheel (from the head of slot `k`).
-    fn drop_head(&mut self, k: usize, f: u16, mut fl: Flow) -> Special {
+    fn drop_head(&mut self, k: usize, f: u16) {
         self.wheel.l0_pop(&self.link, k, f);
-        fl.flags &= !(IN_WHEEL | FRESH);
         if let Some(s) = self.flows.get_mut(usize::from(f)) {
-            *s = fl;
+            s.flags &= !(IN_WHEEL | FRESH);
         }
-        Special::Dropped
     }
 
-    /// A due flow with nothing queued, a window or hybrid pacing.
+    /// A due window or hybrid flow `fl` with data at the head of slot `k`, leaving at `t_send`:
+    /// its segment or burst.
     #[inline(never)]
     #[allow(clippy::cast_possible_truncation)] // segment and burst sizes ≤ 65 536
-    fn special(&mut self, k: usize, f: u16, mut fl: Flow, now: u32) -> Special {
+    fn send_ext(&mut self, k: usize, f: u16, fl: Flow, t_send: u32, now: u32) -> ExtSend {
         let i = usize::from(f);
-        if fl.backlog == 0 {
-            // Its pacing memory has expired: it leaves the wheel.
-            return self.drop_head(k, f, fl);
-        }
-        let t_send = if after(self.line_free, fl.due) {
-            self.line_free
-        } else {
-            fl.due
-        };
         let Some(mut x) = self.ext.get(i).copied() else {
-            return self.drop_head(k, f, fl);
+            // Not a flow `add_flow` makes (window and hybrid flows have their extension).
+            self.drop_head(k, f);
+            return ExtSend::WindowClosed;
         };
         if fl.flags & WINDOW != 0 {
             let room = x.a.saturating_sub(x.b);
             if room == 0 {
                 // Window closed: wait outside the wheel for an ACK.
-                return self.drop_head(k, f, fl);
+                self.drop_head(k, f);
+                return ExtSend::WindowClosed;
             }
             if after(t_send, now) {
-                return Special::LineBusy;
+                return ExtSend::LineBusy;
             }
             let bytes = fl.seg_bytes().min(fl.backlog).min(room);
-            fl.backlog = fl.backlog.wrapping_sub(bytes);
-            fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
             x.b = x.b.saturating_add(bytes);
             if let Some(e) = self.ext.get_mut(i) {
                 *e = x;
             }
-            return Special::Sent(self.commit(k, f, fl, t_send, bytes));
+            return ExtSend::Sent(self.send(k, f, t_send, bytes, None));
         }
         // Hybrid: a segment as bursts at the hardware rate.
         if after(t_send, now) {
-            return Special::LineBusy;
+            return ExtSend::LineBusy;
         }
         if x.b == 0 {
+            // A new segment: it starts now, and the next one `gap(segment)` later.
             let seg = fl.seg_bytes().min(fl.backlog);
-            x.a = t_send.wrapping_add(gap(seg, fl.tpb));
+            if let Some(s) = self.flows.get_mut(i) {
+                x.a = s.pace(t_send, seg);
+            }
             x.b = seg;
-            fl.tpb_sched = fl.tpb;
-            fl.last_m1 = seg.wrapping_sub(1) as u16;
         }
         let bytes = self.burst_bytes.min(x.b);
         x.b = x.b.wrapping_sub(bytes);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
         let drained = t_send.wrapping_add(gap(bytes, self.hw_tpb));
-        fl.due = if x.b == 0 && after(x.a, drained) {
+        let due = if x.b == 0 && after(x.a, drained) {
             x.a
         } else {
             drained
@@ -990,7 +970,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         if let Some(e) = self.ext.get_mut(i) {
             *e = x;
         }
-        Special::Sent(self.commit(k, f, fl, t_send, bytes))
+        ExtSend::Sent(self.send(k, f, t_send, bytes, Some(due)))
     }
 
     /// No segment leaves before this instant (`None`: nothing is scheduled). Calling

@@ -263,7 +263,7 @@ fn hybrid_segments_leave_as_bursts() {
         segs.extend(drain(&mut p, ns(now)));
     }
     assert_eq!(segs.len(), 48);
-    let hw = gap(4_096, time_per_byte_div(Rate::from_bps(700_000_000)));
+    let hw = gap(4_096, time_per_byte(Rate::from_bps(700_000_000)));
     // Bursts of a segment are spaced by the hardware rate (46.8 µs); the hardware rate is below
     // the flow's, so a segment's 16 bursts take longer than its gap and the next segment follows
     // the last burst's drain.
