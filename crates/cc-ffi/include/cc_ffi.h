@@ -279,13 +279,16 @@ typedef uint32_t CcPacerWindow;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// Result of [`cc_pacer_next`].
+// What [`Pacer::next_into`] did.
+//
+// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+// this type as it is; cbindgen writes it into the header as `CcPacerNext`).
 enum CcPacerNext
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  // Nothing leaves at or before `now_q4`; `*out` untouched.
+  // Nothing leaves at or before `now`; `*out` untouched.
   CC_PACER_NEXT_NONE = 0,
   // `*out` is a segment (a burst for hybrid flows) that leaves now.
   CC_PACER_NEXT_SEND = 1,
@@ -921,7 +924,8 @@ CcPacerWindow cc_pacer_set_window(struct CcPacer *p,
                                   uint32_t window_bytes,
                                   uint32_t now_q4);
 
-// The next segment that leaves at or before `now_q4` (written to `*out`), or `NONE`.
+// The next segment that leaves at or before `now_q4` (written to `*out`): `CC_PACER_NEXT_SEND`,
+// or `CC_PACER_NEXT_NONE` (`*out` untouched).
 //
 // # Safety
 // `p` was initialised; `out` writable.

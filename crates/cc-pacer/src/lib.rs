@@ -102,7 +102,8 @@ const L0_MASK32: u32 = (L0_SLOTS as u32).wrapping_sub(1);
 /// A flow's index in its [`Pacer`] (`0 ..`, in the order flows were added).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct FlowId(u16);
+#[repr(transparent)]
+pub struct FlowId(u32);
 
 impl FlowId {
     /// The flow's index.
@@ -113,7 +114,12 @@ impl FlowId {
     /// The flow with index `i` (whether it exists is checked by the pacer's methods).
     #[must_use]
     pub const fn from_index(i: u16) -> Self {
-        Self(i)
+        Self(i as u32)
+    }
+    /// The flow's index as a `u32` (what a C caller passes around).
+    #[must_use]
+    pub const fn raw(self) -> u32 {
+        self.0
     }
 }
 
@@ -251,9 +257,11 @@ impl Default for Config {
     }
 }
 
-/// One segment (a burst, for hybrid flows) that leaves now.
+/// One segment (a burst, for hybrid flows) that leaves now. Three `u32` words in C layout (a
+/// C ABI can hand its caller's segment record to [`Pacer::next_into`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
 pub struct Segment {
     /// Whose.
     pub flow: FlowId,
@@ -261,6 +269,20 @@ pub struct Segment {
     pub bytes: u32,
     /// When it leaves: `max(its due time, line free)`, at or before the `now` given to `next`.
     pub t_send: Instant,
+}
+
+/// What [`Pacer::next_into`] did.
+///
+/// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+/// this type as it is; cbindgen writes it into the header as `CcPacerNext`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u32)]
+pub enum PacerNext {
+    /// Nothing leaves at or before `now`; `*out` untouched.
+    None = 0,
+    /// `*out` is a segment (a burst for hybrid flows) that leaves now.
+    Send = 1,
 }
 
 /// Why a call was refused (nothing changed).
@@ -392,7 +414,15 @@ struct Ext {
 ///
 /// Size on riscv32: `8 588` (wheel) `+ 24` + `N·20` (flows) + `N·4` (links) + `X·8`
 /// (41 380 bytes for `Pacer<1024, 1024>`).
+///
+/// In C order: the scalars and the wheel's level-0 maps and lists first, so that the common
+/// case of [`next`](Self::next) reaches them by a load's offset from the pacer's address.
+///
+/// C sees it as cc-ffi's opaque `CcPacer` block; the line below keeps cbindgen from reading it.
+///
+/// cbindgen:ignore
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Pacer<const N: usize, const X: usize = 0> {
     line_free: u32,
     /// The page level 0 holds (time >> 20, modulo 4096).
@@ -400,11 +430,11 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     line_tpb: u32,
     hw_tpb: u32,
     burst_bytes: u32,
+    wheel: Wheel,
     flows: heapless::Vec<Flow, N>,
     /// Per flow: next flow in its list, and the slot it was filed for (wheel).
     link: [u32; N],
     ext: [Ext; X],
-    wheel: Wheel,
 }
 
 /// What a window or hybrid flow at the head of the wheel did.
@@ -502,7 +532,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             flags,
         };
         self.flows.push(fl).map_err(|_| PacerError::Full)?;
-        Ok(FlowId(i as u16))
+        Ok(FlowId::from_index(i as u16))
     }
 
     /// A flow's state.
@@ -769,15 +799,31 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
 
     /// The next segment that leaves at or before `now`, with the time it leaves; `None` when
     /// nothing may leave yet (ask [`earliest`](Self::earliest) when).
+    #[inline]
+    pub fn next(&mut self, now: Instant) -> Option<Segment> {
+        let mut s = Segment {
+            flow: FlowId(0),
+            bytes: 0,
+            t_send: now,
+        };
+        match self.next_into(now, &mut s) {
+            PacerNext::Send => Some(s),
+            PacerNext::None => None,
+        }
+    }
+
+    /// [`next`](Self::next) writing the segment into `out` (caller storage: a descriptor ring,
+    /// a C caller's record): [`PacerNext::Send`] when a segment leaves (`*out` written),
+    /// [`PacerNext::None`] when nothing may leave yet (`*out` untouched).
     ///
     /// The common case is in line: the first slot's head is a paced flow whose rate has not
     /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
-    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is
-    /// out of line, so a caller such as the C ABI keeps the common case free of register saves;
-    /// both run the same send path ([`send`](Self::send)).
-    #[inline]
-    pub fn next(&mut self, now: Instant) -> Option<Segment> {
-        let now = now.raw();
+    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is an
+    /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
+    /// common case free of register saves; both run the same send path.
+    #[inline(always)]
+    pub fn next_into(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
+        let t = now.raw();
         if let Some(k) = self.wheel.l0_first() {
             let f = self.wheel.l0_head(k);
             if let Some(fl) = self.flows.get(usize::from(f))
@@ -785,22 +831,23 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             {
                 // No lazy update pending: `fl.due` is the due time.
                 let due = fl.due;
-                if after(due, now) {
-                    if self.holds_slot(k, due, now) {
-                        self.refresh(now);
-                        return None;
+                if after(due, t) {
+                    if self.holds_slot(k, due, t) {
+                        self.refresh(t);
+                        return PacerNext::None;
                     }
                 } else if fl.backlog != 0 && fl.flags & (WINDOW | HYBRID) == 0 {
                     let bytes = fl.seg_bytes().min(fl.backlog);
                     let t_send = self.t_send(due);
-                    if after(t_send, now) {
-                        return None; // the line is busy
+                    if after(t_send, t) {
+                        return PacerNext::None; // the line is busy
                     }
-                    return Some(self.send(k, f, t_send, bytes, None));
+                    *out = self.send(k, f, t_send, bytes, None);
+                    return PacerNext::Send;
                 }
             }
         }
-        self.next_general(now)
+        self.next_general(now, out)
     }
 
     /// The one send path: `bytes` of flow `f`, the head of slot `k`, leave at `t_send`. A paced
@@ -830,7 +877,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
         self.insert(f, due);
         Segment {
-            flow: FlowId(f),
+            flow: FlowId::from_index(f),
             bytes,
             t_send: Instant::from_raw(t_send),
         }
@@ -839,14 +886,15 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
     /// hybrid bursts, heads that are not due.
     #[inline(never)]
-    fn next_general(&mut self, now: u32) -> Option<Segment> {
+    fn next_general(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
+        let now = now.raw();
         loop {
             let Some(k) = self.wheel.l0_first() else {
                 if self.enter_page(now) {
                     continue;
                 }
                 self.refresh(now);
-                return None;
+                return PacerNext::None;
             };
             let f = self.wheel.l0_head(k);
             let i = usize::from(f);
@@ -859,7 +907,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             if after(due, now) {
                 if self.holds_slot(k, due, now) {
                     self.refresh(now);
-                    return None;
+                    return PacerNext::None;
                 }
                 self.refile(k, f, due, start);
                 continue;
@@ -872,15 +920,19 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             let t_send = self.t_send(due);
             if fl.flags & (WINDOW | HYBRID) == 0 {
                 if after(t_send, now) {
-                    return None;
+                    return PacerNext::None;
                 }
                 let bytes = fl.seg_bytes().min(fl.backlog);
-                return Some(self.send(k, f, t_send, bytes, None));
+                *out = self.send(k, f, t_send, bytes, None);
+                return PacerNext::Send;
             }
             match self.send_ext(k, f, fl, t_send, now) {
-                ExtSend::Sent(s) => return Some(s),
+                ExtSend::Sent(s) => {
+                    *out = s;
+                    return PacerNext::Send;
+                }
                 ExtSend::WindowClosed => continue,
-                ExtSend::LineBusy => return None,
+                ExtSend::LineBusy => return PacerNext::None,
             }
         }
     }
@@ -1005,7 +1057,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     pub fn first_filed(&self) -> Option<(u32, FlowId)> {
         let k = self.wheel.l0_first()?;
         #[allow(clippy::cast_possible_truncation)] // k < 1024
-        Some(((self.page << 10) | k as u32, FlowId(self.wheel.l0_head(k))))
+        Some((
+            (self.page << 10) | k as u32,
+            FlowId::from_index(self.wheel.l0_head(k)),
+        ))
     }
 
     /// When the line is free again.

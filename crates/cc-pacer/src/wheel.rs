@@ -38,16 +38,19 @@ const L1_MASK: usize = L1_PAGES - 1;
 const L0_WORDS: usize = L0_SLOTS / 32;
 const L1_WORDS: usize = L1_PAGES / 32;
 
-/// The wheel's lists and maps (8 588 bytes).
+/// The wheel's lists and maps (8 588 bytes). In C order, the words the common case of `next`
+/// reads first: within 2 KiB of the pacer's start they are reached by one load's offset, with
+/// no base address to build (or keep in a register) for each.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Wheel {
-    l0_head: [u16; L0_SLOTS],
-    l0_tail: [u16; L0_SLOTS],
-    l0_bits: [u32; L0_WORDS],
     l0_sum: u32,
-    l1_head: [u16; L1_PAGES],
-    l1_bits: [u32; L1_WORDS],
     l1_sum: [u32; 2],
+    l0_bits: [u32; L0_WORDS],
+    /// Per level-0 slot its list's head and tail.
+    l0: [[u16; 2]; L0_SLOTS],
+    l1_bits: [u32; L1_WORDS],
+    l1_head: [u16; L1_PAGES],
 }
 
 /// Bit of a link word: the flow was parked in the horizon's last page, not filed for its slot.
@@ -85,20 +88,18 @@ pub(crate) fn key_of(link: &[u32], f: u16) -> u32 {
 impl Wheel {
     pub(crate) const fn new() -> Self {
         Self {
-            l0_head: [NIL; L0_SLOTS],
-            l0_tail: [NIL; L0_SLOTS],
-            l0_bits: [0; L0_WORDS],
             l0_sum: 0,
-            l1_head: [NIL; L1_PAGES],
-            l1_bits: [0; L1_WORDS],
             l1_sum: [0; 2],
+            l0_bits: [0; L0_WORDS],
+            l0: [[NIL; 2]; L0_SLOTS],
+            l1_bits: [0; L1_WORDS],
+            l1_head: [NIL; L1_PAGES],
         }
     }
 
     /// Empties every list, in place.
     pub(crate) fn reset(&mut self) {
-        self.l0_head.fill(NIL);
-        self.l0_tail.fill(NIL);
+        self.l0.fill([NIL; 2]);
         self.l0_bits.fill(0);
         self.l0_sum = 0;
         self.l1_head.fill(NIL);
@@ -128,7 +129,7 @@ impl Wheel {
     /// The flow at the head of level-0 slot `k` (`NIL` if empty).
     #[inline(always)]
     pub(crate) fn l0_head(&self, k: usize) -> u16 {
-        self.l0_head.get(k & L0_MASK).copied().unwrap_or(NIL)
+        self.l0.get(k & L0_MASK).map_or(NIL, |s| s[0])
     }
 
     /// Removes the head `f` of level-0 slot `k` (the caller read it with [`l0_head`]).
@@ -136,7 +137,7 @@ impl Wheel {
     pub(crate) fn l0_pop(&mut self, link: &[u32], k: usize, f: u16) {
         let k = k & L0_MASK;
         let nx = get(link, f);
-        if let Some(h) = self.l0_head.get_mut(k) {
+        if let Some([h, _]) = self.l0.get_mut(k) {
             *h = nx;
         }
         if nx == NIL {
@@ -167,15 +168,15 @@ impl Wheel {
         set_link(link, f, NIL, k as u32);
         let head = self.l0_head(k);
         if head == NIL {
-            if let Some(h) = self.l0_head.get_mut(k) {
+            if let Some([h, _]) = self.l0.get_mut(k) {
                 *h = f;
             }
             self.l0_mark(k);
         } else {
-            let t = self.l0_tail.get(k).copied().unwrap_or(NIL);
+            let t = self.l0.get(k).map_or(NIL, |s| s[1]);
             set_next(link, t, f);
         }
-        if let Some(t) = self.l0_tail.get_mut(k) {
+        if let Some([_, t]) = self.l0.get_mut(k) {
             *t = f;
         }
     }
@@ -187,12 +188,12 @@ impl Wheel {
         let head = self.l0_head(k);
         set_link(link, f, head, k as u32);
         if head == NIL {
-            if let Some(t) = self.l0_tail.get_mut(k) {
+            if let Some([_, t]) = self.l0.get_mut(k) {
                 *t = f;
             }
             self.l0_mark(k);
         }
-        if let Some(h) = self.l0_head.get_mut(k) {
+        if let Some([h, _]) = self.l0.get_mut(k) {
             *h = f;
         }
     }
