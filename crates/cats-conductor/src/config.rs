@@ -134,6 +134,8 @@ impl Default for Config {
 impl Config {
     /// Largest high watermark accepted: 16 MiB (keeps every debt below 2^25, so every product in
     /// the per-decision path fits in 64 bits).
+    ///
+    /// cbindgen:ignore
     pub const MAX_HIGH_BYTES: u32 = 1 << 24;
 
     /// The paper's parameters (see the type's documentation).

@@ -29,10 +29,11 @@ pub const TPB_NUMERATOR: u64 = 1_000_000_000 << 18;
 /// Fraction bits of `tpb` below the 1/16-ns time unit.
 pub const TPB_FRAC_BITS: u32 = 18;
 
-/// One unit of [`Rate`], in b/s.
-pub const RATE_UNIT_BPS: u64 = 128;
-
 impl Rate {
+    /// One unit, in b/s.
+    ///
+    /// cbindgen:ignore
+    pub const UNIT_BPS: u64 = 128;
     /// The slowest rate the pacer paces at: `⌈K / (2^32 − 1)⌉` = 61 036 units (≈ 7.81 Mb/s), so
     /// that `tpb` fits `u32`. A slower [`Rate`] is paced at this one.
     pub const MIN: Rate = Rate(61_036);
