@@ -585,17 +585,17 @@ impl<const N: usize> Conductor<N> {
     }
 }
 
-/// The queue each 5-bit mask of Eligible non-empty queues picks: its lowest set bit, as a
-/// [`Prio`] (entry 0 is never used). rv32imac has no `ctz` instruction and the generic bit trick
-/// costs ~13 instructions; this is one load, and its result is already the `Prio` the chunk
-/// reports.
-const PICK: [Prio; 32] = {
-    let mut t = [Prio::P4; 32];
+/// The queue each mask of Eligible non-empty queues picks: its lowest set bit, as a [`Prio`]
+/// (entry 0 is never used; masks hold bits 0..4, the entries above 31 repeat the pattern so the
+/// table needs no index mask). rv32imac has no `ctz` instruction and the generic bit trick costs
+/// ~13 instructions; this is one load, and its result is already the `Prio` the chunk reports.
+const PICK: [Prio; 256] = {
+    let mut t = [Prio::P4; 256];
     let mut m: usize = 1;
-    while m < 32 {
-        #[allow(clippy::indexing_slicing)] // m < 32; trailing_zeros(m) ≤ 4 for 0 < m < 32
+    while m < 256 {
+        #[allow(clippy::indexing_slicing)] // m < 256; m & 31 ≠ 0 gives trailing_zeros ≤ 4
         {
-            t[m] = match Prio::from_index(m.trailing_zeros() as usize) {
+            t[m] = match Prio::from_index((m & 31).trailing_zeros() as usize) {
                 Some(p) => p,
                 None => Prio::P4,
             };
@@ -607,9 +607,7 @@ const PICK: [Prio; 32] = {
 
 #[inline(always)]
 fn pick(mask: u8) -> Prio {
-    PICK.get(usize::from(mask & 0x1F))
-        .copied()
-        .unwrap_or(Prio::P4)
+    PICK.get(usize::from(mask)).copied().unwrap_or(Prio::P4)
 }
 
 /// The state update after sending `n` bytes from queue `j` (`bit = 1 << j`).
@@ -660,6 +658,7 @@ fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
 }
 
 /// CATS Eq. 2 for every queue in `resolved` (the non-empty queues `p < 4` with `D_p > 0`).
+#[inline(always)] // into the out-of-line deadlock path: no second call and frame
 fn resolve_deadlock(st: &mut State, cfg: &Config, resolved: u8) {
     for p in 0..4 {
         if resolved & (1u8 << p) == 0 {
