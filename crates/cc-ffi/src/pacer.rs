@@ -240,13 +240,8 @@ pub unsafe extern "C" fn cc_pacer_add_flow(
 }
 
 #[inline(always)]
-#[allow(clippy::cast_possible_truncation)] // larger values are unknown flows either way
 fn id(flow: u32) -> FlowId {
-    FlowId::from_index(if flow > u32::from(u16::MAX) {
-        u16::MAX
-    } else {
-        flow as u16
-    })
+    FlowId::from_raw(flow)
 }
 
 /// Sets a flow's rate (units of 128 b/s; below 61 036 paced at 61 036): one division-free

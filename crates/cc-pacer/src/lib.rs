@@ -121,6 +121,12 @@ impl FlowId {
     pub const fn raw(self) -> u32 {
         self.0
     }
+    /// The flow with index `i` given as a `u32` (a C caller's flow number; any value: the pacer's
+    /// methods refuse one that is not a flow).
+    #[must_use]
+    pub const fn from_raw(i: u32) -> Self {
+        Self(i)
+    }
 }
 
 /// How a flow is limited.

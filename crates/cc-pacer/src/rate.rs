@@ -132,7 +132,7 @@ fn leading_zeros_rate(r: u32) -> u32 {
 /// 1. `q0 = ⌊4·10^9·y / 2^32⌋·2^(s−14)` ≈ `K/r`: `|q0 − K/r| ≤ 1.53e-5·2^32 + 4 < 65 720`.
 /// 2. One correction with the same reciprocal: `e = K − q0·r` (exact; `|e| < 2^(49−s)`),
 ///    `e' = e >> (18 − s)` (`|e'| < 2^31`), `δ = round(e'·y / 2^44)` ≈ `e/r`, error
-///    ≤ `1.53e-5·65 720 + 0.5 + 2^-12` < 1.6: `q1 = q0 + δ`, `|q1 − K/r| < 1.6`.
+///    ≤ `1.53e-5·65 720 + 0.5 + 2^-11` < 1.6: `q1 = q0 + δ`, `|q1 − K/r| < 1.6`.
 /// 3. Exact: with `e1 = K − q1·r` (`|e1| < 1.6·r`), `⌈K/r⌉ = q1 + c`: for `e1 > 0`,
 ///    `c = 1 + [e1 > r]`; otherwise `c = −[e1 ≤ −r]`.
 ///
@@ -153,8 +153,8 @@ pub fn time_per_byte(rate: Rate) -> u32 {
         rate.0
     };
     // s = leading_zeros(r) ∈ [0, 16] (r ≥ 2^15), m = r << s normalised.
-    let s = leading_zeros_rate(r) & 31;
-    let y = RECIP.interpolate(r << s);
+    let s = leading_zeros_rate(r);
+    let y = RECIP.interpolate(r.wrapping_shl(s));
     // 1. x ≈ 4e9·2^30/m < 2^31.
     let x = ((4_000_000_000u64 * y as u64) >> 32) as u32;
     let q0 = if s <= 14 {
@@ -173,9 +173,10 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     // e' = e >> k, k = 18 − s ∈ [2, 18], from the two words (|e'| < 2^31).
     let k = 18 - s;
     let ep = ((e as u32) >> k) | (((e >> 32) as u32) << (32 - k));
-    // δ = round(e'·y / 2^44): the high word of the signed × unsigned product, then 12 bits.
+    // δ = round(e'·y / 2^44): the high word of the signed × unsigned product, then 12 bits
+    // (rounded with 2^11 − 1, an immediate: the rounding error is within [−0.5, 0.5 + 2^-12]).
     let hi = ((ep as i32 as i64 * y as i64) >> 32) as i32;
-    let delta = (hi + (1 << 11)) >> 12;
+    let delta = (hi + ((1 << 11) - 1)) >> 12;
     let q1 = q0.wrapping_add(delta as u32);
     // 3. e1 = K − q1·r, |e1| < 1.6·r: the ceiling is q1 + c, c ∈ {−1, 0, 1, 2}.
     let e1 = TPB_NUMERATOR as i64 - (q1 as u64 * r as u64) as i64;
