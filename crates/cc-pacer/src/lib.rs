@@ -445,7 +445,8 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
 
 /// What a window or hybrid flow at the head of the wheel did.
 enum ExtSend {
-    Sent(Segment),
+    /// The segment or burst is in the caller's record.
+    Sent,
     /// Out of the wheel (window closed): look at the next head.
     WindowClosed,
     LineBusy,
@@ -848,17 +849,16 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
                     if after(t_send, t) {
                         return PacerNext::None; // the line is busy
                     }
-                    *out = self.send(k, f, t_send, bytes, None);
-                    return PacerNext::Send;
+                    return self.send(k, f, t_send, bytes, None, out);
                 }
             }
         }
         self.next_general(now, out)
     }
 
-    /// The one send path: `bytes` of flow `f`, the head of slot `k`, leave at `t_send`. A paced
-    /// or window flow (`hybrid_due: None`) is next due `gap(bytes)` later at its current rate; a
-    /// hybrid burst gives its next due time. Pops `f`, occupies the line for
+    /// The one send path: `bytes` of flow `f`, the head of slot `k`, leave at `t_send` (written
+    /// to `out`). A paced or window flow (`hybrid_due: None`) is next due `gap(bytes)` later at
+    /// its current rate; a hybrid burst gives its next due time. Pops `f`, occupies the line for
     /// `gap(bytes, line)` and re-files `f`.
     #[inline(always)]
     fn send(
@@ -868,7 +868,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         t_send: u32,
         bytes: u32,
         hybrid_due: Option<u32>,
-    ) -> Segment {
+        out: &mut Segment,
+    ) -> PacerNext {
         let mut due = t_send;
         if let Some(fl) = self.flows.get_mut(usize::from(f)) {
             due = match hybrid_due {
@@ -879,14 +880,16 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             fl.backlog = fl.backlog.wrapping_sub(bytes); // bytes ≤ backlog
             fl.flags &= !FRESH;
         }
-        self.wheel.l0_pop(&self.link, k, f);
-        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
-        self.insert(f, due);
-        Segment {
+        // The segment first: then nothing of it stays live while `f` is filed.
+        *out = Segment {
             flow: FlowId::from_index(f),
             bytes,
             t_send: Instant::from_raw(t_send),
-        }
+        };
+        self.wheel.l0_pop(&self.link, k, f);
+        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
+        self.insert(f, due);
+        PacerNext::Send
     }
 
     /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
@@ -929,14 +932,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
                     return PacerNext::None;
                 }
                 let bytes = fl.seg_bytes().min(fl.backlog);
-                *out = self.send(k, f, t_send, bytes, None);
-                return PacerNext::Send;
+                return self.send(k, f, t_send, bytes, None, out);
             }
-            match self.send_ext(k, f, fl, t_send, now) {
-                ExtSend::Sent(s) => {
-                    *out = s;
-                    return PacerNext::Send;
-                }
+            match self.send_ext(k, f, fl, t_send, now, out) {
+                ExtSend::Sent => return PacerNext::Send,
                 ExtSend::WindowClosed => continue,
                 ExtSend::LineBusy => return PacerNext::None,
             }
@@ -978,10 +977,18 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     }
 
     /// A due window or hybrid flow `fl` with data at the head of slot `k`, leaving at `t_send`:
-    /// its segment or burst.
+    /// its segment or burst, into `out`.
     #[inline(never)]
     #[allow(clippy::cast_possible_truncation)] // segment and burst sizes ≤ 65 536
-    fn send_ext(&mut self, k: usize, f: u16, fl: Flow, t_send: u32, now: u32) -> ExtSend {
+    fn send_ext(
+        &mut self,
+        k: usize,
+        f: u16,
+        fl: Flow,
+        t_send: u32,
+        now: u32,
+        out: &mut Segment,
+    ) -> ExtSend {
         let i = usize::from(f);
         let Some(mut x) = self.ext.get(i).copied() else {
             // Not a flow `add_flow` makes (window and hybrid flows have their extension).
@@ -1003,7 +1010,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             if let Some(e) = self.ext.get_mut(i) {
                 *e = x;
             }
-            return ExtSend::Sent(self.send(k, f, t_send, bytes, None));
+            self.send(k, f, t_send, bytes, None, out);
+            return ExtSend::Sent;
         }
         // Hybrid: a segment as bursts at the hardware rate.
         if after(t_send, now) {
@@ -1028,7 +1036,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         if let Some(e) = self.ext.get_mut(i) {
             *e = x;
         }
-        ExtSend::Sent(self.send(k, f, t_send, bytes, Some(due)))
+        self.send(k, f, t_send, bytes, Some(due), out);
+        ExtSend::Sent
     }
 
     /// No segment leaves before this instant (`None`: nothing is scheduled). Calling
