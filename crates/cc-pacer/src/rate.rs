@@ -157,8 +157,10 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     let y = RECIP.interpolate(r.wrapping_shl(s));
     // 1. x ≈ 4e9·2^30/m < 2^31.
     let x = ((4_000_000_000u64 * y as u64) >> 32) as u32;
-    let q0 = if s <= 14 {
-        x >> (14 - s)
+    // A right shift by 14 − s for s ≤ 14 (its sign tells, one test against zero).
+    let down = 14u32.wrapping_sub(s) as i32;
+    let q0 = if down >= 0 {
+        x >> down
     } else {
         // r < 2^17 (below 16.8 Mb/s): K/r ≥ 2^31; saturate rather than wrap.
         let sh = s - 14;
@@ -179,12 +181,23 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     let delta = (hi + ((1 << 11) - 1)) >> 12;
     let q1 = q0.wrapping_add(delta as u32);
     // 3. e1 = K − q1·r, |e1| < 1.6·r: the ceiling is q1 + c, c ∈ {−1, 0, 1, 2}.
-    let e1 = TPB_NUMERATOR as i64 - (q1 as u64 * r as u64) as i64;
-    let r64 = r as i64;
-    if e1 > 0 {
-        q1.wrapping_add(1).wrapping_add((e1 > r64) as u32)
+    // In 32-bit words: e1 = hi·2^32 + lo, hi ∈ {−2, −1, 0, 1}. hi > 0: e1 ≥ 2^32 > r, so
+    // c = 2; hi = 0: c = [lo > 0] + [lo > r]; hi = −1: e1 = lo − 2^32, c = −[lo ≤ 2^32 − r];
+    // hi = −2: e1 < −2^32 < −r, c = −1.
+    let p = q1 as u64 * r as u64;
+    let (lo, borrow) = (TPB_NUMERATOR as u32).overflowing_sub(p as u32);
+    let hi = ((TPB_NUMERATOR >> 32) as u32)
+        .wrapping_sub((p >> 32) as u32)
+        .wrapping_sub(borrow as u32) as i32;
+    if hi == 0 {
+        q1.wrapping_add((lo != 0) as u32)
+            .wrapping_add((lo > r) as u32)
+    } else if hi > 0 {
+        q1.wrapping_add(2)
+    } else if hi == -1 {
+        q1.wrapping_sub((lo <= r.wrapping_neg()) as u32)
     } else {
-        q1.wrapping_sub((e1 <= -r64) as u32)
+        q1.wrapping_sub(1)
     }
 }
 
