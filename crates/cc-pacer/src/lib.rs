@@ -370,7 +370,7 @@ const HYBRID: u8 = 4;
 /// Scheduled from outside the wheel: no segment's gap is pending, so a rate drop cannot delay it.
 const FRESH: u8 = 8;
 
-/// Per-flow pacing state: 20 bytes.
+/// Per-flow state: 20 bytes of pacing state and the 4-byte wheel link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Flow {
     /// When the next segment may leave (an [`Instant`]'s raw units), as scheduled.
@@ -386,6 +386,21 @@ struct Flow {
     /// Segment size / 256 − 1.
     seg_m1: u8,
     flags: u8,
+    /// The wheel's link word: the next flow in its list (low half) and the slot it was filed
+    /// for (high half). Here rather than in an array of its own: the common case of `next`
+    /// reaches it from the flow's address, with the flow table's bound.
+    link: u32,
+}
+
+impl wheel::Links for [Flow] {
+    #[inline(always)]
+    fn link(&self, f: u16) -> Option<u32> {
+        self.get(usize::from(f)).map(|fl| fl.link)
+    }
+    #[inline(always)]
+    fn link_mut(&mut self, f: u16) -> Option<&mut u32> {
+        self.get_mut(usize::from(f)).map(|fl| &mut fl.link)
+    }
 }
 
 impl Flow {
@@ -438,8 +453,6 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     burst_bytes: u32,
     wheel: Wheel,
     flows: heapless::Vec<Flow, N>,
-    /// Per flow: next flow in its list, and the slot it was filed for (wheel).
-    link: [u32; N],
     ext: [Ext; X],
 }
 
@@ -466,7 +479,6 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             hw_tpb: cfg.hw_tpb,
             burst_bytes: cfg.burst_bytes,
             flows: heapless::Vec::new(),
-            link: [NIL as u32; N],
             ext: [Ext { a: 0, b: 0 }; X],
             wheel: Wheel::new(),
         }
@@ -481,7 +493,6 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         self.hw_tpb = cfg.hw_tpb;
         self.burst_bytes = cfg.burst_bytes;
         self.flows.clear();
-        self.link.fill(u32::from(NIL));
         self.ext.fill(Ext::default());
         self.wheel.reset();
     }
@@ -537,6 +548,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             last_m1: 0,
             seg_m1: ((s >> 8).wrapping_sub(1)) as u8,
             flags,
+            link: u32::from(NIL),
         };
         self.flows.push(fl).map_err(|_| PacerError::Full)?;
         Ok(FlowId::from_index(i as u16))
@@ -725,8 +737,11 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     fn insert(&mut self, f: u16, due: u32) {
         let dpage = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK;
         if dpage == 0 {
-            self.wheel
-                .l0_push_back(&mut self.link, (due >> wheel::SLOT_SHIFT) as usize, f);
+            self.wheel.l0_push_back(
+                self.flows.as_mut_slice(),
+                (due >> wheel::SLOT_SHIFT) as usize,
+                f,
+            );
         } else {
             self.insert_far(f, due, dpage);
         }
@@ -742,7 +757,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         } else {
             (self.page.wrapping_add(L1_MASK32), wheel::PARKED >> 16)
         };
-        self.wheel.l1_push(&mut self.link, page as usize, f, key);
+        self.wheel
+            .l1_push(self.flows.as_mut_slice(), page as usize, f, key);
     }
 
     /// Level 0 is empty: enter the next non-empty page if it has started (moving its flows into
@@ -766,12 +782,13 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             return false;
         }
         self.page = target;
-        while let Some(g) = self.wheel.l1_pop(&self.link, j) {
+        while let Some(g) = self.wheel.l1_pop(self.flows.as_slice(), j) {
             // Into the slot it was filed for, even if a rate drop has since moved its due time
             // (it is re-filed when that slot's time comes, as in level 0).
-            let key = wheel::key_of(&self.link, g);
+            let key = wheel::key_of(self.flows.as_slice(), g);
             if key & (wheel::PARKED >> 16) == 0 {
-                self.wheel.l0_push_front(&mut self.link, key as usize, g);
+                self.wheel
+                    .l0_push_front(self.flows.as_mut_slice(), key as usize, g);
             } else {
                 // Parked beyond the horizon: filed again from its due time.
                 let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
@@ -886,7 +903,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             bytes,
             t_send: Instant::from_raw(t_send),
         };
-        self.wheel.l0_pop(&self.link, k, f);
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
         self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
         self.insert(f, due);
         PacerNext::Send
@@ -909,7 +926,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             let i = usize::from(f);
             let Some(fl) = self.flows.get(i).copied() else {
                 // Not an index this API files; drop it rather than loop.
-                self.wheel.l0_pop(&self.link, k, f);
+                self.wheel.l0_pop(self.flows.as_slice(), k, f);
                 continue;
             };
             let (due, start) = self.lazy_due(i, &fl);
@@ -947,7 +964,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// the schedule, at the current rate.
     #[inline(never)]
     fn refile(&mut self, k: usize, f: u16, due: u32, start: u32) {
-        self.wheel.l0_pop(&self.link, k, f);
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
         let i = usize::from(f);
         let Some(fl) = self.flows.get_mut(i) else {
             return;
@@ -970,7 +987,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
 
     /// Takes `f` out of the wheel (from the head of slot `k`).
     fn drop_head(&mut self, k: usize, f: u16) {
-        self.wheel.l0_pop(&self.link, k, f);
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
         if let Some(s) = self.flows.get_mut(usize::from(f)) {
             s.flags &= !(IN_WHEEL | FRESH);
         }
