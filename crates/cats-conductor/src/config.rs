@@ -50,7 +50,7 @@ pub enum ConfigError {
     LowIsZero(Prio),
     /// `H_p > L_p` is required.
     LowNotBelowHigh(Prio),
-    /// A multiplier above [`MAX_MULTIPLIER.to_bits()`] (64.0).
+    /// A multiplier above [`MAX_MULTIPLIER`] (64.0).
     MultiplierTooLarge(Prio),
     /// `M_total = ΣM_k` must be positive (the deadlock rule divides by it).
     MultiplierSumZero,

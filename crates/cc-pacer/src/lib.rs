@@ -433,7 +433,8 @@ struct Ext {
 /// The pacer: up to `N` flows (`N ≤ 65 535`), the first `X ≤ N` of which may be window or hybrid
 /// flows.
 ///
-/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·20` (flows) + `N·4` (links) + `X·8`
+/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·24` (flows: 20 bytes of pacing state and the
+/// 4-byte wheel link each) + `X·8`
 /// (41 380 bytes for `Pacer<1024, 1024>`).
 ///
 /// In C order: the scalars and the wheel's level-0 maps and lists first, so that the common

@@ -136,8 +136,8 @@ fn leading_zeros_rate(r: u32) -> u32 {
 /// 3. Exact: with `e1 = K − q1·r` (`|e1| < 1.6·r`), `⌈K/r⌉ = q1 + c`: for `e1 > 0`,
 ///    `c = 1 + [e1 > r]`; otherwise `c = −[e1 ≤ −r]`.
 ///
-/// The host tests compare it with [`time_per_byte_const`] over a sweep of the whole range and
-/// random and near-integer quotients.
+/// The host tests compare it with its const form (`time_per_byte_const`, which divides) over a
+/// sweep of the whole range and random and near-integer quotients.
 #[must_use]
 #[inline(always)]
 #[allow(
