@@ -50,7 +50,7 @@ pub enum ConfigError {
     LowIsZero(Prio),
     /// `H_p > L_p` is required.
     LowNotBelowHigh(Prio),
-    /// A multiplier above [`MAX_MULTIPLIER.to_bits()`] (64.0).
+    /// A multiplier above [`MAX_MULTIPLIER`] (64.0).
     MultiplierTooLarge(Prio),
     /// `M_total = ΣM_k` must be positive (the deadlock rule divides by it).
     MultiplierSumZero,
@@ -134,6 +134,8 @@ impl Default for Config {
 impl Config {
     /// Largest high watermark accepted: 16 MiB (keeps every debt below 2^25, so every product in
     /// the per-decision path fits in 64 bits).
+    ///
+    /// cbindgen:ignore
     pub const MAX_HIGH_BYTES: u32 = 1 << 24;
 
     /// The paper's parameters (see the type's documentation).

@@ -59,6 +59,8 @@ pub enum Prio {
 
 impl Prio {
     /// All priorities, highest first.
+    ///
+    /// cbindgen:ignore
     pub const ALL: [Prio; 5] = [Prio::P0, Prio::P1, Prio::P2, Prio::P3, Prio::P4];
 
     /// `0 ..= 4`.
@@ -177,6 +179,46 @@ impl Decision {
     }
 }
 
+/// The branch one decision took, as [`Conductor::next_chunk_into`] returns it.
+///
+/// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+/// this type as it is; cbindgen writes it into the header as `CcCatsDecision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u32)]
+pub enum DecisionCode {
+    /// No queue holds data; the record is untouched.
+    Empty = 0,
+    /// The record is the chunk to feed the transport; the debts have been updated.
+    Send = 1,
+    /// The chosen chunk (the record's `prio`, `len_bytes`) is longer than `space_bytes`:
+    /// nothing was sent (`handle`, `offset_bytes` and `last` are 0). The debts are unchanged
+    /// unless `deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept, as
+    /// in the authors' released conductor (docs/cats.md, [`Decision::NoSpace`]).
+    NoSpace = 2,
+}
+
+/// One decision as plain integers, in C layout: what [`Conductor::next_chunk_into`] writes
+/// (cc-ffi hands its caller's `CcCatsChunk` over as it is). [`Decision`] says the same in
+/// Rust types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
+pub struct ChunkRecord {
+    /// The queue chosen, 0 (highest) ..= 4.
+    pub prio: u32,
+    /// The message's handle.
+    pub handle: u32,
+    /// Offset of the chunk within its message, bytes.
+    pub offset_bytes: u32,
+    /// Chunk length, bytes: `min(mss, bytes left in the message)`.
+    pub len_bytes: u32,
+    /// 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
+    pub last: u8,
+    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept.
+    pub deadlock_resolved: u8,
+}
+
 /// The hysteresis state of one connection: the debts `D_0..D_3` and which queues are In-Debt.
 ///
 /// `size_of::<State>() == 20` (four `u32` debts, two `u8` masks, padding), asserted in a test.
@@ -199,6 +241,8 @@ pub struct State {
 impl State {
     /// Largest debt [`from_raw`](Self::from_raw) keeps (larger values are capped to it): 2^31
     /// bytes, far above any watermark (`H ≤ 2^24`).
+    ///
+    /// cbindgen:ignore
     pub const MAX_DEBT_BYTES: u32 = 1 << 31;
 
     /// All debts zero, every queue Eligible (the start of a connection).
@@ -378,28 +422,72 @@ impl<const N: usize> Conductor<N> {
     /// `space_bytes` is the transport's free send-buffer space. Returns [`Decision::Empty`] when
     /// no queue holds data, [`Decision::NoSpace`] when the chosen chunk is longer than
     /// `space_bytes` (nothing sent; debts unchanged except for a kept deadlock resolution, see
-    /// there), else [`Decision::Send`] after updating the debts.
-    #[inline(always)] // small once the deadlock path is out of line; callers branch on the result
+    /// there), else [`Decision::Send`] after updating the debts. The decision is
+    /// [`next_chunk_into`](Self::next_chunk_into)'s, read back into Rust types.
+    #[inline]
     pub fn next_chunk(&mut self, cfg: &Config, space_bytes: u32) -> Decision {
+        let mut r = ChunkRecord::default();
+        let code = self.next_chunk_into(cfg, space_bytes, &mut r);
+        #[allow(clippy::cast_possible_truncation)] // prio ≤ 4
+        let prio = Prio::from_index(r.prio as usize).unwrap_or(Prio::P4);
+        let deadlock_resolved = r.deadlock_resolved != 0;
+        match code {
+            DecisionCode::Empty => Decision::Empty,
+            DecisionCode::NoSpace => Decision::NoSpace {
+                prio,
+                len_bytes: r.len_bytes,
+                deadlock_resolved,
+            },
+            DecisionCode::Send => Decision::Send {
+                chunk: Chunk {
+                    prio,
+                    handle: r.handle,
+                    offset_bytes: r.offset_bytes,
+                    len_bytes: r.len_bytes,
+                    last: r.last != 0,
+                },
+                deadlock_resolved,
+            },
+        }
+    }
+
+    /// [`next_chunk`](Self::next_chunk) writing the decision into `out` (caller storage, e.g. a
+    /// C caller's record; untouched on [`DecisionCode::Empty`]).
+    ///
+    /// The chunk is written as soon as it is known, before the debts are updated, so few
+    /// values stay live; the deadlock rule is an out-of-line tail call with the same arguments,
+    /// so the common path saves no registers.
+    #[inline(always)]
+    pub fn next_chunk_into(
+        &mut self,
+        cfg: &Config,
+        space_bytes: u32,
+        out: &mut ChunkRecord,
+    ) -> DecisionCode {
         let nonempty = self.nonempty;
         if nonempty == 0 {
-            return Decision::Empty;
+            return DecisionCode::Empty;
         }
         // Pick the highest-priority queue that is non-empty and Eligible (lowest set bit; P4's
         // bit is never In-Debt).
         let eligible = nonempty & !self.state.in_debt;
         if eligible == 0 {
             // Deadlock: data queued, but every non-empty queue is In-Debt (so P4 is empty).
-            // Rare, so out of line: the common path then needs no callee-saved registers.
-            return self.next_chunk_deadlock(cfg, space_bytes, nonempty);
+            return self.next_chunk_deadlock(cfg, space_bytes, out);
         }
-        self.feed(cfg, space_bytes, pick(eligible), false)
+        self.feed(cfg, space_bytes, pick(eligible), false, out)
     }
 
-    /// [`next_chunk`](Self::next_chunk) when no non-empty queue is Eligible.
+    /// [`next_chunk_into`](Self::next_chunk_into) when no non-empty queue is Eligible.
     #[cold]
     #[inline(never)]
-    fn next_chunk_deadlock(&mut self, cfg: &Config, space_bytes: u32, nonempty: u8) -> Decision {
+    fn next_chunk_deadlock(
+        &mut self,
+        cfg: &Config,
+        space_bytes: u32,
+        out: &mut ChunkRecord,
+    ) -> DecisionCode {
+        let nonempty = self.nonempty;
         // CATS Eq. 2, for each non-empty p < 4 with D_p > 0:
         //   D_p = min(trunc(D_p · M_p / M_total), L_p − 1), Eligible when D_p < L_p.
         // As the authors' released conductor (tcp-cats.cc): with no free space at all the
@@ -414,17 +502,17 @@ impl<const N: usize> Conductor<N> {
         if eligible == 0 {
             // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), so
             // every In-Debt non-empty queue is in `resolved`.
-            return Decision::Empty;
+            return DecisionCode::Empty;
         }
         let keep = space_bytes > 0;
         if keep {
-            resolve_deadlock(&mut self.state, cfg, nonempty);
+            resolve_deadlock(&mut self.state, cfg, resolved);
         }
-        self.feed(cfg, space_bytes, pick(eligible), keep)
+        self.feed(cfg, space_bytes, pick(eligible), keep, out)
     }
 
     /// Feeds one chunk of queue `prio` (non-empty and Eligible; `deadlock_resolved`: the
-    /// deadlock rule ran in this decision and its result is kept).
+    /// deadlock rule ran in this decision and its result is kept) into `out`.
     #[inline(always)]
     fn feed(
         &mut self,
@@ -432,14 +520,15 @@ impl<const N: usize> Conductor<N> {
         space_bytes: u32,
         prio: Prio,
         deadlock_resolved: bool,
-    ) -> Decision {
+        out: &mut ChunkRecord,
+    ) -> DecisionCode {
         let j = prio.index();
         let (Some(&handle), Some(&len), Some(&sent)) = (
             self.head_handle.get(j),
             self.head_len.get(j),
             self.head_sent.get(j),
         ) else {
-            return Decision::Empty; // j ≤ 4
+            return DecisionCode::Empty; // j ≤ 4
         };
         // Chunk = min(mss, bytes left in the head message): a chunk never spans two messages.
         // Wrapping is exact: `sent < len` always (a finished message leaves the queue; the
@@ -447,14 +536,28 @@ impl<const N: usize> Conductor<N> {
         let left = len.wrapping_sub(sent);
         let mss = cfg.mss_bytes();
         let n = if left < mss { left } else { mss };
+        #[allow(clippy::cast_possible_truncation)] // j ≤ 4
+        let p = j as u32;
         if n > space_bytes {
-            return Decision::NoSpace {
-                prio,
+            *out = ChunkRecord {
+                prio: p,
+                handle: 0,
+                offset_bytes: 0,
                 len_bytes: n,
-                deadlock_resolved,
+                last: 0,
+                deadlock_resolved: u8::from(deadlock_resolved),
             };
+            return DecisionCode::NoSpace;
         }
         let last = left <= mss; // n == left: this chunk finishes the message
+        *out = ChunkRecord {
+            prio: p,
+            handle,
+            offset_bytes: sent,
+            len_bytes: n,
+            last: u8::from(last),
+            deadlock_resolved: u8::from(deadlock_resolved),
+        };
         let bit = 1u8 << j;
         if last {
             self.pop_head(j, bit);
@@ -463,16 +566,7 @@ impl<const N: usize> Conductor<N> {
             *s = sent.wrapping_add(n);
         }
         account(&mut self.state, cfg, j, bit, n);
-        Decision::Send {
-            chunk: Chunk {
-                prio,
-                handle,
-                offset_bytes: sent,
-                len_bytes: n,
-                last,
-            },
-            deadlock_resolved,
-        }
+        DecisionCode::Send
     }
 
     /// Removes queue `j`'s finished head message and caches the next one, if any.
@@ -491,17 +585,17 @@ impl<const N: usize> Conductor<N> {
     }
 }
 
-/// The queue each 5-bit mask of Eligible non-empty queues picks: its lowest set bit, as a
-/// [`Prio`] (entry 0 is never used). rv32imac has no `ctz` instruction and the generic bit trick
-/// costs ~13 instructions; this is one load, and its result is already the `Prio` the chunk
-/// reports.
-const PICK: [Prio; 32] = {
-    let mut t = [Prio::P4; 32];
+/// The queue each mask of Eligible non-empty queues picks: its lowest set bit, as a [`Prio`]
+/// (entry 0 is never used; masks hold bits 0..4, the entries above 31 repeat the pattern so the
+/// table needs no index mask). rv32imac has no `ctz` instruction and the generic bit trick costs
+/// ~13 instructions; this is one load, and its result is already the `Prio` the chunk reports.
+const PICK: [Prio; 256] = {
+    let mut t = [Prio::P4; 256];
     let mut m: usize = 1;
-    while m < 32 {
-        #[allow(clippy::indexing_slicing)] // m < 32; trailing_zeros(m) ≤ 4 for 0 < m < 32
+    while m < 256 {
+        #[allow(clippy::indexing_slicing)] // m < 256; m & 31 ≠ 0 gives trailing_zeros ≤ 4
         {
-            t[m] = match Prio::from_index(m.trailing_zeros() as usize) {
+            t[m] = match Prio::from_index((m & 31).trailing_zeros() as usize) {
                 Some(p) => p,
                 None => Prio::P4,
             };
@@ -513,9 +607,7 @@ const PICK: [Prio; 32] = {
 
 #[inline(always)]
 fn pick(mask: u8) -> Prio {
-    PICK.get(usize::from(mask & 0x1F))
-        .copied()
-        .unwrap_or(Prio::P4)
+    PICK.get(usize::from(mask)).copied().unwrap_or(Prio::P4)
 }
 
 /// The state update after sending `n` bytes from queue `j` (`bit = 1 << j`).
@@ -565,9 +657,9 @@ fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
     }
 }
 
-/// CATS Eq. 2 for every non-empty queue `p < 4` with `D_p > 0`.
-fn resolve_deadlock(st: &mut State, cfg: &Config, nonempty: u8) {
-    let resolved = nonempty & st.owing & 0x0F;
+/// CATS Eq. 2 for every queue in `resolved` (the non-empty queues `p < 4` with `D_p > 0`).
+#[inline(always)] // into the out-of-line deadlock path: no second call and frame
+fn resolve_deadlock(st: &mut State, cfg: &Config, resolved: u8) {
     for p in 0..4 {
         if resolved & (1u8 << p) == 0 {
             continue;

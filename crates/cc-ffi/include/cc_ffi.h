@@ -128,20 +128,23 @@ typedef uint32_t CcCatsEnqueue;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// The branch one decision took ([`cc_cats_next_chunk`]).
+// The branch one decision took, as [`Conductor::next_chunk_into`] returns it.
+//
+// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+// this type as it is; cbindgen writes it into the header as `CcCatsDecision`).
 enum CcCatsDecision
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  // No queue holds data; `*out` untouched.
+  // No queue holds data; the record is untouched.
   CC_CATS_DECISION_EMPTY = 0,
-  // `*out` is the chunk to feed the transport; the debts have been updated.
+  // The record is the chunk to feed the transport; the debts have been updated.
   CC_CATS_DECISION_SEND = 1,
-  // The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-  // sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
-  // unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
-  // as in the authors' released conductor (docs/cats.md).
+  // The chosen chunk (the record's `prio`, `len_bytes`) is longer than `space_bytes`:
+  // nothing was sent (`handle`, `offset_bytes` and `last` are 0). The debts are unchanged
+  // unless `deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept, as
+  // in the authors' released conductor (docs/cats.md, [`Decision::NoSpace`]).
   CC_CATS_DECISION_NO_SPACE = 2,
 };
 #ifndef __cplusplus
@@ -279,13 +282,16 @@ typedef uint32_t CcPacerWindow;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// Result of [`cc_pacer_next`].
+// What [`Pacer::next_into`] did.
+//
+// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+// this type as it is; cbindgen writes it into the header as `CcPacerNext`).
 enum CcPacerNext
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  // Nothing leaves at or before `now_q4`; `*out` untouched.
+  // Nothing leaves at or before `now`; `*out` untouched.
   CC_PACER_NEXT_NONE = 0,
   // `*out` is a segment (a burst for hybrid flows) that leaves now.
   CC_PACER_NEXT_SEND = 1,
@@ -756,7 +762,7 @@ CcCatsEnqueue cc_cats_enqueue(struct CcCatsConn *conn,
 
 // One scheduling decision with `space_bytes` of free send-buffer space: picks the
 // highest-priority non-empty Eligible queue (resolving a deadlock by Eq. 2 if none is), and
-// names one chunk of its head message in `*out`. See [`CcCatsDecision`] for what is written.
+// names one chunk of its head message in `*out`. See `CcCatsDecision` for what is written.
 //
 // # Safety
 // `conn` and `cfg` were initialised; `out` is writable.
@@ -921,7 +927,8 @@ CcPacerWindow cc_pacer_set_window(struct CcPacer *p,
                                   uint32_t window_bytes,
                                   uint32_t now_q4);
 
-// The next segment that leaves at or before `now_q4` (written to `*out`), or `NONE`.
+// The next segment that leaves at or before `now_q4` (written to `*out`): `CC_PACER_NEXT_SEND`,
+// or `CC_PACER_NEXT_NONE` (`*out` untouched).
 //
 // # Safety
 // `p` was initialised; `out` writable.

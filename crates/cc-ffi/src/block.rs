@@ -120,6 +120,24 @@ pub unsafe fn out<T>(p: *mut T, value: T) {
     unsafe { p.write(value) }
 }
 
+/// An out-pointer as a reference the callee only writes through (a result record handed down
+/// to an algorithm crate in the same layout, e.g. `CcPacerSegment` as `cc_pacer::Segment`).
+///
+/// # Safety
+/// `p` is non-null, aligned for `U` and valid for writes of `size_of::<U>()` bytes; `T` and `U`
+/// have the same size and field layout of plain integers (asserted at compile time where it
+/// is used); the callee never reads through the reference before writing it (the record may
+/// be uninitialised C memory).
+#[inline(always)]
+pub unsafe fn out_record<'a, T, U>(p: *mut T) -> &'a mut U {
+    debug_assert!(
+        !p.is_null() && p.is_aligned(),
+        "null or misaligned out-pointer"
+    );
+    // SAFETY: caller contract.
+    unsafe { &mut *p.cast::<U>() }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {

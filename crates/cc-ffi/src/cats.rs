@@ -8,7 +8,9 @@
 //! frees up).
 //! Semantics: `docs/cats.md`.
 
-use cats_conductor::{Conductor, Config, Decision, Descriptor, EnqueueError, Multiplier, Prio};
+use cats_conductor::{ChunkRecord, Conductor, Config, Descriptor, EnqueueError, Multiplier, Prio};
+
+pub use cats_conductor::DecisionCode;
 
 use crate::{CcStatus, block};
 
@@ -82,21 +84,6 @@ pub enum CcCatsEnqueue {
     QueueFull = 2,
     /// Refused: `prio` is not 0..4. Nothing changed.
     InvalidPrio = 3,
-}
-
-/// The branch one decision took ([`cc_cats_next_chunk`]).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcCatsDecision {
-    /// No queue holds data; `*out` untouched.
-    Empty = 0,
-    /// `*out` is the chunk to feed the transport; the debts have been updated.
-    Send = 1,
-    /// The chosen chunk (`out->prio`, `out->len_bytes`) is longer than `space_bytes`: nothing was
-    /// sent (`out->handle`, `out->offset_bytes` and `out->last` are 0). The debts are unchanged
-    /// unless `out->deadlock_resolved` is 1: with `space_bytes > 0` a deadlock resolution is kept,
-    /// as in the authors' released conductor (docs/cats.md).
-    NoSpace = 2,
 }
 
 /// One chunk decision ([`cc_cats_next_chunk`]).
@@ -212,7 +199,7 @@ pub unsafe extern "C" fn cc_cats_enqueue(
 
 /// One scheduling decision with `space_bytes` of free send-buffer space: picks the
 /// highest-priority non-empty Eligible queue (resolving a deadlock by Eq. 2 if none is), and
-/// names one chunk of its head message in `*out`. See [`CcCatsDecision`] for what is written.
+/// names one chunk of its head message in `*out`. See `CcCatsDecision` for what is written.
 ///
 /// # Safety
 /// `conn` and `cfg` were initialised; `out` is writable.
@@ -222,86 +209,34 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     cfg: *const CcCatsConfig,
     space_bytes: u32,
     out: *mut CcCatsChunk,
-) -> CcCatsDecision {
-    // SAFETY: caller contract.
-    let c = unsafe { block::get_mut(conn) };
-    // The deadlock rule (data queued, no non-empty queue Eligible) is rare and needs many
-    // registers: route it to an out-of-line tail call so the common path saves none. The same
-    // test inside `next_chunk` is then provably false and folds away.
-    // Same expressions as in `Conductor::next_chunk` (the mask holds only bits 0..4), so that
-    // LLVM folds its copy of the test.
-    let nonempty = c.nonempty_mask();
-    if nonempty != 0 && nonempty & !c.state().in_debt_mask() == 0 {
-        // SAFETY: caller contract (forwarded unchanged).
-        return unsafe { next_chunk_deadlock(conn, cfg, space_bytes, out) };
-    }
-    // SAFETY: caller contract.
-    unsafe { decide(c, block::get(cfg), space_bytes, out) }
-}
-
-/// [`cc_cats_next_chunk`] when the deadlock rule runs (cold, out of line).
-///
-/// # Safety
-/// As [`cc_cats_next_chunk`].
-#[cold]
-#[inline(never)]
-unsafe fn next_chunk_deadlock(
-    conn: *mut CcCatsConn,
-    cfg: *const CcCatsConfig,
-    space_bytes: u32,
-    out: *mut CcCatsChunk,
-) -> CcCatsDecision {
-    // SAFETY: caller contract.
-    unsafe { decide(block::get_mut(conn), block::get(cfg), space_bytes, out) }
-}
-
-/// One decision, written to `*out` in the C layout.
-///
-/// # Safety
-/// `out` is writable.
-#[inline(always)]
-unsafe fn decide(
-    c: &mut Conn,
-    cfg: &Config,
-    space_bytes: u32,
-    out: *mut CcCatsChunk,
-) -> CcCatsDecision {
-    let (code, chunk) = match c.next_chunk(cfg, space_bytes) {
-        Decision::Empty => return CcCatsDecision::Empty,
-        Decision::Send {
-            chunk,
-            deadlock_resolved,
-        } => (
-            CcCatsDecision::Send,
-            CcCatsChunk {
-                prio: chunk.prio as u32,
-                handle: chunk.handle,
-                offset_bytes: chunk.offset_bytes,
-                len_bytes: chunk.len_bytes,
-                last: u8::from(chunk.last),
-                deadlock_resolved: u8::from(deadlock_resolved),
-            },
-        ),
-        Decision::NoSpace {
-            prio,
-            len_bytes,
-            deadlock_resolved,
-        } => (
-            CcCatsDecision::NoSpace,
-            CcCatsChunk {
-                prio: prio as u32,
-                handle: 0,
-                offset_bytes: 0,
-                len_bytes,
-                last: 0,
-                deadlock_resolved: u8::from(deadlock_resolved),
-            },
-        ),
+) -> DecisionCode {
+    // SAFETY: caller contract; `CcCatsChunk` has `ChunkRecord`'s layout (asserted below), and
+    // `next_chunk_into` only writes `*rec`.
+    let (c, cfg, rec) = unsafe {
+        (
+            block::get_mut(conn),
+            block::get(cfg),
+            block::out_record::<_, ChunkRecord>(out),
+        )
     };
-    // SAFETY: caller contract.
-    unsafe { block::out(out, chunk) };
-    code
+    // The crate's code (`CcCatsDecision` in C) as it is; its deadlock rule is a tail call.
+    c.next_chunk_into(cfg, space_bytes, rec)
 }
+
+// `cc_cats_next_chunk` hands `*out` to the crate as a `ChunkRecord`: the same fields.
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<CcCatsChunk>() == size_of::<ChunkRecord>());
+    assert!(align_of::<CcCatsChunk>() == align_of::<ChunkRecord>());
+    assert!(offset_of!(CcCatsChunk, prio) == offset_of!(ChunkRecord, prio));
+    assert!(offset_of!(CcCatsChunk, handle) == offset_of!(ChunkRecord, handle));
+    assert!(offset_of!(CcCatsChunk, offset_bytes) == offset_of!(ChunkRecord, offset_bytes));
+    assert!(offset_of!(CcCatsChunk, len_bytes) == offset_of!(ChunkRecord, len_bytes));
+    assert!(offset_of!(CcCatsChunk, last) == offset_of!(ChunkRecord, last));
+    assert!(
+        offset_of!(CcCatsChunk, deadlock_resolved) == offset_of!(ChunkRecord, deadlock_resolved)
+    );
+};
 
 /// Reads the connection's debt state (debts and In-Debt flags) into `*out`.
 ///
@@ -356,6 +291,7 @@ pub unsafe extern "C" fn cc_cats_queued(conn: *const CcCatsConn, prio: u32) -> u
 )]
 mod tests {
     use super::*;
+    use cats_conductor::Decision;
     use core::mem::MaybeUninit;
 
     fn config() -> CcCatsConfig {
@@ -424,7 +360,7 @@ mod tests {
             assert_eq!(cc_cats_enqueue(c, 1, 1, 0), CcCatsEnqueue::ZeroLength);
             assert_eq!(
                 cc_cats_next_chunk(c, &cfg, 10_000, &mut out),
-                CcCatsDecision::Empty
+                DecisionCode::Empty
             );
             assert_eq!(out.prio, 9, "EMPTY leaves *out untouched");
             for (i, (p, len)) in [(4u32, 5000u32), (1, 3000), (0, 700)].iter().enumerate() {
@@ -441,7 +377,7 @@ mod tests {
             assert_eq!(cc_cats_queued(c, 1), 1);
             assert_eq!(
                 cc_cats_next_chunk(c, &cfg, 100, &mut out),
-                CcCatsDecision::NoSpace
+                DecisionCode::NoSpace
             );
             assert_eq!((out.prio, out.len_bytes), (0, 700));
             let rcfg = Config::DEFAULT;
@@ -450,7 +386,7 @@ mod tests {
                 let got = cc_cats_next_chunk(c, &cfg, 2000, &mut out);
                 match want {
                     Decision::Send { chunk, .. } => {
-                        assert_eq!(got, CcCatsDecision::Send);
+                        assert_eq!(got, DecisionCode::Send);
                         assert_eq!(
                             (
                                 out.prio,
@@ -468,7 +404,7 @@ mod tests {
                             )
                         );
                     }
-                    Decision::Empty => assert_eq!(got, CcCatsDecision::Empty),
+                    Decision::Empty => assert_eq!(got, DecisionCode::Empty),
                     Decision::NoSpace { .. } => panic!("2000 B always fits one MSS"),
                 }
             }

@@ -14,8 +14,10 @@
 
 use cc_pacer::{
     Config, Enqueued, FlowId, FlowMode, FlowSpec, Instant, Pacer, PacerError, Rate, RateChange,
-    Step, WindowChange,
+    Segment, WindowChange,
 };
+
+pub use cc_pacer::PacerNext;
 
 use crate::{CcStatus, block};
 
@@ -137,16 +139,6 @@ pub enum CcPacerWindow {
     NotWindow = 17,
 }
 
-/// Result of [`cc_pacer_next`].
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcPacerNext {
-    /// Nothing leaves at or before `now_q4`; `*out` untouched.
-    None = 0,
-    /// `*out` is a segment (a burst for hybrid flows) that leaves now.
-    Send = 1,
-}
-
 /// One segment that leaves ([`cc_pacer_next`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,13 +240,8 @@ pub unsafe extern "C" fn cc_pacer_add_flow(
 }
 
 #[inline(always)]
-#[allow(clippy::cast_possible_truncation)] // larger values are unknown flows either way
 fn id(flow: u32) -> FlowId {
-    FlowId::from_index(if flow > u32::from(u16::MAX) {
-        u16::MAX
-    } else {
-        flow as u16
-    })
+    FlowId::from_raw(flow)
 }
 
 /// Sets a flow's rate (units of 128 b/s; below 61 036 paced at 61 036): one division-free
@@ -341,7 +328,8 @@ pub unsafe extern "C" fn cc_pacer_set_window(
     window(pacer.set_window(id(flow), window_bytes, Instant::from_raw(now_q4)))
 }
 
-/// The next segment that leaves at or before `now_q4` (written to `*out`), or `NONE`.
+/// The next segment that leaves at or before `now_q4` (written to `*out`): `CC_PACER_NEXT_SEND`,
+/// or `CC_PACER_NEXT_NONE` (`*out` untouched).
 ///
 /// # Safety
 /// `p` was initialised; `out` writable.
@@ -350,51 +338,24 @@ pub unsafe extern "C" fn cc_pacer_next(
     p: *mut CcPacer,
     now_q4: u32,
     out: *mut CcPacerSegment,
-) -> CcPacerNext {
-    // SAFETY: caller contract.
-    let pacer = unsafe { block::get_mut(p) };
-    // The common case in line; the general one out of line (a tail call), so this frame saves
-    // no registers.
-    let s = match pacer.next_step(Instant::from_raw(now_q4)) {
-        Step::Send(s) => s,
-        Step::Wait => return CcPacerNext::None,
-        // SAFETY: caller contract (forwarded).
-        Step::General => return unsafe { next_general(p, now_q4, out) },
-    };
-    #[allow(clippy::cast_possible_truncation)] // index < 1024
-    let seg = CcPacerSegment {
-        flow: s.flow.index() as u32,
-        bytes: s.bytes,
-        t_send_q4: s.t_send.raw(),
-    };
-    // SAFETY: caller contract.
-    unsafe { block::out(out, seg) };
-    CcPacerNext::Send
+) -> PacerNext {
+    // SAFETY: caller contract; `CcPacerSegment` has `Segment`'s layout of three `u32`s
+    // (asserted below), and `next_into` only writes `*seg`.
+    let (pacer, seg) = unsafe { (block::get_mut(p), block::out_record::<_, Segment>(out)) };
+    // The crate's common case in line, its general case a tail call writing `*out` itself; the
+    // result is the crate's `PacerNext` (`CcPacerNext` in C) as it is.
+    pacer.next_into(Instant::from_raw(now_q4), seg)
 }
 
-/// [`cc_pacer_next`] beyond the common case.
-///
-/// # Safety
-/// As [`cc_pacer_next`].
-#[inline(never)]
-unsafe fn next_general(p: *mut CcPacer, now_q4: u32, out: *mut CcPacerSegment) -> CcPacerNext {
-    // SAFETY: caller contract.
-    let pacer = unsafe { block::get_mut(p) };
-    match pacer.next_general(Instant::from_raw(now_q4)) {
-        Some(s) => {
-            #[allow(clippy::cast_possible_truncation)] // index < 1024
-            let seg = CcPacerSegment {
-                flow: s.flow.index() as u32,
-                bytes: s.bytes,
-                t_send_q4: s.t_send.raw(),
-            };
-            // SAFETY: caller contract.
-            unsafe { block::out(out, seg) };
-            CcPacerNext::Send
-        }
-        None => CcPacerNext::None,
-    }
-}
+// `cc_pacer_next` hands `*out` to the crate as a `Segment`: the same three words.
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<CcPacerSegment>() == size_of::<Segment>());
+    assert!(align_of::<CcPacerSegment>() == align_of::<Segment>());
+    assert!(offset_of!(CcPacerSegment, flow) == offset_of!(Segment, flow));
+    assert!(offset_of!(CcPacerSegment, bytes) == offset_of!(Segment, bytes));
+    assert!(offset_of!(CcPacerSegment, t_send_q4) == offset_of!(Segment, t_send));
+};
 
 /// No segment leaves before `*out_q4`: returns 1 and writes it, or 0 (nothing scheduled,
 /// `*out_q4` untouched). [`cc_pacer_next`] at that time may still return `NONE`: ask again.
@@ -473,9 +434,9 @@ mod tests {
                 bytes: 9,
                 t_send_q4: 9,
             };
-            assert_eq!(cc_pacer_next(p, 0, &mut s), CcPacerNext::Send);
+            assert_eq!(cc_pacer_next(p, 0, &mut s), PacerNext::Send);
             assert_eq!((s.flow, s.bytes, s.t_send_q4), (0, 16_384, 0));
-            assert_eq!(cc_pacer_next(p, 1_000, &mut s), CcPacerNext::None);
+            assert_eq!(cc_pacer_next(p, 1_000, &mut s), PacerNext::None);
             let mut t = 0;
             assert_eq!(cc_pacer_earliest(p, &mut t), 1);
             assert_eq!(t, 209_716);

@@ -83,10 +83,11 @@ pub mod rate;
 mod time;
 mod wheel;
 
-pub use rate::{Rate, gap, time_per_byte, time_per_byte_div};
+pub use rate::{Rate, gap, time_per_byte};
 pub use time::Instant;
 pub use wheel::{L0_SLOTS, L1_PAGES, PAGE_SHIFT, SLOT_SHIFT};
 
+use rate::time_per_byte_const;
 use time::after;
 use wheel::{L1_PAGES as L1, NIL, PAGE_MASK, Wheel};
 
@@ -101,7 +102,8 @@ const L0_MASK32: u32 = (L0_SLOTS as u32).wrapping_sub(1);
 /// A flow's index in its [`Pacer`] (`0 ..`, in the order flows were added).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct FlowId(u16);
+#[repr(transparent)]
+pub struct FlowId(u32);
 
 impl FlowId {
     /// The flow's index.
@@ -112,6 +114,17 @@ impl FlowId {
     /// The flow with index `i` (whether it exists is checked by the pacer's methods).
     #[must_use]
     pub const fn from_index(i: u16) -> Self {
+        Self(i as u32)
+    }
+    /// The flow's index as a `u32` (what a C caller passes around).
+    #[must_use]
+    pub const fn raw(self) -> u32 {
+        self.0
+    }
+    /// The flow with index `i` given as a `u32` (a C caller's flow number; any value: the pacer's
+    /// methods refuse one that is not a flow).
+    #[must_use]
+    pub const fn from_raw(i: u32) -> Self {
         Self(i)
     }
 }
@@ -186,7 +199,7 @@ impl Config {
     const fn build(line_rate: Rate) -> Self {
         Self {
             line_rate,
-            line_tpb: time_per_byte_div(line_rate),
+            line_tpb: time_per_byte_const(line_rate),
             hw_rate: Rate::from_units(0),
             hw_tpb: 0,
             burst_bytes: 0,
@@ -217,7 +230,7 @@ impl Config {
         }
         Ok(Self {
             hw_rate,
-            hw_tpb: time_per_byte_div(hw_rate),
+            hw_tpb: time_per_byte_const(hw_rate),
             burst_bytes,
             ..self
         })
@@ -250,9 +263,11 @@ impl Default for Config {
     }
 }
 
-/// One segment (a burst, for hybrid flows) that leaves now.
+/// One segment (a burst, for hybrid flows) that leaves now. Three `u32` words in C layout (a
+/// C ABI can hand its caller's segment record to [`Pacer::next_into`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
 pub struct Segment {
     /// Whose.
     pub flow: FlowId,
@@ -260,6 +275,20 @@ pub struct Segment {
     pub bytes: u32,
     /// When it leaves: `max(its due time, line free)`, at or before the `now` given to `next`.
     pub t_send: Instant,
+}
+
+/// What [`Pacer::next_into`] did.
+///
+/// The one definition of these codes: the discriminants are the C ABI's values (cc-ffi returns
+/// this type as it is; cbindgen writes it into the header as `CcPacerNext`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u32)]
+pub enum PacerNext {
+    /// Nothing leaves at or before `now`; `*out` untouched.
+    None = 0,
+    /// `*out` is a segment (a burst for hybrid flows) that leaves now.
+    Send = 1,
 }
 
 /// Why a call was refused (nothing changed).
@@ -341,7 +370,7 @@ const HYBRID: u8 = 4;
 /// Scheduled from outside the wheel: no segment's gap is pending, so a rate drop cannot delay it.
 const FRESH: u8 = 8;
 
-/// Per-flow pacing state: 20 bytes.
+/// Per-flow state: 20 bytes of pacing state and the 4-byte wheel link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Flow {
     /// When the next segment may leave (an [`Instant`]'s raw units), as scheduled.
@@ -357,12 +386,39 @@ struct Flow {
     /// Segment size / 256 − 1.
     seg_m1: u8,
     flags: u8,
+    /// The wheel's link word: the next flow in its list (low half) and the slot it was filed
+    /// for (high half). Here rather than in an array of its own: the common case of `next`
+    /// reaches it from the flow's address, with the flow table's bound.
+    link: u32,
+}
+
+impl wheel::Links for [Flow] {
+    #[inline(always)]
+    fn link(&self, f: u16) -> Option<u32> {
+        self.get(usize::from(f)).map(|fl| fl.link)
+    }
+    #[inline(always)]
+    fn link_mut(&mut self, f: u16) -> Option<&mut u32> {
+        self.get_mut(usize::from(f)).map(|fl| &mut fl.link)
+    }
 }
 
 impl Flow {
     #[inline(always)]
     fn seg_bytes(&self) -> u32 {
         (u32::from(self.seg_m1) + 1) << 8
+    }
+
+    /// A segment of `bytes` starts at `t`: the flow's next segment may start `gap(bytes)` later
+    /// at its current rate, which it remembers for the lazy update (`tpb_sched`, `last_m1`).
+    /// Returns that time: the due time of a paced or window flow, the next segment's earliest
+    /// start of a hybrid flow.
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
+    fn pace(&mut self, t: u32, bytes: u32) -> u32 {
+        self.tpb_sched = self.tpb;
+        self.last_m1 = bytes.wrapping_sub(1) as u16;
+        t.wrapping_add(gap(bytes, self.tpb))
     }
 }
 
@@ -377,9 +433,18 @@ struct Ext {
 /// The pacer: up to `N` flows (`N ≤ 65 535`), the first `X ≤ N` of which may be window or hybrid
 /// flows.
 ///
-/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·20` (flows) + `N·4` (links) + `X·8`
+/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·24` (flows: 20 bytes of pacing state and the
+/// 4-byte wheel link each) + `X·8`
 /// (41 380 bytes for `Pacer<1024, 1024>`).
+///
+/// In C order: the scalars and the wheel's level-0 maps and lists first, so that the common
+/// case of [`next`](Self::next) reaches them by a load's offset from the pacer's address.
+///
+/// C sees it as cc-ffi's opaque `CcPacer` block; the line below keeps cbindgen from reading it.
+///
+/// cbindgen:ignore
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Pacer<const N: usize, const X: usize = 0> {
     line_free: u32,
     /// The page level 0 holds (time >> 20, modulo 4096).
@@ -387,29 +452,17 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     line_tpb: u32,
     hw_tpb: u32,
     burst_bytes: u32,
-    flows: heapless::Vec<Flow, N>,
-    /// Per flow: next flow in its list, and the slot it was filed for (wheel).
-    link: [u32; N],
-    ext: [Ext; X],
     wheel: Wheel,
+    flows: heapless::Vec<Flow, N>,
+    ext: [Ext; X],
 }
 
-/// One step of [`Pacer::next_step`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Step {
-    /// This segment leaves.
-    Send(Segment),
-    /// The next segment is due but the line is busy: nothing before [`Pacer::earliest`].
-    Wait,
-    /// Not the common case: call [`Pacer::next_general`].
-    General,
-}
-
-/// The result of a non-plain flow at the head of the wheel.
-enum Special {
-    Sent(Segment),
-    Dropped,
+/// What a window or hybrid flow at the head of the wheel did.
+enum ExtSend {
+    /// The segment or burst is in the caller's record.
+    Sent,
+    /// Out of the wheel (window closed): look at the next head.
+    WindowClosed,
     LineBusy,
 }
 
@@ -427,7 +480,6 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             hw_tpb: cfg.hw_tpb,
             burst_bytes: cfg.burst_bytes,
             flows: heapless::Vec::new(),
-            link: [NIL as u32; N],
             ext: [Ext { a: 0, b: 0 }; X],
             wheel: Wheel::new(),
         }
@@ -442,7 +494,6 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         self.hw_tpb = cfg.hw_tpb;
         self.burst_bytes = cfg.burst_bytes;
         self.flows.clear();
-        self.link.fill(u32::from(NIL));
         self.ext.fill(Ext::default());
         self.wheel.reset();
     }
@@ -498,9 +549,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             last_m1: 0,
             seg_m1: ((s >> 8).wrapping_sub(1)) as u8,
             flags,
+            link: u32::from(NIL),
         };
         self.flows.push(fl).map_err(|_| PacerError::Full)?;
-        Ok(FlowId(i as u16))
+        Ok(FlowId::from_index(i as u16))
     }
 
     /// A flow's state.
@@ -686,8 +738,11 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     fn insert(&mut self, f: u16, due: u32) {
         let dpage = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK;
         if dpage == 0 {
-            self.wheel
-                .l0_push_back(&mut self.link, (due >> wheel::SLOT_SHIFT) as usize, f);
+            self.wheel.l0_push_back(
+                self.flows.as_mut_slice(),
+                (due >> wheel::SLOT_SHIFT) as usize,
+                f,
+            );
         } else {
             self.insert_far(f, due, dpage);
         }
@@ -703,7 +758,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         } else {
             (self.page.wrapping_add(L1_MASK32), wheel::PARKED >> 16)
         };
-        self.wheel.l1_push(&mut self.link, page as usize, f, key);
+        self.wheel
+            .l1_push(self.flows.as_mut_slice(), page as usize, f, key);
     }
 
     /// Level 0 is empty: enter the next non-empty page if it has started (moving its flows into
@@ -727,12 +783,13 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             return false;
         }
         self.page = target;
-        while let Some(g) = self.wheel.l1_pop(&self.link, j) {
+        while let Some(g) = self.wheel.l1_pop(self.flows.as_slice(), j) {
             // Into the slot it was filed for, even if a rate drop has since moved its due time
             // (it is re-filed when that slot's time comes, as in level 0).
-            let key = wheel::key_of(&self.link, g);
+            let key = wheel::key_of(self.flows.as_slice(), g);
             if key & (wheel::PARKED >> 16) == 0 {
-                self.wheel.l0_push_front(&mut self.link, key as usize, g);
+                self.wheel
+                    .l0_push_front(self.flows.as_mut_slice(), key as usize, g);
             } else {
                 // Parked beyond the horizon: filed again from its due time.
                 let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
@@ -742,121 +799,121 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         true
     }
 
-    /// The head `f` of slot `k` is due at `fl.due` (after the lazy update), after `now`. If the
-    /// slot's time has come and that due time lies in a later slot (a rate drop, or the
-    /// horizon), re-file `f` there (rescheduled: at the current rate) and return `true`;
-    /// otherwise the slot waits.
-    #[inline(never)]
-    fn not_due(&mut self, k: usize, f: u16, fl: &Flow, now: u32) -> bool {
-        let due = fl.due;
+    /// A head of slot `k` due at `due`, after `now`, holds its slot: the slot's time has not
+    /// come, or `due` lies within it (less than 64 ns ahead). Otherwise (a rate drop, or the
+    /// horizon, moved it to a later slot) it is to be re-filed there.
+    #[inline(always)]
+    fn holds_slot(&self, k: usize, due: u32, now: u32) -> bool {
         #[allow(clippy::cast_possible_truncation)] // k < 1024
-        let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
-        if after(start, now) {
-            return false;
+        let slot = (self.page << (PAGE_SHIFT - wheel::SLOT_SHIFT)) | k as u32;
+        // The slot's start is `slot << 10`; `due` is in it when the 22-bit slot numbers agree.
+        after(slot << wheel::SLOT_SHIFT, now)
+            || ((due >> wheel::SLOT_SHIFT) ^ slot) & 0x3F_FFFF == 0
+    }
+
+    /// When a segment due at `due` leaves: `t_send = max(due, line_free)` (the line carries one
+    /// segment at a time).
+    #[inline(always)]
+    fn t_send(&self, due: u32) -> u32 {
+        if after(self.line_free, due) {
+            self.line_free
+        } else {
+            due
         }
-        let same_page = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0;
-        if same_page && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k {
-            return false;
-        }
-        self.wheel.l0_pop(&self.link, k, f);
-        // Rescheduled: the lazy update becomes the schedule.
-        let i = usize::from(f);
-        let (_, v) = self.lazy_due(i, fl);
-        if let Some(x) = self.ext.get_mut(i)
-            && fl.flags & HYBRID != 0
-            && x.b == 0
-        {
-            x.a = v;
-        }
-        if let Some(s) = self.flows.get_mut(i) {
-            s.due = due;
-            if s.flags & HYBRID == 0 || self.ext.get(i).is_some_and(|x| x.b == 0) {
-                s.tpb_sched = s.tpb;
-            }
-        }
-        self.insert(f, due);
-        true
     }
 
     /// The next segment that leaves at or before `now`, with the time it leaves; `None` when
     /// nothing may leave yet (ask [`earliest`](Self::earliest) when).
     #[inline]
     pub fn next(&mut self, now: Instant) -> Option<Segment> {
-        match self.next_step(now) {
-            Step::Send(s) => Some(s),
-            Step::Wait => None,
-            Step::General => self.next_general(now),
+        let mut s = Segment {
+            flow: FlowId(0),
+            bytes: 0,
+            t_send: now,
+        };
+        match self.next_into(now, &mut s) {
+            PacerNext::Send => Some(s),
+            PacerNext::None => None,
         }
     }
 
-    /// The common case of [`next`](Self::next), small enough to inline: the first slot's head
-    /// is a paced flow with data, due, whose rate has not dropped since it was scheduled.
-    /// [`Step::General`] means: call [`next_general`](Self::next_general) (out of line, so a
-    /// caller such as the C ABI can keep the common case free of its register saves).
+    /// [`next`](Self::next) writing the segment into `out` (caller storage: a descriptor ring,
+    /// a C caller's record): [`PacerNext::Send`] when a segment leaves (`*out` written),
+    /// [`PacerNext::None`] when nothing may leave yet (`*out` untouched).
+    ///
+    /// The common case is in line: the first slot's head is a paced flow whose rate has not
+    /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
+    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is an
+    /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
+    /// common case free of register saves; both run the same send path.
     #[inline(always)]
-    pub fn next_step(&mut self, now: Instant) -> Step {
-        let now = now.raw();
-        let Some(k) = self.wheel.l0_first() else {
-            return Step::General;
-        };
-        let f = self.wheel.l0_head(k);
-        let line_free = self.line_free;
-        let line_tpb = self.line_tpb;
-        let Some(fl) = self.flows.get_mut(usize::from(f)) else {
-            return Step::General;
-        };
-        if fl.tpb > fl.tpb_sched
-            || after(fl.due, now)
-            || fl.backlog == 0
-            || fl.flags & (WINDOW | HYBRID) != 0
-        {
-            return Step::General;
+    pub fn next_into(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
+        let t = now.raw();
+        if let Some(k) = self.wheel.l0_first() {
+            let f = self.wheel.l0_head(k);
+            if let Some(fl) = self.flows.get(usize::from(f))
+                && fl.tpb <= fl.tpb_sched
+            {
+                // No lazy update pending: `fl.due` is the due time.
+                let due = fl.due;
+                if after(due, t) {
+                    if self.holds_slot(k, due, t) {
+                        self.refresh(t);
+                        return PacerNext::None;
+                    }
+                } else if fl.backlog != 0 && fl.flags & (WINDOW | HYBRID) == 0 {
+                    let bytes = fl.seg_bytes().min(fl.backlog);
+                    let t_send = self.t_send(due);
+                    if after(t_send, t) {
+                        return PacerNext::None; // the line is busy
+                    }
+                    return self.send(k, f, t_send, bytes, None, out);
+                }
+            }
         }
-        let t_send = if after(line_free, fl.due) {
-            line_free
-        } else {
-            fl.due
-        };
-        if after(t_send, now) {
-            return Step::Wait;
+        self.next_general(now, out)
+    }
+
+    /// The one send path: `bytes` of flow `f`, the head of slot `k`, leave at `t_send` (written
+    /// to `out`). A paced or window flow (`hybrid_due: None`) is next due `gap(bytes)` later at
+    /// its current rate; a hybrid burst gives its next due time. Pops `f`, occupies the line for
+    /// `gap(bytes, line)` and re-files `f`.
+    #[inline(always)]
+    fn send(
+        &mut self,
+        k: usize,
+        f: u16,
+        t_send: u32,
+        bytes: u32,
+        hybrid_due: Option<u32>,
+        out: &mut Segment,
+    ) -> PacerNext {
+        let mut due = t_send;
+        if let Some(fl) = self.flows.get_mut(usize::from(f)) {
+            due = match hybrid_due {
+                None => fl.pace(t_send, bytes),
+                Some(d) => d,
+            };
+            fl.due = due;
+            fl.backlog = fl.backlog.wrapping_sub(bytes); // bytes ≤ backlog
+            fl.flags &= !FRESH;
         }
-        let bytes = fl.seg_bytes().min(fl.backlog);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
-        let due = t_send.wrapping_add(gap(bytes, fl.tpb));
-        fl.due = due;
-        fl.tpb_sched = fl.tpb;
-        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
-        {
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
-        }
-        fl.flags &= !FRESH;
-        self.wheel.l0_pop(&self.link, k, f);
-        self.line_free = t_send.wrapping_add(gap(bytes, line_tpb));
-        self.insert(f, due);
-        Step::Send(Segment {
-            flow: FlowId(f),
+        // The segment first: then nothing of it stays live while `f` is filed.
+        *out = Segment {
+            flow: FlowId::from_index(f),
             bytes,
             t_send: Instant::from_raw(t_send),
-        })
-    }
-
-    /// A paced (or window) flow's segment of `bytes`, leaving at `t_send`.
-    #[inline(always)]
-    fn send_paced(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32) -> Segment {
-        let bytes = fl.seg_bytes().min(fl.backlog);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
-        fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
-        #[allow(clippy::cast_possible_truncation)] // 1 ≤ bytes ≤ 65 536
-        {
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
-        }
-        self.commit(k, f, fl, t_send, bytes)
+        };
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
+        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
+        self.insert(f, due);
+        PacerNext::Send
     }
 
     /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
     /// hybrid bursts, heads that are not due.
     #[inline(never)]
-    pub fn next_general(&mut self, now: Instant) -> Option<Segment> {
+    fn next_general(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let now = now.raw();
         loop {
             let Some(k) = self.wheel.l0_first() else {
@@ -864,125 +921,132 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
                     continue;
                 }
                 self.refresh(now);
-                return None;
+                return PacerNext::None;
             };
             let f = self.wheel.l0_head(k);
-            let Some(mut fl) = self.flows.get(usize::from(f)).copied() else {
+            let i = usize::from(f);
+            let Some(fl) = self.flows.get(i).copied() else {
                 // Not an index this API files; drop it rather than loop.
-                self.wheel.l0_pop(&self.link, k, f);
+                self.wheel.l0_pop(self.flows.as_slice(), k, f);
                 continue;
             };
-            if fl.tpb != fl.tpb_sched {
-                fl.due = self.lazy_due(usize::from(f), &fl).0;
-            }
-            if after(fl.due, now) {
-                if self.not_due(k, f, &fl, now) {
-                    continue;
+            let (due, start) = self.lazy_due(i, &fl);
+            if after(due, now) {
+                if self.holds_slot(k, due, now) {
+                    self.refresh(now);
+                    return PacerNext::None;
                 }
-                self.refresh(now);
-                return None;
+                self.refile(k, f, due, start);
+                continue;
             }
-            if fl.backlog == 0 || fl.flags & (WINDOW | HYBRID) != 0 {
-                match self.special(k, f, fl, now) {
-                    Special::Sent(s) => return Some(s),
-                    Special::Dropped => continue,
-                    Special::LineBusy => return None,
+            if fl.backlog == 0 {
+                // Its pacing memory has expired: it leaves the wheel.
+                self.drop_head(k, f);
+                continue;
+            }
+            let t_send = self.t_send(due);
+            if fl.flags & (WINDOW | HYBRID) == 0 {
+                if after(t_send, now) {
+                    return PacerNext::None;
                 }
+                let bytes = fl.seg_bytes().min(fl.backlog);
+                return self.send(k, f, t_send, bytes, None, out);
             }
-            let t_send = if after(self.line_free, fl.due) {
-                self.line_free
-            } else {
-                fl.due
-            };
-            if after(t_send, now) {
-                return None;
+            match self.send_ext(k, f, fl, t_send, now, out) {
+                ExtSend::Sent => return PacerNext::Send,
+                ExtSend::WindowClosed => continue,
+                ExtSend::LineBusy => return PacerNext::None,
             }
-            return Some(self.send_paced(k, f, fl, t_send));
         }
     }
 
-    /// Sends: pops `f` from slot `k`, occupies the line, stores `fl` and re-files it at `fl.due`.
-    #[inline(always)]
-    fn commit(&mut self, k: usize, f: u16, mut fl: Flow, t_send: u32, bytes: u32) -> Segment {
-        self.wheel.l0_pop(&self.link, k, f);
-        self.line_free = t_send.wrapping_add(gap(bytes, self.line_tpb));
-        fl.flags &= !FRESH;
-        if fl.flags & HYBRID == 0 {
+    /// Re-files the head `f` of slot `k` at its lazily moved due time `due` (a hybrid flow
+    /// between segments: its next segment's earliest start `start`): the lazy update becomes
+    /// the schedule, at the current rate.
+    #[inline(never)]
+    fn refile(&mut self, k: usize, f: u16, due: u32, start: u32) {
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
+        let i = usize::from(f);
+        let Some(fl) = self.flows.get_mut(i) else {
+            return;
+        };
+        fl.due = due;
+        let between_segments = match self.ext.get_mut(i) {
+            Some(x) if fl.flags & HYBRID != 0 => {
+                if x.b == 0 {
+                    x.a = start;
+                }
+                x.b == 0
+            }
+            _ => true,
+        };
+        if between_segments {
             fl.tpb_sched = fl.tpb;
         }
-        if let Some(s) = self.flows.get_mut(usize::from(f)) {
-            *s = fl;
-        }
-        self.insert(f, fl.due);
-        Segment {
-            flow: FlowId(f),
-            bytes,
-            t_send: Instant::from_raw(t_send),
-        }
+        self.insert(f, due);
     }
 
     /// Takes `f` out of the wheel (from the head of slot `k`).
-    fn drop_head(&mut self, k: usize, f: u16, mut fl: Flow) -> Special {
-        self.wheel.l0_pop(&self.link, k, f);
-        fl.flags &= !(IN_WHEEL | FRESH);
+    fn drop_head(&mut self, k: usize, f: u16) {
+        self.wheel.l0_pop(self.flows.as_slice(), k, f);
         if let Some(s) = self.flows.get_mut(usize::from(f)) {
-            *s = fl;
+            s.flags &= !(IN_WHEEL | FRESH);
         }
-        Special::Dropped
     }
 
-    /// A due flow with nothing queued, a window or hybrid pacing.
+    /// A due window or hybrid flow `fl` with data at the head of slot `k`, leaving at `t_send`:
+    /// its segment or burst, into `out`.
     #[inline(never)]
     #[allow(clippy::cast_possible_truncation)] // segment and burst sizes ≤ 65 536
-    fn special(&mut self, k: usize, f: u16, mut fl: Flow, now: u32) -> Special {
+    fn send_ext(
+        &mut self,
+        k: usize,
+        f: u16,
+        fl: Flow,
+        t_send: u32,
+        now: u32,
+        out: &mut Segment,
+    ) -> ExtSend {
         let i = usize::from(f);
-        if fl.backlog == 0 {
-            // Its pacing memory has expired: it leaves the wheel.
-            return self.drop_head(k, f, fl);
-        }
-        let t_send = if after(self.line_free, fl.due) {
-            self.line_free
-        } else {
-            fl.due
-        };
         let Some(mut x) = self.ext.get(i).copied() else {
-            return self.drop_head(k, f, fl);
+            // Not a flow `add_flow` makes (window and hybrid flows have their extension).
+            self.drop_head(k, f);
+            return ExtSend::WindowClosed;
         };
         if fl.flags & WINDOW != 0 {
             let room = x.a.saturating_sub(x.b);
             if room == 0 {
                 // Window closed: wait outside the wheel for an ACK.
-                return self.drop_head(k, f, fl);
+                self.drop_head(k, f);
+                return ExtSend::WindowClosed;
             }
             if after(t_send, now) {
-                return Special::LineBusy;
+                return ExtSend::LineBusy;
             }
             let bytes = fl.seg_bytes().min(fl.backlog).min(room);
-            fl.backlog = fl.backlog.wrapping_sub(bytes);
-            fl.due = t_send.wrapping_add(gap(bytes, fl.tpb));
-            fl.last_m1 = bytes.wrapping_sub(1) as u16;
             x.b = x.b.saturating_add(bytes);
             if let Some(e) = self.ext.get_mut(i) {
                 *e = x;
             }
-            return Special::Sent(self.commit(k, f, fl, t_send, bytes));
+            self.send(k, f, t_send, bytes, None, out);
+            return ExtSend::Sent;
         }
         // Hybrid: a segment as bursts at the hardware rate.
         if after(t_send, now) {
-            return Special::LineBusy;
+            return ExtSend::LineBusy;
         }
         if x.b == 0 {
+            // A new segment: it starts now, and the next one `gap(segment)` later.
             let seg = fl.seg_bytes().min(fl.backlog);
-            x.a = t_send.wrapping_add(gap(seg, fl.tpb));
+            if let Some(s) = self.flows.get_mut(i) {
+                x.a = s.pace(t_send, seg);
+            }
             x.b = seg;
-            fl.tpb_sched = fl.tpb;
-            fl.last_m1 = seg.wrapping_sub(1) as u16;
         }
         let bytes = self.burst_bytes.min(x.b);
         x.b = x.b.wrapping_sub(bytes);
-        fl.backlog = fl.backlog.wrapping_sub(bytes);
         let drained = t_send.wrapping_add(gap(bytes, self.hw_tpb));
-        fl.due = if x.b == 0 && after(x.a, drained) {
+        let due = if x.b == 0 && after(x.a, drained) {
             x.a
         } else {
             drained
@@ -990,7 +1054,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         if let Some(e) = self.ext.get_mut(i) {
             *e = x;
         }
-        Special::Sent(self.commit(k, f, fl, t_send, bytes))
+        self.send(k, f, t_send, bytes, Some(due), out);
+        ExtSend::Sent
     }
 
     /// No segment leaves before this instant (`None`: nothing is scheduled). Calling
@@ -1025,7 +1090,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     pub fn first_filed(&self) -> Option<(u32, FlowId)> {
         let k = self.wheel.l0_first()?;
         #[allow(clippy::cast_possible_truncation)] // k < 1024
-        Some(((self.page << 10) | k as u32, FlowId(self.wheel.l0_head(k))))
+        Some((
+            (self.page << 10) | k as u32,
+            FlowId::from_index(self.wheel.l0_head(k)),
+        ))
     }
 
     /// When the line is free again.

@@ -5,7 +5,8 @@
 //!   ≈ 549.7 Gb/s.
 //! * A rate becomes a **time per byte** `tpb = ⌈10^9·2^18 / r⌉` in units of 2^-22 ns (1/16 ns in
 //!   `Q14.18`), computed once per rate change by [`time_per_byte`] (no division: cc-math's
-//!   reciprocal table, one correction step, an exact fix-up). Rounding up means the pacer never
+//!   reciprocal table, one correction step, an exact fix-up; its const form, which divides,
+//!   builds the configuration). Rounding up means the pacer never
 //!   paces faster than asked. Rates below [`Rate::MIN`] (61 036 units ≈ 7.81 Mb/s) are paced at
 //!   `Rate::MIN`: `tpb` then fits `u32` and the longest gap (64 KiB) is 2^30 time units (67.1 ms).
 //! * A segment (or burst) of `b ≤ 65 536` bytes occupies `gap = ⌈b·tpb / 2^18⌉` time units of
@@ -14,8 +15,6 @@
 //! Together: the real gap `8b/R` is rounded up twice, by less than `b·2^-22` ns through `tpb` and
 //! less than 1/16 ns through the gap; both roundings are exact integer operations, so the crate and
 //! the reference compute identical times.
-
-use core::num::NonZeroU32;
 
 use cc_math::RECIP;
 
@@ -32,6 +31,8 @@ pub const TPB_FRAC_BITS: u32 = 18;
 
 impl Rate {
     /// One unit, in b/s.
+    ///
+    /// cbindgen:ignore
     pub const UNIT_BPS: u64 = 128;
     /// The slowest rate the pacer paces at: `⌈K / (2^32 − 1)⌉` = 61 036 units (≈ 7.81 Mb/s), so
     /// that `tpb` fits `u32`. A slower [`Rate`] is paced at this one.
@@ -81,12 +82,47 @@ impl Rate {
     }
 }
 
-/// `⌈K / r⌉` by integer division: for configuration (line and hybrid rates), never per event.
+/// `⌈K / r⌉` for `r = max(rate, Rate::MIN)` by integer division: the **const form** of
+/// [`time_per_byte`], for configuration built in `const` context (line and hybrid rates). Never
+/// on the per-event path; the property test `time_per_byte_equals_its_const_form` (and a sweep of
+/// the whole range) proves the two equal.
 #[must_use]
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // r ≥ MIN: K/r < 2^32
-pub const fn time_per_byte_div(rate: Rate) -> u32 {
+pub(crate) const fn time_per_byte_const(rate: Rate) -> u32 {
     let r = rate.paced().0 as u64;
     TPB_NUMERATOR.div_ceil(r) as u32
+}
+
+/// `lz8(b)` = leading zeros of the byte `b` as a `u8` (8 for 0): the normalisation of
+/// [`time_per_byte`] in one load on cores without a count-leading-zeros instruction.
+const LZ8: [u8; 256] = {
+    let mut t = [8u8; 256];
+    let mut b: usize = 1;
+    while b < 256 {
+        #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // b < 256; lz ≤ 7
+        {
+            t[b] = (b as u8).leading_zeros() as u8;
+        }
+        b = b.wrapping_add(1);
+    }
+    t
+};
+
+/// `s = leading_zeros(r)` for `r ≥ 2^15` (`s ≤ 16`): with Zbb the instruction; otherwise one
+/// test per byte and a 256-byte table (rates of 2.1 Gb/s and more take the first test).
+#[inline(always)]
+fn leading_zeros_rate(r: u32) -> u32 {
+    if cfg!(target_feature = "zbb") {
+        return r.leading_zeros();
+    }
+    let lz = |b: u32| u32::from(LZ8.get((b & 0xFF) as usize).copied().unwrap_or(8));
+    if r >> 24 != 0 {
+        lz(r >> 24)
+    } else if r >> 16 != 0 {
+        lz(r >> 16).wrapping_add(8)
+    } else {
+        16
+    }
 }
 
 /// `tpb = ⌈10^9·2^18 / r⌉` for `r = max(rate, Rate::MIN)`, exactly, without a division.
@@ -96,13 +132,14 @@ pub const fn time_per_byte_div(rate: Rate) -> u32 {
 /// 1. `q0 = ⌊4·10^9·y / 2^32⌋·2^(s−14)` ≈ `K/r`: `|q0 − K/r| ≤ 1.53e-5·2^32 + 4 < 65 720`.
 /// 2. One correction with the same reciprocal: `e = K − q0·r` (exact; `|e| < 2^(49−s)`),
 ///    `e' = e >> (18 − s)` (`|e'| < 2^31`), `δ = round(e'·y / 2^44)` ≈ `e/r`, error
-///    ≤ `1.53e-5·65 720 + 0.5 + 2^-12` < 1.6: `q1 = q0 + δ`, `|q1 − K/r| < 1.6`.
-/// 3. Exact: with `e1 = K − q1·r`, `⌈K/r⌉ = q1 + c`, `c = [e1 > −r] + [e1 > 0] + [e1 > r] − 1`.
+///    ≤ `1.53e-5·65 720 + 0.5 + 2^-11` < 1.6: `q1 = q0 + δ`, `|q1 − K/r| < 1.6`.
+/// 3. Exact: with `e1 = K − q1·r` (`|e1| < 1.6·r`), `⌈K/r⌉ = q1 + c`: for `e1 > 0`,
+///    `c = 1 + [e1 > r]`; otherwise `c = −[e1 ≤ −r]`.
 ///
-/// The host tests compare it with the division over a sweep of the whole range and random and
-/// near-integer quotients.
+/// The host tests compare it with its const form (`time_per_byte_const`, which divides) over a
+/// sweep of the whole range and random and near-integer quotients.
 #[must_use]
-#[inline]
+#[inline(always)]
 #[allow(
     clippy::arithmetic_side_effects,
     clippy::cast_possible_truncation,
@@ -115,17 +152,15 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     } else {
         rate.0
     };
-    let Some(nz) = NonZeroU32::new(r) else {
-        return u32::MAX; // unreachable: r ≥ MIN > 0
-    };
-    let rec = RECIP.recip(nz);
-    let y = rec.mant_q31;
-    // s = 62 − shift ∈ [0, 16] (r ≥ 2^15).
-    let s = 62u32.wrapping_sub(rec.shift) & 31;
+    // s = leading_zeros(r) ∈ [0, 16] (r ≥ 2^15), m = r << s normalised.
+    let s = leading_zeros_rate(r);
+    let y = RECIP.interpolate(r.wrapping_shl(s));
     // 1. x ≈ 4e9·2^30/m < 2^31.
     let x = ((4_000_000_000u64 * y as u64) >> 32) as u32;
-    let q0 = if s <= 14 {
-        x >> (14 - s)
+    // A right shift by 14 − s for s ≤ 14 (its sign tells, one test against zero).
+    let down = 14u32.wrapping_sub(s) as i32;
+    let q0 = if down >= 0 {
+        x >> down
     } else {
         // r < 2^17 (below 16.8 Mb/s): K/r ≥ 2^31; saturate rather than wrap.
         let sh = s - 14;
@@ -140,15 +175,30 @@ pub fn time_per_byte(rate: Rate) -> u32 {
     // e' = e >> k, k = 18 − s ∈ [2, 18], from the two words (|e'| < 2^31).
     let k = 18 - s;
     let ep = ((e as u32) >> k) | (((e >> 32) as u32) << (32 - k));
-    // δ = round(e'·y / 2^44): the high word of the signed × unsigned product, then 12 bits.
+    // δ = round(e'·y / 2^44): the high word of the signed × unsigned product, then 12 bits
+    // (rounded with 2^11 − 1, an immediate: the rounding error is within [−0.5, 0.5 + 2^-12]).
     let hi = ((ep as i32 as i64 * y as i64) >> 32) as i32;
-    let delta = (hi + (1 << 11)) >> 12;
+    let delta = (hi + ((1 << 11) - 1)) >> 12;
     let q1 = q0.wrapping_add(delta as u32);
     // 3. e1 = K − q1·r, |e1| < 1.6·r: the ceiling is q1 + c, c ∈ {−1, 0, 1, 2}.
-    let e1 = TPB_NUMERATOR as i64 - (q1 as u64 * r as u64) as i64;
-    let r64 = r as i64;
-    let c = (e1 > -r64) as u32 + (e1 > 0) as u32 + (e1 > r64) as u32;
-    q1.wrapping_add(c).wrapping_sub(1)
+    // In 32-bit words: e1 = hi·2^32 + lo, hi ∈ {−2, −1, 0, 1}. hi > 0: e1 ≥ 2^32 > r, so
+    // c = 2; hi = 0: c = [lo > 0] + [lo > r]; hi = −1: e1 = lo − 2^32, c = −[lo ≤ 2^32 − r];
+    // hi = −2: e1 < −2^32 < −r, c = −1.
+    let p = q1 as u64 * r as u64;
+    let (lo, borrow) = (TPB_NUMERATOR as u32).overflowing_sub(p as u32);
+    let hi = ((TPB_NUMERATOR >> 32) as u32)
+        .wrapping_sub((p >> 32) as u32)
+        .wrapping_sub(borrow as u32) as i32;
+    if hi == 0 {
+        q1.wrapping_add((lo != 0) as u32)
+            .wrapping_add((lo > r) as u32)
+    } else if hi > 0 {
+        q1.wrapping_add(2)
+    } else if hi == -1 {
+        q1.wrapping_sub((lo <= r.wrapping_neg()) as u32)
+    } else {
+        q1.wrapping_sub(1)
+    }
 }
 
 /// Time units (1/16 ns) that `bytes` take at `tpb`: `⌈bytes·tpb / 2^18⌉`, for `bytes ≤ 65 536`
@@ -176,7 +226,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn exact(r: u32) -> u32 {
-        time_per_byte_div(Rate(r))
+        time_per_byte_const(Rate(r))
     }
 
     #[test]
@@ -241,7 +291,7 @@ mod tests {
         })]
 
         #[test]
-        fn tpb_is_exact(r in 61_036u32..) {
+        fn time_per_byte_equals_its_const_form(r in any::<u32>()) {
             prop_assert_eq!(time_per_byte(Rate(r)), exact(r));
         }
 

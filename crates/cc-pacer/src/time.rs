@@ -8,6 +8,7 @@
 /// every 2^30 units (≈ 67.1 ms): see the crate documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(transparent)]
 pub struct Instant(u32);
 
 impl Instant {
