@@ -85,13 +85,31 @@ impl Mem {
     }
 }
 
+/// An 8-byte-aligned scratch word: rvsim's `[u8]` memory reads and writes a `T` through a raw
+/// pointer into the slice, which must therefore be aligned for `T` (a misaligned guest access,
+/// or a region whose allocation is not aligned, would be undefined behaviour on the host).
+#[repr(align(8))]
+struct Scratch([u8; 8]);
+
 impl Memory for Mem {
     fn access<T: Copy>(&mut self, addr: u32, access: MemoryAccess<T>) -> bool {
-        let size = size_of::<T>() as u32;
-        match self.region(addr, size) {
-            Some((r, off)) => Memory::access(&mut r.bytes[off..], 0, access),
-            None => false,
+        let size = size_of::<T>();
+        let Some((r, off)) = self.region(addr, size as u32) else {
+            return false;
+        };
+        if size > 8 {
+            return false; // rv32/rv64 accesses are at most 8 bytes
         }
+        // Every access goes through the aligned scratch word, so any guest address is fine.
+        let guest = &mut r.bytes[off..off + size];
+        let mut scratch = Scratch([0; 8]);
+        scratch.0[..size].copy_from_slice(guest);
+        let store = matches!(access, MemoryAccess::Store(_));
+        let ok = Memory::access(&mut scratch.0[..size], 0, access);
+        if store {
+            guest.copy_from_slice(&scratch.0[..size]);
+        }
+        ok
     }
 }
 
