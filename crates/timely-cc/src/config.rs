@@ -162,7 +162,9 @@ pub struct Config {
     pub(crate) dthr_q4: u32,
     /// `β·g` in Q32 = `mulhu(rtt_diff_q36 >> bg_bits, bg_mul) << 1` for
     /// `0 ≤ rtt_diff_q36 < dthr_q4·2^32` (`1 ≤ bg_bits ≤ 31`: the shifted value is < 2^32).
-    pub(crate) bg_bits: u32,
+    pub(crate) bg_bits: u8,
+    /// `32 − bg_bits` (1..=31).
+    pub(crate) bg_lshift: u8,
     pub(crate) bg_mul: u32,
     /// Serialisation delay in Q4 ns = `⌊bytes·M / 2^32⌋ = bytes·ser_m_hi + mulhu(bytes,
     /// ser_m_lo)` with `M = ⌊2^32·128·10^9 / line_rate⌋` (the convention).
@@ -436,7 +438,8 @@ impl Config {
             },
             beta_q31: beta_q31 as u32,
             dthr_q4: dthr as u32,
-            bg_bits: bits,
+            bg_bits: bits as u8,
+            bg_lshift: (32 - bits) as u8,
             bg_mul,
             ser_m_hi,
             ser_m_lo,

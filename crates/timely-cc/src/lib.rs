@@ -380,14 +380,21 @@ const fn cut_rate(rate: u32, cut_q32: u32) -> u32 {
 /// ≤ 2^-31 relative), at least 2^32 (β·g ≥ 1) from `rtt_diff ≥ dthr` on, which compares the
 /// `Q.4` word exactly. The fast form in [`State::dec`] is this for `d < dthr·2^32`
 /// (`gradient_cut_fast_form_equals_the_general_one`).
-#[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // d ≥ 0; < 2^63 · 2^32 in u128
-fn beta_g_q32(cfg: &Config, d: i64) -> u128 {
-    let x = (d >> (cfg.bg_bits & 31)) as u64;
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)] // d ≥ 0; < 2^63 · 2^32 in u128, then below 2^62
+fn beta_g_q32(cfg: &Config, d: i64) -> u64 {
+    let x = (d >> (u32::from(cfg.bg_bits) & 31)) as u64;
     let bg = ((u128::from(x) * u128::from(cfg.bg_mul)) >> 32) << 1;
     if (d >> 32) >= i64::from(cfg.dthr_q4) && bg < 1 << 32 {
         1 << 32
+    } else if bg > 1 << 62 {
+        // Any cut from 2^32 on takes the rate to 0, scaled (s ≥ 2^-30) or not: so does this.
+        1 << 62
     } else {
-        bg
+        bg as u64
     }
 }
 
@@ -759,12 +766,15 @@ impl State {
     /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's
     /// sign remains, with no effect on the rate. Returns whether `g > 0`.
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // countdown toward 0 (|r| ≤ i16::MAX); r + 1 ≥ −32 767
     fn hold(&mut self, cfg: &Config, r: i16) -> bool {
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
         // (1 − α)·d, floored: the EWMA step with new_rtt_diff = 0.
         let (mut h2, mut m2, mut l2) = ewma(cfg, h, m, l, 0);
-        if (h2 == h && m2 == m && l2 == l) || r.unsigned_abs() <= 1 {
+        // |r| ≤ 1 (r + 1 ∈ [0, 2]): the f64 gradient flushes after this sample. Stalled: the
+        // step changed nothing (the `Q.4` word first: it changes on most samples).
+        let flush = (i32::from(r) + 1) as u32 <= 2;
+        if flush || (h2 == h && (m2 ^ m) | (l2 ^ l) == 0) {
             (h2, m2, l2) = (0, 0, 0);
         }
         self.diff_hi = h2;
@@ -905,8 +915,8 @@ impl State {
     fn dec(&mut self, cfg: &Config, bytes: u32) -> Outcome {
         let h = self.diff_hi as u32;
         if h < cfg.dec_fast_below {
-            let d = (i64::from(self.diff_hi) << 32) | i64::from(self.diff_mid);
-            let x = (d >> (cfg.bg_bits & 31)) as u32;
+            // d >> bg_bits on two words (h < dthr ≤ 2^bg_bits: h's part fits).
+            let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31)) | (h << (u32::from(cfg.bg_lshift) & 31));
             // β·g < 1 in Q32: mulhu < 2^31, so << 1 fits.
             let r = cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1);
             // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
@@ -918,29 +928,37 @@ impl State {
         Self::dec_general(cfg, self, bytes)
     }
 
-    /// [`dec`](Self::dec) in full: `β·g` at full width ([`beta_g_q32`]), scaled by §5's `s`
-    /// when per-completion scaling is on (the cut `s·β·g` is formed before anything is
-    /// clamped, so `s·β·g ≥ 1` reaches `min_rate` as in the reference), then
-    /// [`apply_cut`](Self::apply_cut).
+    /// [`dec`](Self::dec) in full: `β·g` at full width ([`beta_g_q32`]), then
+    /// [`apply_cut`](Self::apply_cut) (scaled by [`cut_scaled`](Self::cut_scaled) while
+    /// per-completion scaling is on).
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects)] // β·g < 2^96, s ≤ 2^30: < 2^126
-    fn dec_general(
-        cfg: &Config,
-        st: &mut Self, bytes: u32) -> Outcome {
+    fn dec_general(cfg: &Config, st: &mut Self, bytes: u32) -> Outcome {
         let d = (i64::from(st.diff_hi) << 32) | i64::from(st.diff_mid);
-        let cut = match st.scale_q30(cfg, bytes) {
-            None => beta_g_q32(cfg, d),
-            Some(s) => (beta_g_q32(cfg, d) * u128::from(s)) >> 30,
-        };
+        let cut = beta_g_q32(cfg, d);
+        if cfg.scale_num != 0 {
+            return Self::cut_scaled(cfg, st, Branch::Dec, cut, bytes);
+        }
         st.apply_cut(cfg, cut);
         Outcome::new(Branch::Dec, st.rate_u)
+    }
+
+    /// The cut of `branch` (`Dec` or `High`) scaled by §5's `s`: `rate ← clamp(rate·(1 − s·cut))`.
+    /// The cut `s·cut` is formed at full width before anything is clamped, so `s·cut ≥ 1`
+    /// reaches `min_rate` as in the reference.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // cut ≤ 2^62, s ≤ 2^30: the product >> 30 ≤ 2^62
+    fn cut_scaled(cfg: &Config, st: &mut Self, branch: Branch, cut: u64, bytes: u32) -> Outcome {
+        let s = st.scale_q30(cfg, bytes).unwrap_or(1 << 30);
+        st.apply_cut(cfg, ((u128::from(cut) * u128::from(s)) >> 30) as u64);
+        Outcome::new(branch, st.rate_u)
     }
 
     /// `rate ← clamp(rate·(1 − cut))` for a Q32 cut of any size (≥ 1: rate 0, then `min_rate`).
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)] // cut < 2^32 checked
-    fn apply_cut(&mut self, cfg: &Config, cut_q32: u128) {
+    fn apply_cut(&mut self, cfg: &Config, cut_q32: u64) {
         let r = if cut_q32 >= 1 << 32 {
             0
         } else {
@@ -984,11 +1002,10 @@ impl State {
         };
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
         let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
-        let cut = u128::from(cc_math::word::shr64_small(hi, lo, 29));
-        let cut = match st.scale_q30(cfg, bytes) {
-            None => cut,
-            Some(s) => (cut * u128::from(s)) >> 30,
-        };
+        let cut = cc_math::word::shr64_small(hi, lo, 29);
+        if cfg.scale_num != 0 {
+            return Self::cut_scaled(cfg, st, Branch::High, cut, bytes);
+        }
         st.apply_cut(cfg, cut);
         Outcome::new(Branch::High, st.rate_u)
     }
