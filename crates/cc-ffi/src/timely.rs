@@ -228,6 +228,20 @@ pub unsafe extern "C" fn cc_timely_on_completion(
     o.branch()
 }
 
+/// `CcTimelyResult` (`timely_cc::TimelyOutcome`, a `uint64_t`): the branch code is
+/// `r & CC_TIMELY_RESULT_BRANCH_MASK`.
+pub const CC_TIMELY_RESULT_BRANCH_MASK: u64 = 0xff;
+/// `CcTimelyResult`: set when the application-limited rule suppressed an increase.
+pub const CC_TIMELY_RESULT_APP_LIMITED: u64 = 0x100;
+/// `CcTimelyResult`: the rate in units of 128 bit/s is `(uint32_t)(r >> CC_TIMELY_RESULT_RATE_SHIFT)`.
+pub const CC_TIMELY_RESULT_RATE_SHIFT: u32 = 32;
+// The header's values are the crate's.
+const _: () = assert!(
+    CC_TIMELY_RESULT_BRANCH_MASK == timely_cc::OUTCOME_BRANCH_MASK
+        && CC_TIMELY_RESULT_APP_LIMITED == timely_cc::OUTCOME_APP_LIMITED
+        && CC_TIMELY_RESULT_RATE_SHIFT == timely_cc::OUTCOME_RATE_SHIFT
+);
+
 /// [`cc_timely_on_completion`] with the result returned in registers instead of through a
 /// pointer: the branch and the rate in units of 128 bit/s. The cheapest per-completion call
 /// (docs/timely.md measures it); same semantics, same state.

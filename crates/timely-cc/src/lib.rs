@@ -278,12 +278,12 @@ pub struct TimelyOutcome(u64);
 impl TimelyOutcome {
     #[inline(always)]
     const fn new(branch: Branch, rate_u128bps: u32) -> Self {
-        Self(branch as u64 | (rate_u128bps as u64) << 32)
+        Self(branch as u64 | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
     }
 
     #[inline(always)]
     const fn limited(branch: Branch, rate_u128bps: u32) -> Self {
-        Self(branch as u64 | 1 << 8 | (rate_u128bps as u64) << 32)
+        Self(branch as u64 | OUTCOME_APP_LIMITED | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
     }
 
     /// The packed word (layout in the type's docs).
@@ -305,14 +305,14 @@ impl TimelyOutcome {
     /// Whether the application-limited rule suppressed an increase.
     #[must_use]
     pub const fn app_limited(self) -> bool {
-        self.0 & (1 << 8) != 0
+        self.0 & OUTCOME_APP_LIMITED != 0
     }
 
     /// The rate after the event in units of 128 bit/s.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // the high word
     pub const fn rate_u128bps(self) -> u32 {
-        (self.0 >> 32) as u32
+        (self.0 >> OUTCOME_RATE_SHIFT) as u32
     }
 
     /// The rate after the event, bit/s.
@@ -333,6 +333,13 @@ impl TimelyOutcome {
         }
     }
 }
+
+/// [`TimelyOutcome`]'s bits: the branch code (mask).
+pub const OUTCOME_BRANCH_MASK: u64 = 0xff;
+/// [`TimelyOutcome`]'s bits: set when the application-limited rule suppressed an increase.
+pub const OUTCOME_APP_LIMITED: u64 = 1 << 8;
+/// [`TimelyOutcome`]'s bits: the rate (units of 128 b/s) is the word above this shift.
+pub const OUTCOME_RATE_SHIFT: u32 = 32;
 
 /// The crate's name for [`TimelyOutcome`] (the C header calls it `CcTimelyResult`).
 pub type Outcome = TimelyOutcome;
@@ -635,7 +642,12 @@ impl State {
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> Outcome {
-        self.step::<false>(cfg, Self::saturate(rtt_ns), bytes, sending(sending_rate_bps))
+        self.step::<false>(
+            cfg,
+            Self::saturate(rtt_ns),
+            bytes,
+            sending(sending_rate_bps),
+        )
     }
 
     #[inline(always)]
@@ -866,13 +878,7 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96, · 2^30 < 2^126 in u128
-    fn grow(
-        cfg: &Config,
-        st: &mut Self,
-        branch: Branch,
-        bytes: u32,
-        sending_bps: u64,
-    ) -> Outcome {
+    fn grow(cfg: &Config, st: &mut Self, branch: Branch, bytes: u32, sending_bps: u64) -> Outcome {
         if let Some(r) = cfg.params.app_limited {
             // §5: increase only if sending·den ≥ num·rate (exact in u128). An unknown sending
             // rate (`u64::MAX`) never limits: num ≤ den and rate < 2^39.
@@ -916,7 +922,8 @@ impl State {
         let h = self.diff_hi as u32;
         if h < cfg.dec_fast_below {
             // d >> bg_bits on two words (h < dthr ≤ 2^bg_bits: h's part fits).
-            let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31)) | (h << (u32::from(cfg.bg_lshift) & 31));
+            let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31))
+                | (h << (u32::from(cfg.bg_lshift) & 31));
             // β·g < 1 in Q32: mulhu < 2^31, so << 1 fits.
             let r = cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1);
             // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
@@ -974,9 +981,7 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
-    fn high(
-        cfg: &Config,
-        st: &mut Self, rtt_q4: u32, bytes: u32) -> Outcome {
+    fn high(cfg: &Config, st: &mut Self, rtt_q4: u32, bytes: u32) -> Outcome {
         st.hai_count = 0;
         // rtt > T_high ≥ 0: rtt ≥ 1.
         let ratio_q30 = match NonZeroU32::new(rtt_q4) {
