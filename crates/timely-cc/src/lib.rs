@@ -374,12 +374,13 @@ const fn clamp(cfg: &Config, r: u32) -> u32 {
     }
 }
 
-/// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0).
+/// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0): the
+/// product's high word plus its low word's top bit (`(p + 2^31) >> 32` without the 64-bit add;
+/// `cut_rate_rounds_the_product_to_nearest`).
 #[inline(always)]
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // product < 2^64; result ≤ rate
+#[allow(clippy::arithmetic_side_effects)] // round(rate·cut/2^32) ≤ rate
 const fn cut_rate(rate: u32, cut_q32: u32) -> u32 {
-    let p = rate as u64 * cut_q32 as u64;
-    rate - ((p + (1 << 31)) >> 32) as u32
+    rate - mulhu(rate, cut_q32) - (rate.wrapping_mul(cut_q32) >> 31)
 }
 
 /// `β·g` in `Q32`, `g = rtt_diff/minRTT`, for `rtt_diff ≥ 0` given by its top 64 bits `d`

@@ -1042,3 +1042,12 @@ fn fast_forms_take_ordinary_events() {
     assert!(rate.wrapping_sub(CFG.hai.lo) < CFG.hai.span);
     const { assert!(CFG.dec_fast_below > 0) };
 }
+
+proptest! {
+    /// The rounded cut on words is `rate − ⌊(rate·cut + 2^31) / 2^32⌋`, the 64-bit form.
+    #[test]
+    fn cut_rate_rounds_the_product_to_nearest(rate: u32, cut: u32) {
+        let p = u64::from(rate) * u64::from(cut);
+        prop_assert_eq!(u64::from(cut_rate(rate, cut)), u64::from(rate) - ((p + (1 << 31)) >> 32));
+    }
+}
