@@ -985,27 +985,7 @@ impl State {
     fn high(cfg: &Config, st: &mut Self, rtt_q4: u32, bytes: u32) -> Outcome {
         st.hai_count = 0;
         // rtt > T_high ≥ 0: rtt ≥ 1.
-        let ratio_q30 = match NonZeroU32::new(rtt_q4) {
-            Some(x) => {
-                // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
-                // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
-                // 1 ≤ 32 − s ≤ 31, rounded to nearest.
-                let (m, s) = cc_math::recip::normalize(x);
-                let r = cc_math::RECIP.recip_norm_refined(m);
-                let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
-                let sh = 32 - s;
-                let q = cc_math::word::shr64_small(hi, lo, sh);
-                let half = u64::from((lo >> ((sh - 1) & 31)) & 1);
-                q + half
-            }
-            None => 0,
-        };
-        // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
-        let ratio_q30 = if ratio_q30 > 1 << 30 {
-            1 << 30
-        } else {
-            ratio_q30 as u32
-        };
+        let ratio_q30 = t_high_ratio_q30(cfg, rtt_q4);
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
         let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
         let cut = cc_math::word::shr64_small(hi, lo, 29);
@@ -1094,6 +1074,36 @@ fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32
     let t0 = u64::from(p_m as u32) + p_l; // < 2^33
     let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
     plus_alpha_n(cfg, r_top, t0 as u32, nd)
+}
+
+/// `T_high/rtt` in `Q30` for `rtt > T_high`, rounded, at most 2^30: cc-math's refined
+/// reciprocal of the normalised `rtt` (≤ 2^-30 relative) times `T_high`
+/// (`t_high_ratio_is_the_rounded_64_bit_quotient`).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects)] // ranges beside each step
+fn t_high_ratio_q30(cfg: &Config, rtt_q4: u32) -> u32 {
+    let ratio_q30 = match NonZeroU32::new(rtt_q4) {
+        Some(x) => {
+            // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
+            // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
+            // 1 ≤ 32 − s ≤ 31, rounded to nearest.
+            let (m, s) = cc_math::recip::normalize(x);
+            let r = cc_math::RECIP.recip_norm_refined(m);
+            let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
+            // T_high < rtt: the quotient is below 2^30 but for the reciprocal's 2^-30, so
+            // it lies in one word: (hi << s) | (lo >> (32 − s)).
+            let sh = 32 - s;
+            let q = (hi << (s & 31)) | (lo >> (sh & 31));
+            q + ((lo >> ((sh - 1) & 31)) & 1)
+        }
+        None => 0,
+    };
+    // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
+    if ratio_q30 > 1 << 30 {
+        1 << 30
+    } else {
+        ratio_q30
+    }
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

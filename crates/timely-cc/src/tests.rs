@@ -1051,3 +1051,20 @@ proptest! {
         prop_assert_eq!(u64::from(cut_rate(rate, cut)), u64::from(rate) - ((p + (1 << 31)) >> 32));
     }
 }
+
+proptest! {
+    /// `T_high/rtt` on one word is the quotient the 64-bit shift of `T_high·r` gives (rounded,
+    /// capped at 2^30), for every `T_high` and every `rtt` above it.
+    #[test]
+    fn t_high_ratio_is_the_rounded_64_bit_quotient(t_high_ns in 1u32..=MAX_RTT_NS, above in 1u32..=RTT_SAT_Q4) {
+        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, ..Params::DEFAULT }).unwrap();
+        let rtt = cfg.t_high_q4.saturating_add(above).min(RTT_SAT_Q4);
+        prop_assume!(rtt > cfg.t_high_q4);
+        let (m, s) = cc_math::recip::normalize(core::num::NonZeroU32::new(rtt).unwrap());
+        let r = cc_math::RECIP.recip_norm_refined(m);
+        let p = u64::from(cfg.t_high_q4) * u64::from(r);
+        let sh = 32 - s;
+        let want = ((p >> sh) + ((p >> (sh - 1)) & 1)).min(1 << 30);
+        prop_assert_eq!(u64::from(t_high_ratio_q30(&cfg, rtt)), want);
+    }
+}
