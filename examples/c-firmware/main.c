@@ -132,6 +132,9 @@ static int cats_edges(void) {
 
 /* ---- TIMELY ----------------------------------------------------------------------------------- */
 
+#define TIMELY_BRANCH(r) ((CcTimelyBranch)((r) & CC_TIMELY_RESULT_BRANCH_MASK))
+#define TIMELY_RATE_U(r) ((uint32_t)((r) >> CC_TIMELY_RESULT_RATE_SHIFT))
+
 static CcTimelyConfig timely_cfg;
 static CcTimelyFlow   timely_flows[8];
 
@@ -181,16 +184,18 @@ static int timely(void) {
     CcTimelyFlow *g = &timely_flows[4];
     cc_timely_flow_init(g, &timely_cfg);
     CcTimelyResult v = cc_timely_on_completion_rv(&timely_cfg, g, 0, 30000, 0);
-    if (v.branch != CC_TIMELY_BRANCH_INIT || (uint64_t)v.rate_u128bps * 128u != r0) return 55;
+    /* CcTimelyResult is one 64-bit word: the branch in the low byte, the rate (units of 128 b/s)
+     * in the high word. */
+    if (TIMELY_BRANCH(v) != CC_TIMELY_BRANCH_INIT || (uint64_t)TIMELY_RATE_U(v) * 128u != r0) return 55;
     /* cc_timely_on_rtt: the caller measured the RTT (Q.4 ns, serialisation removed): 600 us. */
     v = cc_timely_on_rtt(&timely_cfg, g, 600000ull * 16u, 0);
-    if (v.branch != CC_TIMELY_BRANCH_HIGH || (uint64_t)v.rate_u128bps * 128u != r1) return 56;
+    if (TIMELY_BRANCH(v) != CC_TIMELY_BRANCH_HIGH || (uint64_t)TIMELY_RATE_U(v) * 128u != r1) return 56;
     v = cc_timely_on_completion_rv(&timely_cfg, g, 800000, 830000, 0);
-    if (v.branch != CC_TIMELY_BRANCH_LOW || (uint64_t)v.rate_u128bps * 128u != r2) return 57;
+    if (TIMELY_BRANCH(v) != CC_TIMELY_BRANCH_LOW || (uint64_t)TIMELY_RATE_U(v) * 128u != r2) return 57;
     v = cc_timely_on_completion_rv(&timely_cfg, g, 900000, 899999, 0);
-    if (v.branch != CC_TIMELY_BRANCH_SKIP || (uint64_t)v.rate_u128bps * 128u != r2) return 58;
+    if (TIMELY_BRANCH(v) != CC_TIMELY_BRANCH_SKIP || (uint64_t)TIMELY_RATE_U(v) * 128u != r2) return 58;
     v = cc_timely_on_rtt(&timely_cfg, g, 100000ull * 16u, 0);
-    if (v.branch != CC_TIMELY_BRANCH_DEC || (uint64_t)v.rate_u128bps * 128u != r4) return 59;
+    if (TIMELY_BRANCH(v) != CC_TIMELY_BRANCH_DEC || (uint64_t)TIMELY_RATE_U(v) * 128u != r4) return 59;
     return 0;
 }
 

@@ -82,6 +82,16 @@
 // Bytes of a [`CcTimelyConfig`] block (`size_of` the Rust `timely_cc::Config`).
 #define CC_TIMELY_CONFIG_BYTES 208
 
+// `CcTimelyResult` (`timely_cc::TimelyOutcome`, a `uint64_t`): the branch code is
+// `r & CC_TIMELY_RESULT_BRANCH_MASK`.
+#define CC_TIMELY_RESULT_BRANCH_MASK 255
+
+// `CcTimelyResult`: set when the application-limited rule suppressed an increase.
+#define CC_TIMELY_RESULT_APP_LIMITED 256
+
+// `CcTimelyResult`: the rate in units of 128 bit/s is `(uint32_t)(r >> CC_TIMELY_RESULT_RATE_SHIFT)`.
+#define CC_TIMELY_RESULT_RATE_SHIFT 32
+
 // Result of a fallible call. `CC_STATUS_OK` is 0; every error is non-zero.
 enum CcStatus
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -650,15 +660,14 @@ typedef struct CC_FFI_ALIGNED(8) CcTimelyFlow {
   uint8_t _opaque[CC_TIMELY_FLOW_BYTES];
 } CcTimelyFlow;
 
-// The result of [`cc_timely_on_completion_rv`] and [`cc_timely_on_rtt`], returned by value
-// (8 bytes: in registers `a0`/`a1` on RISC-V).
-typedef struct CcTimelyResult {
-  // The branch taken.
-  CcTimelyBranch branch;
-  // The rate after the event in units of 128 bit/s (bit/s = `rate_u128bps · 128`, up to
-  // 549.7 Gb/s).
-  uint32_t rate_u128bps;
-} CcTimelyResult;
+// What one event did, in one `u64` (two registers on a 32-bit core): the branch's code in bits
+// 0–7, 1 in bit 8 when the application-limited rule suppressed an increase, the rate in units of
+// 128 b/s in bits 32–63 (the other bits 0). The result of the firmware entry points
+// [`State::on_completion_rate`] and [`State::on_rtt_rate`] and, as it is, of the C ABI's
+// `cc_timely_on_completion_rv` and `cc_timely_on_rtt` (the header's `CcTimelyResult`).
+// A single scalar, not a struct: every out-of-line part returns it and the entry points pass it
+// on unchanged, so they reach those parts by tail calls. [`Update`] adds the RTT.
+typedef uint64_t CcTimelyResult;
 
 // A completion with everything [`cc_timely_on_completion_ex`] can use.
 typedef struct CcTimelyCompletion {
@@ -1093,11 +1102,11 @@ CcTimelyBranch cc_timely_on_completion(const struct CcTimelyConfig *cfg,
 //
 // # Safety
 // `cfg` and `flow` were initialised.
-struct CcTimelyResult cc_timely_on_completion_rv(const struct CcTimelyConfig *cfg,
-                                                 struct CcTimelyFlow *flow,
-                                                 uint64_t t_send_ns,
-                                                 uint64_t t_complete_ns,
-                                                 uint32_t bytes);
+CcTimelyResult cc_timely_on_completion_rv(const struct CcTimelyConfig *cfg,
+                                          struct CcTimelyFlow *flow,
+                                          uint64_t t_send_ns,
+                                          uint64_t t_complete_ns,
+                                          uint32_t bytes);
 
 // The rate computation engine (TIMELY §3) alone, for firmware that has the RTT already (the
 // NIC reports it, or the RX path computed it): Algorithm 1 for one sample `rtt_q4` in 1/16 ns
@@ -1108,10 +1117,10 @@ struct CcTimelyResult cc_timely_on_completion_rv(const struct CcTimelyConfig *cf
 //
 // # Safety
 // `cfg` and `flow` were initialised.
-struct CcTimelyResult cc_timely_on_rtt(const struct CcTimelyConfig *cfg,
-                                       struct CcTimelyFlow *flow,
-                                       uint32_t rtt_q4,
-                                       uint32_t bytes);
+CcTimelyResult cc_timely_on_rtt(const struct CcTimelyConfig *cfg,
+                                struct CcTimelyFlow *flow,
+                                uint32_t rtt_q4,
+                                uint32_t bytes);
 
 // [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the
 // full result (rate, RTT, whether the rule suppressed an increase) in `*out`.

@@ -6,7 +6,7 @@
 //! sending rate for the optional application-limited rule, and the RTT). Semantics:
 //! `docs/timely.md`.
 
-use timely_cc::{Branch, Completion, Config, Params, Ratio, RawParts, State, TimelyBranch};
+use timely_cc::{Completion, Config, Params, Ratio, RawParts, State, TimelyBranch, TimelyOutcome};
 
 use crate::{CcStatus, block};
 
@@ -222,33 +222,25 @@ pub unsafe extern "C" fn cc_timely_on_completion(
 ) -> TimelyBranch {
     // SAFETY: caller contract.
     let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
+    let o = st.on_completion_rate(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
     // SAFETY: caller contract.
-    unsafe { block::out(out_rate_bps, u.rate_bps) };
-    u.branch
+    unsafe { block::out(out_rate_bps, o.rate_bps()) };
+    o.branch()
 }
 
-/// The result of [`cc_timely_on_completion_rv`] and [`cc_timely_on_rtt`], returned by value
-/// (8 bytes: in registers `a0`/`a1` on RISC-V).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CcTimelyResult {
-    /// The branch taken.
-    pub branch: TimelyBranch,
-    /// The rate after the event in units of 128 bit/s (bit/s = `rate_u128bps · 128`, up to
-    /// 549.7 Gb/s).
-    pub rate_u128bps: u32,
-}
-
-impl CcTimelyResult {
-    #[inline(always)]
-    fn of(st: &State, branch: Branch) -> Self {
-        Self {
-            branch,
-            rate_u128bps: st.rate_u128bps(),
-        }
-    }
-}
+/// `CcTimelyResult` (`timely_cc::TimelyOutcome`, a `uint64_t`): the branch code is
+/// `r & CC_TIMELY_RESULT_BRANCH_MASK`.
+pub const CC_TIMELY_RESULT_BRANCH_MASK: u64 = 0xff;
+/// `CcTimelyResult`: set when the application-limited rule suppressed an increase.
+pub const CC_TIMELY_RESULT_APP_LIMITED: u64 = 0x100;
+/// `CcTimelyResult`: the rate in units of 128 bit/s is `(uint32_t)(r >> CC_TIMELY_RESULT_RATE_SHIFT)`.
+pub const CC_TIMELY_RESULT_RATE_SHIFT: u32 = 32;
+// The header's values are the crate's.
+const _: () = assert!(
+    CC_TIMELY_RESULT_BRANCH_MASK == timely_cc::OUTCOME_BRANCH_MASK
+        && CC_TIMELY_RESULT_APP_LIMITED == timely_cc::OUTCOME_APP_LIMITED
+        && CC_TIMELY_RESULT_RATE_SHIFT == timely_cc::OUTCOME_RATE_SHIFT
+);
 
 /// [`cc_timely_on_completion`] with the result returned in registers instead of through a
 /// pointer: the branch and the rate in units of 128 bit/s. The cheapest per-completion call
@@ -263,11 +255,10 @@ pub unsafe extern "C" fn cc_timely_on_completion_rv(
     t_send_ns: u64,
     t_complete_ns: u64,
     bytes: u32,
-) -> CcTimelyResult {
+) -> TimelyOutcome {
     // SAFETY: caller contract.
     let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
-    let u = st.on_completion(c, &Completion::new(t_send_ns, t_complete_ns, bytes));
-    CcTimelyResult::of(st, u.branch)
+    st.on_completion_rate(c, &Completion::new(t_send_ns, t_complete_ns, bytes))
 }
 
 /// The rate computation engine (TIMELY §3) alone, for firmware that has the RTT already (the
@@ -285,12 +276,11 @@ pub unsafe extern "C" fn cc_timely_on_rtt(
     flow: *mut CcTimelyFlow,
     rtt_q4: u32,
     bytes: u32,
-) -> CcTimelyResult {
+) -> TimelyOutcome {
     // SAFETY: caller contract.
     let (c, st) = unsafe { (block::get(cfg), block::get_mut(flow)) };
     // Values above 2^31 − 1 saturate there (as the RTT engine's own do).
-    let u = st.on_rtt(c, timely_cc::U28F4::from_bits(rtt_q4), bytes, None);
-    CcTimelyResult::of(st, u.branch)
+    st.on_rtt_rate(c, timely_cc::U28F4::from_bits(rtt_q4), bytes, None)
 }
 
 /// [`cc_timely_on_completion`] with the flow's sending rate (application-limited rule) and the

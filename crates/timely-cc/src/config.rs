@@ -162,7 +162,9 @@ pub struct Config {
     pub(crate) dthr_q4: u32,
     /// `β·g` in Q32 = `mulhu(rtt_diff_q36 >> bg_bits, bg_mul) << 1` for
     /// `0 ≤ rtt_diff_q36 < dthr_q4·2^32` (`1 ≤ bg_bits ≤ 31`: the shifted value is < 2^32).
-    pub(crate) bg_bits: u32,
+    pub(crate) bg_bits: u8,
+    /// `32 − bg_bits` (1..=31).
+    pub(crate) bg_lshift: u8,
     pub(crate) bg_mul: u32,
     /// Serialisation delay in Q4 ns = `⌊bytes·M / 2^32⌋ = bytes·ser_m_hi + mulhu(bytes,
     /// ser_m_lo)` with `M = ⌊2^32·128·10^9 / line_rate⌋` (the convention).
@@ -172,15 +174,21 @@ pub struct Config {
     /// engine sees), or `u32::MAX` when `M < 2^32`: larger segments are capped to it there,
     /// which keeps the RTT at 0 and `bytes·ser_m_hi + mulhu(..)` below 2^32.
     pub(crate) ser_cap_bytes: u32,
-    /// HAI from this many `g ≤ 0` completions in a row: `hai_after`, or 257 (never) when
-    /// `N = 1` (HAI would equal `inc`). 257, not 256: the fast path compares the count + 1
-    /// before saturation (≤ 256), the general path the saturated count (≤ 255).
+    /// The HAI step from this many `g ≤ 0` completions in a row (the count + 1, compared
+    /// before it saturates at 255, so ≤ 256): `hai_after`, or 256 when `N = 1`, where the
+    /// "HAI" step is `δ` and reported as `inc` ([`Self::hai_branch`]).
     pub(crate) hai_from: u32,
+    /// The branch the HAI step reports: `Hai`, or `Inc` when `N = 1` (HAI would equal `inc`).
+    pub(crate) hai_branch: crate::Branch,
     /// The increase `rate + δ` needs no clamp and no saturation exactly when
-    /// `rate − inc_lo < inc_span` (wrapping): see [`IncRange`].
+    /// `rate − inc_lo < inc_span` (wrapping): see [`IncRange`]. Span 0 while an optional §5
+    /// rule is on, so that every increase takes the general path, which applies the rule.
     pub(crate) inc: IncRange,
     /// The same for the HAI step `N·δ`.
     pub(crate) hai: IncRange,
+    /// The gradient decrease takes its inline form while `rtt_diff`'s `Q.4` word is below
+    /// this: `dthr_q4`, or 0 (never) while per-completion scaling is on.
+    pub(crate) dec_fast_below: u32,
     /// `max − min + 1` (≥ 1, ≤ 2^32 − 1 since `min ≥ 1`): `r` needs no clamp exactly when
     /// `r − min < rate_span` (wrapping).
     pub(crate) rate_span: u32,
@@ -190,9 +198,7 @@ pub struct Config {
     pub(crate) resid_inv_l: u32,
     /// Per-completion scaling: `8·10^9 / 128 = 62 500 000` when on (`0`: off), so that
     /// `s = bytes·scale_num / (rate_u·minRTT)` is a ratio of two exact integers.
-    pub(crate) scale_num: u64,
-    /// An optional §5 rule is on (the slow increase/decrease variants are used).
-    pub(crate) optional: bool,
+    pub(crate) scale_num: u32,
 }
 
 /// The rates (units of 128 b/s) for which an increase by `step` lands inside `[min, max]`
@@ -210,10 +216,11 @@ pub(crate) struct IncRange {
 }
 
 impl IncRange {
-    /// `1 ≤ min ≤ max`, `step ≥ 1` (both checked by `Config::new` before).
+    /// `1 ≤ min ≤ max`, `step ≥ 1` (both checked by `Config::new` before); `never`: the empty
+    /// range (an optional rule is on).
     #[allow(clippy::arithmetic_side_effects)] // step ≥ 1: max − step + 1 − lo ≤ 2^32 − 1; lo ≤ max − step
-    const fn new(min: u32, max: u32, step: u32) -> Self {
-        if step > max {
+    const fn new(min: u32, max: u32, step: u32, never: bool) -> Self {
+        if never || step > max {
             return Self { lo: 0, span: 0 };
         }
         let lo = min.saturating_sub(step);
@@ -368,7 +375,7 @@ impl Config {
         // integers on both sides (a precomputed 8e9/(128·minRTT) in Q8 lost precision as
         // minRTT grew: 6 % at 1.07 s).
         let scale_num = if p.per_completion_scaling {
-            8_000_000_000 / RATE_UNIT_BPS
+            (8_000_000_000 / RATE_UNIT_BPS) as u32 // 62 500 000 < 2^26
         } else {
             0
         };
@@ -431,19 +438,29 @@ impl Config {
             },
             beta_q31: beta_q31 as u32,
             dthr_q4: dthr as u32,
-            bg_bits: bits,
+            bg_bits: bits as u8,
+            bg_lshift: (32 - bits) as u8,
             bg_mul,
             ser_m_hi,
             ser_m_lo,
             ser_cap_bytes,
-            hai_from: if p.hai_n > 1 { p.hai_after } else { 257 },
-            inc: IncRange::new(min_rate_u, max_rate_u, delta_u),
-            hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u),
+            hai_from: if p.hai_n > 1 { p.hai_after } else { 256 },
+            hai_branch: if p.hai_n > 1 {
+                crate::Branch::Hai
+            } else {
+                crate::Branch::Inc
+            },
+            inc: IncRange::new(min_rate_u, max_rate_u, delta_u, optional),
+            hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u, optional),
+            dec_fast_below: if p.per_completion_scaling {
+                0
+            } else {
+                dthr as u32
+            },
             rate_span: max_rate_u - min_rate_u + 1,
             resid_c_q16,
             resid_inv_l,
             scale_num,
-            optional,
         })
     }
 

@@ -231,6 +231,9 @@ impl defmt::Format for RawParts {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State {
     rate_u: u32,
+    /// The previous RTT (`Q27.4` ns, ≤ [`RTT_SAT_Q4`] < 2^31), with [`NOT_STARTED`] (bit 31) set
+    /// before the first valid sample: the per-event path tests "started" with the sign of the
+    /// word it loads anyway.
     prev_rtt_q4: u32,
     /// `rtt_diff` in `Q27.68` ns, 96 bits as three words: the `Q.4` word (floored) and 64
     /// fraction bits below it.
@@ -239,8 +242,6 @@ pub struct State {
     diff_lo: u32,
     resid: i16,
     hai_count: u8,
-    /// 0 before the first valid sample, 1 after (a `u8`, not a `bool`: one load, one branch).
-    started: u8,
 }
 
 /// The raw parts of a [`State`], for saving, restoring or re-seeding it (e.g. the host's forced
@@ -262,8 +263,102 @@ pub struct RawParts {
     pub started: bool,
 }
 
+/// What one event did, in one `u64` (two registers on a 32-bit core): the branch's code in bits
+/// 0–7, 1 in bit 8 when the application-limited rule suppressed an increase, the rate in units of
+/// 128 b/s in bits 32–63 (the other bits 0). The result of the firmware entry points
+/// [`State::on_completion_rate`] and [`State::on_rtt_rate`] and, as it is, of the C ABI's
+/// `cc_timely_on_completion_rv` and `cc_timely_on_rtt` (the header's `CcTimelyResult`).
+/// A single scalar, not a struct: every out-of-line part returns it and the entry points pass it
+/// on unchanged, so they reach those parts by tail calls. [`Update`] adds the RTT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(transparent)]
+pub struct TimelyOutcome(u64);
+
+impl TimelyOutcome {
+    #[inline(always)]
+    const fn new(branch: Branch, rate_u128bps: u32) -> Self {
+        Self(branch as u64 | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
+    }
+
+    #[inline(always)]
+    const fn limited(branch: Branch, rate_u128bps: u32) -> Self {
+        Self(branch as u64 | OUTCOME_APP_LIMITED | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
+    }
+
+    /// The packed word (layout in the type's docs).
+    #[must_use]
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// The branch taken.
+    #[must_use]
+    #[allow(clippy::cast_possible_truncation)] // the low byte
+    pub const fn branch(self) -> Branch {
+        match Branch::from_code(self.0 as u8) {
+            Some(b) => b,
+            None => Branch::Skip, // never: only `new` and `limited` make one
+        }
+    }
+
+    /// Whether the application-limited rule suppressed an increase.
+    #[must_use]
+    pub const fn app_limited(self) -> bool {
+        self.0 & OUTCOME_APP_LIMITED != 0
+    }
+
+    /// The rate after the event in units of 128 bit/s.
+    #[must_use]
+    #[allow(clippy::cast_possible_truncation)] // the high word
+    pub const fn rate_u128bps(self) -> u32 {
+        (self.0 >> OUTCOME_RATE_SHIFT) as u32
+    }
+
+    /// The rate after the event, bit/s.
+    #[must_use]
+    #[allow(clippy::arithmetic_side_effects)] // u32 · 128 < 2^39
+    pub const fn rate_bps(self) -> u64 {
+        self.rate_u128bps() as u64 * RATE_UNIT_BPS
+    }
+
+    /// The [`Update`] of this outcome for an RTT of `rtt_q4` (1/16 ns).
+    #[inline(always)]
+    const fn update(self, rtt_q4: u32) -> Update {
+        Update {
+            rate_bps: self.rate_bps(),
+            branch: self.branch(),
+            rtt_ns: U28F4::from_bits(rtt_q4),
+            app_limited: self.app_limited(),
+        }
+    }
+}
+
+/// [`TimelyOutcome`]'s bits: the branch code (mask).
+pub const OUTCOME_BRANCH_MASK: u64 = 0xff;
+/// [`TimelyOutcome`]'s bits: set when the application-limited rule suppressed an increase.
+pub const OUTCOME_APP_LIMITED: u64 = 1 << 8;
+/// [`TimelyOutcome`]'s bits: the rate (units of 128 b/s) is the word above this shift.
+pub const OUTCOME_RATE_SHIFT: u32 = 32;
+
+/// The crate's name for [`TimelyOutcome`] (the C header calls it `CcTimelyResult`).
+pub type Outcome = TimelyOutcome;
+
+/// A sending rate for the per-event path: unknown is `u64::MAX`, which the
+/// application-limited rule never limits (as it does not limit an unknown rate), so that the
+/// out-of-line parts take it in two registers.
+#[inline(always)]
+const fn sending(sending_rate_bps: Option<u64>) -> u64 {
+    match sending_rate_bps {
+        Some(s) => s,
+        None => u64::MAX,
+    }
+}
+
+/// `prev_rtt_q4`'s marker of a flow before its first valid sample (no RTT reaches bit 31).
+const NOT_STARTED: u32 = 1 << 31;
 /// RTT spans below this (ns) take the 32-bit RTT engine: `dt·16 < 2^31`, inside the format.
-const FAST_DT_NS: u64 = 1 << 27;
+const FAST_DT_NS: u32 = 1 << 27;
 /// `|rtt_diff|` never exceeds the RTT's range: `RTT_SAT_Q4` in `Q27.68`.
 const DIFF_MAX_Q68: i128 = (RTT_SAT_Q4 as i128) << 64;
 
@@ -279,24 +374,36 @@ const fn clamp(cfg: &Config, r: u32) -> u32 {
     }
 }
 
-/// `clamp(rate + step)` with `rate + step` saturating, with one range test when no clamp and
-/// no saturation can occur (`config::IncRange`).
+/// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0): the
+/// product's high word plus its low word's top bit (`(p + 2^31) >> 32` without the 64-bit add;
+/// `cut_rate_rounds_the_product_to_nearest`).
 #[inline(always)]
-#[allow(clippy::arithmetic_side_effects)] // inside the range, rate + step ≤ max (IncRange)
-const fn increase(cfg: &Config, rate: u32, range: config::IncRange, step: u32) -> u32 {
-    if rate.wrapping_sub(range.lo) < range.span {
-        rate + step
-    } else {
-        clamp(cfg, rate.saturating_add(step))
-    }
+#[allow(clippy::arithmetic_side_effects)] // round(rate·cut/2^32) ≤ rate
+const fn cut_rate(rate: u32, cut_q32: u32) -> u32 {
+    rate - mulhu(rate, cut_q32) - (rate.wrapping_mul(cut_q32) >> 31)
 }
 
-/// `round(rate·cut / 2^32)` subtracted from `rate` (`cut < 2^32`, so the result is ≥ 0).
-#[inline(always)]
-#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // product < 2^64; result ≤ rate
-const fn cut_rate(rate: u32, cut_q32: u32) -> u32 {
-    let p = rate as u64 * cut_q32 as u64;
-    rate - ((p + (1 << 31)) >> 32) as u32
+/// `β·g` in `Q32`, `g = rtt_diff/minRTT`, for `rtt_diff ≥ 0` given by its top 64 bits `d`
+/// (`Q27.36` ns): `mulhu(d >> bg_bits, bg_mul)·2` (the 32 bits of `d` below its leading bit,
+/// ≤ 2^-31 relative), at least 2^32 (β·g ≥ 1) from `rtt_diff ≥ dthr` on, which compares the
+/// `Q.4` word exactly. The fast form in [`State::dec`] is this for `d < dthr·2^32`
+/// (`gradient_cut_fast_form_equals_the_general_one`).
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)] // d ≥ 0; < 2^63 · 2^32 in u128, then below 2^62
+fn beta_g_q32(cfg: &Config, d: i64) -> u64 {
+    let x = (d >> (u32::from(cfg.bg_bits) & 31)) as u64;
+    let bg = ((u128::from(x) * u128::from(cfg.bg_mul)) >> 32) << 1;
+    if (d >> 32) >= i64::from(cfg.dthr_q4) && bg < 1 << 32 {
+        1 << 32
+    } else if bg > 1 << 62 {
+        // Any cut from 2^32 on takes the rate to 0, scaled (s ≥ 2^-30) or not: so does this.
+        1 << 62
+    } else {
+        bg as u64
+    }
 }
 
 impl State {
@@ -305,13 +412,12 @@ impl State {
     pub const fn new(cfg: &Config) -> Self {
         Self {
             rate_u: cfg.init_rate_u,
-            prev_rtt_q4: 0,
+            prev_rtt_q4: NOT_STARTED,
             diff_hi: 0,
             diff_mid: 0,
             diff_lo: 0,
             resid: 0,
             hai_count: 0,
-            started: 0,
         }
     }
 
@@ -330,15 +436,15 @@ impl State {
             d
         };
         let prev = p.prev_rtt_ns.to_bits();
+        let prev = if prev > RTT_SAT_Q4 { RTT_SAT_Q4 } else { prev };
         Self {
             rate_u: p.rate_u128bps,
-            prev_rtt_q4: if prev > RTT_SAT_Q4 { RTT_SAT_Q4 } else { prev },
+            prev_rtt_q4: if p.started { prev } else { prev | NOT_STARTED },
             diff_hi: (d >> 64) as i32,
             diff_mid: (d >> 32) as u32,
             diff_lo: d as u32,
             resid: p.residual,
             hai_count: p.hai_count,
-            started: p.started as u8,
         }
     }
 
@@ -347,11 +453,11 @@ impl State {
     pub const fn raw_parts(&self) -> RawParts {
         RawParts {
             rate_u128bps: self.rate_u,
-            prev_rtt_ns: U28F4::from_bits(self.prev_rtt_q4),
+            prev_rtt_ns: self.prev_rtt_ns(),
             rtt_diff_ns: I60F68::from_bits(self.diff()),
             residual: self.resid,
             hai_count: self.hai_count,
-            started: self.started != 0,
+            started: self.started(),
         }
     }
 
@@ -369,7 +475,7 @@ impl State {
     /// Previous RTT, ns.
     #[must_use]
     pub const fn prev_rtt_ns(&self) -> U28F4 {
-        U28F4::from_bits(self.prev_rtt_q4)
+        U28F4::from_bits(self.prev_rtt_q4 & !NOT_STARTED)
     }
     /// EWMA of RTT differences, ns.
     #[must_use]
@@ -389,28 +495,13 @@ impl State {
     /// Whether the first valid sample has been seen.
     #[must_use]
     pub const fn started(&self) -> bool {
-        self.started != 0
+        self.prev_rtt_q4 & NOT_STARTED == 0
     }
 
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // joining three words
     const fn diff(&self) -> i128 {
         ((self.diff_hi as i128) << 64) | ((self.diff_mid as i128) << 32) | self.diff_lo as i128
-    }
-
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
-    fn set_diff(&mut self, d: i128) {
-        self.diff_hi = (d >> 64) as i32;
-        self.diff_mid = (d >> 32) as u32;
-        self.diff_lo = d as u32;
-    }
-
-    /// `rtt_diff`'s top 64 bits: `Q.36` ns (floored).
-    #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // joining two words
-    const fn diff_q36(&self) -> i64 {
-        ((self.diff_hi as i64) << 32) | self.diff_mid as i64
     }
 
     /// The RTT engine (§3) with the issue's exact convention, in 1/16 ns (`U28F4`):
@@ -423,80 +514,104 @@ impl State {
         Self::rtt_q4(cfg, ev).map(U28F4::from_bits)
     }
 
-    /// [`rtt_ns`](Self::rtt_ns) as raw `Q27.4` bits.
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // b·M_hi < 2^49, b·M_lo < 2^64; result ≤ RTT_SAT
+    /// [`rtt_ns`](Self::rtt_ns) as raw `Q27.4` bits: the general form, on 64-bit words.
     fn rtt_q4(cfg: &Config, ev: &Completion) -> Option<u32> {
         // §3: RTT = t_completion − t_send − seg. size / NIC line rate
         let dt_ns = ev.t_complete_ns.checked_sub(ev.t_send_ns)?;
+        Some(Self::rtt_q4_of_span(cfg, dt_ns, ev.bytes))
+    }
+
+    /// [`rtt_q4`](Self::rtt_q4) of a span `dt_ns = t_complete − t_send ≥ 0`.
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // b·M_hi < 2^49, b·M_lo < 2^64; result ≤ RTT_SAT
+    fn rtt_q4_of_span(cfg: &Config, dt_ns: u64, bytes: u32) -> u32 {
         // Saturating: a span of 2^60 ns or more is far past the clamp either way.
         let dt_q4 = dt_ns.saturating_mul(1 << RTT_FRAC_BITS);
-        let b = u64::from(ev.bytes);
+        let b = u64::from(bytes);
         // ⌊b·M / 2^32⌋ = b·M_hi + ⌊b·M_lo / 2^32⌋ exactly (M = M_hi·2^32 + M_lo).
         let ser_q4 = b * u64::from(cfg.ser_m_hi) + ((b * u64::from(cfg.ser_m_lo)) >> 32);
         let rtt = dt_q4.saturating_sub(ser_q4);
-        Some(if rtt > RTT_SAT_Q4 as u64 {
+        if rtt > RTT_SAT_Q4 as u64 {
             RTT_SAT_Q4
         } else {
             rtt as u32
-        })
+        }
+    }
+
+    /// [`rtt_q4`](Self::rtt_q4)'s fast form, on 32-bit words, for the common case only: both
+    /// timestamps in the same 2^32-ns window with `0 ≤ t_complete − t_send < 2^27` ns, a
+    /// segment of at most `ser_cap_bytes` (so `bytes·M_hi + mulhu(bytes, M_lo)` fits a word)
+    /// that serialises for no longer than the span. `None` for every other event (the general
+    /// form then decides), never a different RTT (`rtt_engine_fast_form_equals_the_general_one`).
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
+    fn rtt_q4_fast(cfg: &Config, ev: &Completion) -> Option<u32> {
+        if (ev.t_complete_ns >> 32) != (ev.t_send_ns >> 32) {
+            return None;
+        }
+        // Same high word: t_complete ≥ t_send exactly when this does not wrap.
+        let dt = (ev.t_complete_ns as u32).wrapping_sub(ev.t_send_ns as u32);
+        if dt >= FAST_DT_NS || ev.bytes > cfg.ser_cap_bytes {
+            return None;
+        }
+        // bytes ≤ ser_cap_bytes: ⌊bytes·M/2^32⌋ < 2^32 (config).
+        let ser_q4 = ev.bytes * cfg.ser_m_hi + mulhu(ev.bytes, cfg.ser_m_lo);
+        let dt_q4 = dt << RTT_FRAC_BITS; // < 2^31
+        if ser_q4 > dt_q4 {
+            return None;
+        }
+        Some(dt_q4 - ser_q4)
     }
 
     /// Feeds one completion through the RTT engine ([`rtt_ns`](Self::rtt_ns)) and Algorithm 1;
-    /// returns the new rate and the branch. Division-free, panic-free. RTT spans below 2^27 ns
-    /// (134 ms) are measured on 32-bit words; longer spans and `t_complete < t_send` go out of
-    /// line.
-    #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
+    /// returns the new rate, the branch and the RTT. The same state change as
+    /// [`on_completion_rate`](Self::on_completion_rate), which firmware calls.
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
-        let dt_ns = ev.t_complete_ns.wrapping_sub(ev.t_send_ns);
-        // A `t_complete` past 2^64 ns that wrapped to just after 0 is before `t_send`: skipped,
-        // not a short RTT (found by fuzzing). When `dt < 2^27` the high words differ by the
-        // borrow alone, so `t_complete ≥ t_send` is `hi(t_complete) ≥ hi(t_send)`: one compare
-        // of words, one instruction on rv32 (`checked_sub` costs three).
-        let rtt = if dt_ns < FAST_DT_NS && (ev.t_complete_ns >> 32) >= (ev.t_send_ns >> 32) {
-            // dt < 2^27 ns: 16·dt < 2^31. A segment above ser_cap_bytes serialises for ≥ 2^31
-            // (config), more than dt: capping it there keeps the RTT at 0 and b·M_hi in u32.
-            let b = if ev.bytes > cfg.ser_cap_bytes {
-                cfg.ser_cap_bytes
-            } else {
-                ev.bytes
-            };
-            let ser_q4 = b * cfg.ser_m_hi + mulhu(b, cfg.ser_m_lo);
-            ((dt_ns as u32) << RTT_FRAC_BITS).saturating_sub(ser_q4)
-        } else {
-            return self.on_completion_long(
-                cfg,
-                ev.t_send_ns,
-                ev.t_complete_ns,
-                ev.bytes,
-                ev.sending_rate_bps,
-            );
+        let o = self.on_completion_rate(cfg, ev);
+        let rtt = match o.branch() {
+            Branch::Skip => 0,
+            _ => Self::rtt_q4(cfg, ev).unwrap_or(0),
         };
-        self.step(cfg, rtt, ev.bytes, ev.sending_rate_bps)
+        o.update(rtt)
     }
 
-    /// [`on_completion`](Self::on_completion) for spans of 134 ms or more and for rejected
-    /// events, out of line (reached by a tail call: the common path keeps no stack frame).
+    /// One completion for firmware: the RTT engine and Algorithm 1, the rate and the branch
+    /// returned in two registers. Division-free, panic-free; a leaf on its common path (spans
+    /// below 134 ms on 32-bit words, Algorithm 1 with every rare case — long spans, rejected
+    /// events, the first sample, the start of a run of identical RTTs, `T_high`, the optional
+    /// §5 rules, clamps — out of line, reached by tail calls).
+    #[inline(always)]
+    pub fn on_completion_rate(&mut self, cfg: &Config, ev: &Completion) -> Outcome {
+        match Self::rtt_q4_fast(cfg, ev) {
+            Some(rtt) => self.step::<false>(cfg, rtt, ev.bytes, sending(ev.sending_rate_bps)),
+            None => Self::on_completion_general(
+                cfg,
+                self,
+                ev.t_complete_ns.wrapping_sub(ev.t_send_ns),
+                ev.t_complete_ns < ev.t_send_ns,
+                ev.bytes,
+                sending(ev.sending_rate_bps),
+            ),
+        }
+    }
+
+    /// [`on_completion_rate`](Self::on_completion_rate) for every event its RTT engine's fast
+    /// form leaves: the general RTT engine on the span `dt_ns = t_complete − t_send` (wrapping;
+    /// `before`: `t_complete < t_send`), then Algorithm 1 (or [`Branch::Skip`]).
     #[cold]
     #[inline(never)]
-    fn on_completion_long(
-        &mut self,
+    fn on_completion_general(
         cfg: &Config,
-        t_send_ns: u64,
-        t_complete_ns: u64,
+        st: &mut Self,
+        dt_ns: u64,
+        before: bool,
         bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        let ev = Completion {
-            t_send_ns,
-            t_complete_ns,
-            bytes,
-            sending_rate_bps,
-        };
-        match Self::rtt_q4(cfg, &ev) {
-            Some(rtt) => self.step(cfg, rtt, bytes, sending_rate_bps),
-            None => self.skip(),
+        sending_bps: u64,
+    ) -> Outcome {
+        if before {
+            return Outcome::new(Branch::Skip, st.rate_u);
         }
+        let rtt = Self::rtt_q4_of_span(cfg, dt_ns, bytes);
+        st.step::<false>(cfg, rtt, bytes, sending_bps)
     }
 
     /// The rate computation engine (§3) on its own, for firmware that measured the RTT itself
@@ -505,9 +620,8 @@ impl State {
     /// values above [`RTT_SAT_Q4`] saturate there). `bytes` (segment size) is used only by
     /// per-completion scaling and `sending_rate_bps` only by the application-limited rule (§5).
     /// Never returns [`Branch::Skip`]. `on_completion(ev)` is exactly
-    /// `on_rtt(rtt_ns(ev), ev.bytes, ev.sending_rate_bps)` for every event that is not skipped:
+    /// `on_rtt(rtt_ns(ev), ev.bytes, ev.sending_bps)` for every event that is not skipped:
     /// both run the same code.
-    #[inline(always)]
     pub fn on_rtt(
         &mut self,
         cfg: &Config,
@@ -515,202 +629,182 @@ impl State {
         bytes: u32,
         sending_rate_bps: Option<u64>,
     ) -> Update {
+        let rtt = Self::saturate(rtt_ns);
+        self.step::<false>(cfg, rtt, bytes, sending(sending_rate_bps))
+            .update(rtt)
+    }
+
+    /// [`on_rtt`](Self::on_rtt) for firmware: the rate and the branch in two registers.
+    #[inline(always)]
+    pub fn on_rtt_rate(
+        &mut self,
+        cfg: &Config,
+        rtt_ns: U28F4,
+        bytes: u32,
+        sending_rate_bps: Option<u64>,
+    ) -> Outcome {
+        self.step::<false>(
+            cfg,
+            Self::saturate(rtt_ns),
+            bytes,
+            sending(sending_rate_bps),
+        )
+    }
+
+    #[inline(always)]
+    const fn saturate(rtt_ns: U28F4) -> u32 {
         let rtt_q4 = rtt_ns.to_bits();
-        let rtt = if rtt_q4 > RTT_SAT_Q4 {
+        if rtt_q4 > RTT_SAT_Q4 {
             RTT_SAT_Q4
         } else {
             rtt_q4
-        };
-        self.step(cfg, rtt, bytes, sending_rate_bps)
+        }
     }
 
-    /// Algorithm 1 for one sample `rtt ≤ RTT_SAT_Q4`: the one implementation. Rare sub-cases
-    /// (first sample, runs of identical RTTs, `T_high`, the optional §5 rules) are out of line
-    /// and reached by tail calls, so the common path keeps no stack frame; the out-of-line
-    /// parts run the same code (`step_core`, `finish`) with the optional rules as a const
-    /// parameter.
+    /// Algorithm 1 for one sample `rtt ≤ RTT_SAT_Q4`: the one implementation, in the paper's
+    /// order. `GENERAL = false` is the inline common path: it hands the whole event to
+    /// [`step_general`](Self::step_general) (this code with `GENERAL = true`, out of line)
+    /// before changing anything when the flow has not started, `α` is not dyadic, or a run of
+    /// identical RTTs starts; `T_high`, the optional §5 rules and clamps are out of line in both.
+    /// Every out-of-line part returns the [`Outcome`] itself, so the common path calls nothing
+    /// but tail calls and needs no stack frame.
     #[inline(always)]
-    fn step(
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        clippy::cast_possible_wrap,
+        clippy::cast_sign_loss
+    )] // ranges beside each step
+    fn step<const GENERAL: bool>(
         &mut self,
         cfg: &Config,
         rtt: u32,
         bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        if self.started == 0 {
+        sending_bps: u64,
+    ) -> Outcome {
+        let prev = self.prev_rtt_q4;
+        if !GENERAL && ((prev as i32) < 0 || cfg.oma_shift == 0) {
+            return Self::step_general(cfg, self, rtt, bytes, sending_bps);
+        }
+        if GENERAL && prev & NOT_STARTED != 0 {
             // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
-            return self.init(rtt);
+            self.prev_rtt_q4 = rtt;
+            self.diff_hi = 0;
+            self.diff_mid = 0;
+            self.diff_lo = 0;
+            self.resid = 0;
+            return Outcome::new(Branch::Init, self.rate_u);
         }
-        if cfg.optional {
-            return self.step_optional(cfg, rtt, bytes, sending_rate_bps);
-        }
-        self.step_core::<false>(cfg, rtt, bytes, sending_rate_bps)
-    }
-
-    /// [`step`](Self::step) with an optional §5 rule on.
-    #[cold]
-    #[inline(never)]
-    fn step_optional(
-        &mut self,
-        cfg: &Config,
-        rtt: u32,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        self.step_core::<true>(cfg, rtt, bytes, sending_rate_bps)
-    }
-
-    /// Alg. 1's gradient for a started flow (a run of identical RTTs through
-    /// [`hold`](Self::hold)), then [`finish`](Self::finish).
-    #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // ranges beside each step
-    fn step_core<const OPT: bool>(
-        &mut self,
-        cfg: &Config,
-        rtt: u32,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
         // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
         // Both in [0, 2^31): the difference fits i32.
-        let nd = rtt as i32 - self.prev_rtt_q4 as i32;
-        self.prev_rtt_q4 = rtt;
-        let g_pos = if nd == 0 {
-            // A run of identical RTTs (common on NIC clocks): the EWMA decays, see `hold`.
-            self.hold(cfg) > 0
-        } else {
-            // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
-            let (h, m, l) = ewma(cfg, self.diff_hi, self.diff_mid, self.diff_lo, nd);
-            self.diff_hi = h;
-            self.diff_mid = m;
-            self.diff_lo = l;
-            self.resid = 0;
-            // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0: top word ≥ 0 and some bit set.
-            h >= 0 && (h as u32 | m | l) != 0
-        };
-        self.finish::<OPT>(cfg, rtt, g_pos, bytes, sending_rate_bps)
-    }
-
-    /// Alg. 1's branches for `rtt` and the sign of `g` (`g_pos`: `g > 0`), then the clamp.
-    #[inline(always)]
-    fn finish<const OPT: bool>(
-        &mut self,
-        cfg: &Config,
-        rtt: u32,
-        g_pos: bool,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> Update {
-        let mut app_limited = false;
-        let branch = if rtt < cfg.t_low_q4 {
-            // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            app_limited = self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
-            Branch::Low
-        } else if rtt > cfg.t_high_q4 {
-            // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
-            return self.high(cfg, rtt, bytes);
-        } else if !g_pos {
-            // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events, else 1.
-            // Saturating: the counter only needs to know "≥ hai_after (≤ 255)".
-            self.hai_count = self.hai_count.saturating_add(1);
-            if u32::from(self.hai_count) >= cfg.hai_from {
-                // Alg. 1: rate ← rate + N·δ
-                app_limited = self.grow::<OPT>(
-                    cfg,
-                    cfg.hai,
-                    cfg.delta_hai_u,
-                    cfg.params.hai_n,
-                    bytes,
-                    sending_rate_bps,
-                );
-                Branch::Hai
-            } else {
-                // Alg. 1: rate ← rate + δ
-                app_limited =
-                    self.grow::<OPT>(cfg, cfg.inc, cfg.delta_u, 1, bytes, sending_rate_bps);
-                Branch::Inc
-            }
-        } else {
-            // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
-            self.hai_count = 0;
-            self.dec::<OPT>(cfg, self.diff_q36(), bytes);
-            Branch::Dec
-        };
-        Update {
-            rate_bps: self.rate_bps(),
-            branch,
-            rtt_ns: U28F4::from_bits(rtt),
-            app_limited,
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn skip(&self) -> Update {
-        Update {
-            rate_bps: self.rate_bps(),
-            branch: Branch::Skip,
-            rtt_ns: U28F4::ZERO,
-            app_limited: false,
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn init(&mut self, rtt: u32) -> Update {
-        self.started = 1;
-        self.prev_rtt_q4 = rtt;
-        self.set_diff(0);
-        self.resid = 0;
-        Update {
-            rate_bps: self.rate_bps(),
-            branch: Branch::Init,
-            rtt_ns: U28F4::from_bits(rtt),
-            app_limited: false,
-        }
-    }
-
-    /// Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 − α)·rtt_diff`,
-    /// plus the residual countdown. At the first such sample the countdown is set to the number
-    /// of identical samples for which an f64 implementation still sees `g ≠ 0`; `rtt_diff`
-    /// keeps decaying and steering the rate, and once it reaches 0 (or stalls at −1 ulp) only
-    /// the countdown's sign remains, with no effect on the rate. Returns the sign of `g`.
-    #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
-    fn hold(&mut self, cfg: &Config) -> i32 {
+        let nd = rtt as i32 - prev as i32;
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
-        let zero = (h as u32 | m | l) == 0;
-        let mut r = self.resid;
-        if r == 0 {
-            if zero {
-                return 0; // exactly 0: g = 0
+        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
+        let g_pos = if nd != 0 {
+            let (h2, m2, l2) = ewma(cfg, h, m, l, nd);
+            self.prev_rtt_q4 = rtt;
+            self.diff_hi = h2;
+            self.diff_mid = m2;
+            self.diff_lo = l2;
+            self.resid = 0;
+            // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0.
+            h2 > 0 || (h2 == 0 && (m2 | l2) != 0)
+        } else {
+            // A run of identical RTTs (common on NIC clocks): new_rtt_diff = 0, the EWMA
+            // decays, plus the residual countdown (module docs).
+            let mut r = self.resid;
+            if r == 0 {
+                if (h as u32 | m | l) == 0 {
+                    false // exactly 0: g = 0
+                } else if !GENERAL {
+                    return Self::step_general(cfg, self, rtt, bytes, sending_bps);
+                } else {
+                    r = self.countdown_start(cfg);
+                    self.hold(cfg, r)
+                }
+            } else {
+                self.hold(cfg, r)
             }
-            r = self.countdown_start(cfg);
+        };
+        if rtt < cfg.t_low_q4 {
+            // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
+            return self.increase(cfg, Branch::Low, cfg.inc, cfg.delta_u, bytes, sending_bps);
         }
+        if rtt > cfg.t_high_q4 {
+            // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
+            return Self::high(cfg, self, rtt, bytes);
+        }
+        if !g_pos {
+            // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events in a
+            // row, else 1. The count saturates at 255 (it only needs "≥ hai_after"):
+            // `hai_from ≤ 256`, so below it `c` fits the u8; at or above it `c ≤ 256`.
+            let c = u32::from(self.hai_count) + 1;
+            if c < cfg.hai_from {
+                self.hai_count = c as u8;
+                // Alg. 1: rate ← rate + δ
+                return self.increase(cfg, Branch::Inc, cfg.inc, cfg.delta_u, bytes, sending_bps);
+            }
+            self.hai_count = (c - (c >> 8)) as u8;
+            // Alg. 1: rate ← rate + N·δ (`hai_branch` is `Inc` when N = 1)
+            return self.increase(
+                cfg,
+                cfg.hai_branch,
+                cfg.hai,
+                cfg.delta_hai_u,
+                bytes,
+                sending_bps,
+            );
+        }
+        // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
+        self.hai_count = 0;
+        self.dec(cfg, bytes)
+    }
+
+    /// [`step`](Self::step) for every case its common path leaves (module docs of `step`).
+    #[cold]
+    #[inline(never)]
+    fn step_general(
+        cfg: &Config,
+        st: &mut Self,
+        rtt: u32,
+        bytes: u32,
+        sending_bps: u64,
+    ) -> Outcome {
+        st.step::<true>(cfg, rtt, bytes, sending_bps)
+    }
+
+    /// Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 − α)·rtt_diff`
+    /// with the residual countdown `r ≠ 0` or just started. `rtt_diff` keeps decaying and
+    /// steering the rate; once it stalls (reaches 0, or stays at its value: `−1` ulp for a
+    /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's
+    /// sign remains, with no effect on the rate. Returns whether `g > 0`.
+    #[inline(always)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // countdown toward 0 (|r| ≤ i16::MAX); r + 1 ≥ −32 767
+    fn hold(&mut self, cfg: &Config, r: i16) -> bool {
+        let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
         // (1 − α)·d, floored: the EWMA step with new_rtt_diff = 0.
         let (mut h2, mut m2, mut l2) = ewma(cfg, h, m, l, 0);
-        if (h2 == h && m2 == m && l2 == l) || r.unsigned_abs() <= 1 {
-            // Stalled at −1 ulp, or the f64 gradient flushes after this sample: the rest is a
-            // residual (the sign this time, then 0).
+        // |r| ≤ 1 (r + 1 ∈ [0, 2]): the f64 gradient flushes after this sample. Stalled: the
+        // step changed nothing (the `Q.4` word first: it changes on most samples).
+        let flush = (i32::from(r) + 1) as u32 <= 2;
+        if flush || (h2 == h && (m2 ^ m) | (l2 ^ l) == 0) {
             (h2, m2, l2) = (0, 0, 0);
         }
         self.diff_hi = h2;
         self.diff_mid = m2;
         self.diff_lo = l2;
         self.resid = r - r.signum();
-        if h2 < 0 {
-            -1
-        } else if (h2 as u32 | m2 | l2) != 0 {
-            1
+        if h2 != 0 {
+            h2 > 0
+        } else if (m2 | l2) != 0 {
+            true
         } else {
-            i32::from(r.signum())
+            r > 0
         }
     }
 
     /// The countdown at the first identical sample of a run: `±residual_events(|rtt_diff|)`
     /// with `rtt_diff`'s sign (out of line: once per run). `rtt_diff ≠ 0`.
-    #[cold]
-    #[inline(never)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // 0 ≤ k ≤ i16::MAX: −k fits
     fn countdown_start(&self, cfg: &Config) -> i16 {
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
@@ -753,45 +847,54 @@ impl State {
         q.saturating_sub(1).min(i16::MAX as u64) as i16
     }
 
-    /// `rate ← clamp(rate + step)` (saturating: rates), unless an optional §5 rule changes it;
-    /// returns whether the application-limited rule suppressed it. `step` is `n·δ` in rate
-    /// units, saturated (`n` = 1, or `N` for HAI).
+    /// `rate ← clamp(rate + step)` for `branch` (`Low`, `Inc`, `Hai`; `step` is `δ`, or `N·δ`
+    /// for HAI, saturated). Inline only when the sum needs no clamp and no saturation
+    /// (`config::IncRange`; its span is 0 while an optional §5 rule is on): every other case is
+    /// [`grow`](Self::grow), which computes the same sum in full
+    /// (`increase_fast_form_equals_the_general_one`).
     #[inline(always)]
-    fn grow<const OPT: bool>(
+    #[allow(clippy::arithmetic_side_effects)] // inside the range, rate + step ≤ max (IncRange)
+    fn increase(
         &mut self,
         cfg: &Config,
+        branch: Branch,
         range: config::IncRange,
         step: u32,
-        n: u32,
         bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> bool {
-        if OPT {
-            return self.grow_optional(cfg, step, n, bytes, sending_rate_bps);
+        sending_bps: u64,
+    ) -> Outcome {
+        let rate = self.rate_u;
+        if rate.wrapping_sub(range.lo) < range.span {
+            let r = rate + step;
+            self.rate_u = r;
+            return Outcome::new(branch, r);
         }
-        self.rate_u = increase(cfg, self.rate_u, range, step);
-        false
+        Self::grow(cfg, self, branch, bytes, sending_bps)
     }
 
+    /// The increase of `branch` in full: `rate ← clamp(rate + n·δ)` with `n = N` for `Hai`,
+    /// else 1 (saturating: rates), unless an optional §5 rule changes it: the
+    /// application-limited rule suppresses it (the rate is only clamped), per-completion
+    /// scaling scales the step.
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96, · 2^30 < 2^126 in u128
-    fn grow_optional(
-        &mut self,
-        cfg: &Config,
-        step: u32,
-        n: u32,
-        bytes: u32,
-        sending_rate_bps: Option<u64>,
-    ) -> bool {
-        if let (Some(s), Some(r)) = (sending_rate_bps, cfg.params.app_limited) {
-            // §5: increase only if sending·den ≥ num·rate (exact in u128).
-            if u128::from(s) * u128::from(r.den) < u128::from(r.num) * u128::from(self.rate_bps()) {
-                self.rate_u = clamp(cfg, self.rate_u);
-                return true;
+    fn grow(cfg: &Config, st: &mut Self, branch: Branch, bytes: u32, sending_bps: u64) -> Outcome {
+        if let Some(r) = cfg.params.app_limited {
+            // §5: increase only if sending·den ≥ num·rate (exact in u128). An unknown sending
+            // rate (`u64::MAX`) never limits: num ≤ den and rate < 2^39.
+            if u128::from(sending_bps) * u128::from(r.den)
+                < u128::from(r.num) * u128::from(st.rate_bps())
+            {
+                st.rate_u = clamp(cfg, st.rate_u);
+                return Outcome::limited(branch, st.rate_u);
             }
         }
-        let step = match self.scale_q30(cfg, bytes) {
+        let (n, step) = match branch {
+            Branch::Hai => (cfg.params.hai_n, cfg.delta_hai_u),
+            _ => (1, cfg.delta_u),
+        };
+        let step = match st.scale_q30(cfg, bytes) {
             None => step,
             // s·n·δ from δ itself, not from `step`: the config saturates δ and N·δ at the rate
             // format's top, which no unscaled increase can tell apart (it reaches max_rate
@@ -802,57 +905,68 @@ impl State {
                 u32::try_from((full + (1 << 36)) >> 37).unwrap_or(u32::MAX)
             }
         };
-        self.rate_u = clamp(cfg, self.rate_u.saturating_add(step));
-        false
+        st.rate_u = clamp(cfg, st.rate_u.saturating_add(step));
+        Outcome::new(branch, st.rate_u)
     }
 
-    /// Alg. 1 `rate ← rate·(1 − β·g)` for `rtt_diff ≥ 0` (its top 64 bits `d`, `Q27.36` ns),
-    /// `g = rtt_diff/minRTT`;
-    /// `β·g` from the 32 bits of `d` below its leading bit (`d ≥ dthr` compares the `Q.4` word,
-    /// exactly).
+    /// Alg. 1 `rate ← rate·(1 − β·g)` for `rtt_diff > 0`, `g = rtt_diff/minRTT`: `β·g` by
+    /// [`beta_g_q32`] (inline below `dthr` while per-completion scaling is off, where it is one
+    /// shift and one `mulhu`), then [`apply_cut`](Self::apply_cut) (inline while the result
+    /// needs no clamp).
     #[inline(always)]
     #[allow(
         clippy::arithmetic_side_effects,
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss
-    )] // d > 0: its high word is ≥ 0
-    fn dec<const OPT: bool>(&mut self, cfg: &Config, d: i64, bytes: u32) {
-        if OPT && cfg.scale_num != 0 {
-            return self.dec_scaled(cfg, d, bytes);
+    )] // rtt_diff > 0: its high word is ≥ 0; below dthr the shifted value is < 2^32
+    fn dec(&mut self, cfg: &Config, bytes: u32) -> Outcome {
+        let h = self.diff_hi as u32;
+        if h < cfg.dec_fast_below {
+            // d >> bg_bits on two words (h < dthr ≤ 2^bg_bits: h's part fits).
+            let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31))
+                | (h << (u32::from(cfg.bg_lshift) & 31));
+            // β·g < 1 in Q32: mulhu < 2^31, so << 1 fits.
+            let r = cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1);
+            // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
+            if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
+                self.rate_u = r;
+                return Outcome::new(Branch::Dec, r);
+            }
         }
-        let r = if (d >> 32) as u32 >= cfg.dthr_q4 {
-            // β·g ≥ 1: the factor is ≤ 0, the rate goes to min_rate.
-            0
-        } else {
-            // β·g in Q32: d < dthr·2^32 ≤ 2^(32+bg_bits), so d >> bg_bits < 2^32; mulhu < 2^31,
-            // so << 1 fits.
-            let x = (d >> (cfg.bg_bits & 31)) as u32;
-            cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1)
-        };
-        // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
-        self.rate_u = if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
-            r
-        } else {
-            clamp(cfg, r)
-        };
+        Self::dec_general(cfg, self, bytes)
     }
 
-    /// Per-completion scaling (§5) of the gradient decrease: the cut `s·β·g` is formed in full
-    /// width before anything is clamped, so `s·β·g ≥ 1` reaches `min_rate` as in the reference.
+    /// [`dec`](Self::dec) in full: `β·g` at full width ([`beta_g_q32`]), then
+    /// [`apply_cut`](Self::apply_cut) (scaled by [`cut_scaled`](Self::cut_scaled) while
+    /// per-completion scaling is on).
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // u128 ranges beside each step; d > 0
-    fn dec_scaled(&mut self, cfg: &Config, d: i64, bytes: u32) {
-        let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);
-        // β·g in Q32, unclamped: (d >> bg_bits)·bg_mul·2 / 2^32 (d < 2^63: < 2^95).
-        let bg = (u128::from((d >> (cfg.bg_bits & 31)) as u64) * u128::from(cfg.bg_mul)) >> 31;
-        let cut = (bg * u128::from(s)) >> 30;
-        self.apply_cut(cfg, cut);
+    fn dec_general(cfg: &Config, st: &mut Self, bytes: u32) -> Outcome {
+        let d = (i64::from(st.diff_hi) << 32) | i64::from(st.diff_mid);
+        let cut = beta_g_q32(cfg, d);
+        if cfg.scale_num != 0 {
+            return Self::cut_scaled(cfg, st, Branch::Dec, cut, bytes);
+        }
+        st.apply_cut(cfg, cut);
+        Outcome::new(Branch::Dec, st.rate_u)
+    }
+
+    /// The cut of `branch` (`Dec` or `High`) scaled by §5's `s`: `rate ← clamp(rate·(1 − s·cut))`.
+    /// The cut `s·cut` is formed at full width before anything is clamped, so `s·cut ≥ 1`
+    /// reaches `min_rate` as in the reference.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // cut ≤ 2^62, s ≤ 2^30: the product >> 30 ≤ 2^62
+    fn cut_scaled(cfg: &Config, st: &mut Self, branch: Branch, cut: u64, bytes: u32) -> Outcome {
+        let s = st.scale_q30(cfg, bytes).unwrap_or(1 << 30);
+        st.apply_cut(cfg, ((u128::from(cut) * u128::from(s)) >> 30) as u64);
+        Outcome::new(branch, st.rate_u)
     }
 
     /// `rate ← clamp(rate·(1 − cut))` for a Q32 cut of any size (≥ 1: rate 0, then `min_rate`).
+    #[inline(always)]
     #[allow(clippy::cast_possible_truncation)] // cut < 2^32 checked
-    fn apply_cut(&mut self, cfg: &Config, cut_q32: u128) {
+    fn apply_cut(&mut self, cfg: &Config, cut_q32: u64) {
         let r = if cut_q32 >= 1 << 32 {
             0
         } else {
@@ -864,56 +978,22 @@ impl State {
     /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`),
     /// optionally scaled (§5); the HAI counter restarts. On 32-bit words: `T_high/rtt` from
     /// cc-math's refined reciprocal of the normalised `rtt` (≤ 2^-30 relative), the cut `β·(1 −
-    /// ratio)` from one 32×32 product.
+    /// ratio)` from one 32×32 product, then [`apply_cut`](Self::apply_cut).
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
-    fn high(&mut self, cfg: &Config, rtt_q4: u32, bytes: u32) -> Update {
-        self.hai_count = 0;
+    fn high(cfg: &Config, st: &mut Self, rtt_q4: u32, bytes: u32) -> Outcome {
+        st.hai_count = 0;
         // rtt > T_high ≥ 0: rtt ≥ 1.
-        let ratio_q30 = match NonZeroU32::new(rtt_q4) {
-            Some(x) => {
-                // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
-                // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
-                // 1 ≤ 32 − s ≤ 31, rounded to nearest.
-                let (m, s) = cc_math::recip::normalize(x);
-                let r = cc_math::RECIP.recip_norm_refined(m);
-                let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
-                let sh = 32 - s;
-                let q = cc_math::word::shr64_small(hi, lo, sh);
-                let half = u64::from((lo >> ((sh - 1) & 31)) & 1);
-                q + half
-            }
-            None => 0,
-        };
-        // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
-        let ratio_q30 = if ratio_q30 > 1 << 30 {
-            1 << 30
-        } else {
-            ratio_q30 as u32
-        };
+        let ratio_q30 = t_high_ratio_q30(cfg, rtt_q4);
         // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
         let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
         let cut = cc_math::word::shr64_small(hi, lo, 29);
-        if cfg.scale_num == 0 {
-            self.rate_u = clamp(
-                cfg,
-                if cut >= 1 << 32 {
-                    0
-                } else {
-                    cut_rate(self.rate_u, cut as u32)
-                },
-            );
-        } else {
-            let s = self.scale_q30(cfg, bytes).unwrap_or(1 << 30);
-            self.apply_cut(cfg, (u128::from(cut) * u128::from(s)) >> 30);
+        if cfg.scale_num != 0 {
+            return Self::cut_scaled(cfg, st, Branch::High, cut, bytes);
         }
-        Update {
-            rate_bps: self.rate_bps(),
-            branch: Branch::High,
-            rtt_ns: U28F4::from_bits(rtt_q4),
-            app_limited: false,
-        }
+        st.apply_cut(cfg, cut);
+        Outcome::new(Branch::High, st.rate_u)
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.
@@ -926,7 +1006,7 @@ impl State {
             return None;
         }
         // bytes < 2^32, scale_num < 2^26: num < 2^58. rate_u, minRTT < 2^32: den < 2^64.
-        let num = u64::from(bytes) * cfg.scale_num;
+        let num = u64::from(bytes) * u64::from(cfg.scale_num);
         let den = u64::from(self.rate_u) * u64::from(cfg.params.min_rtt_ns);
         if num >= den {
             return Some(1 << 30); // s ≥ 1 (also rate 0)
@@ -994,6 +1074,36 @@ fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32
     let t0 = u64::from(p_m as u32) + p_l; // < 2^33
     let r_top = p_h + ((p_m >> 32) + (t0 >> 32)) as i64; // (p_m >> 32) + carry < 2^32
     plus_alpha_n(cfg, r_top, t0 as u32, nd)
+}
+
+/// `T_high/rtt` in `Q30` for `rtt > T_high`, rounded, at most 2^30: cc-math's refined
+/// reciprocal of the normalised `rtt` (≤ 2^-30 relative) times `T_high`
+/// (`t_high_ratio_is_the_rounded_64_bit_quotient`).
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects)] // ranges beside each step
+fn t_high_ratio_q30(cfg: &Config, rtt_q4: u32) -> u32 {
+    let ratio_q30 = match NonZeroU32::new(rtt_q4) {
+        Some(x) => {
+            // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
+            // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
+            // 1 ≤ 32 − s ≤ 31, rounded to nearest.
+            let (m, s) = cc_math::recip::normalize(x);
+            let r = cc_math::RECIP.recip_norm_refined(m);
+            let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
+            // T_high < rtt: the quotient is below 2^30 but for the reciprocal's 2^-30, so
+            // it lies in one word: (hi << s) | (lo >> (32 − s)).
+            let sh = 32 - s;
+            let q = (hi << (s & 31)) | (lo >> (sh & 31));
+            q + ((lo >> ((sh - 1) & 31)) & 1)
+        }
+        None => 0,
+    };
+    // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
+    if ratio_q30 > 1 << 30 {
+        1 << 30
+    } else {
+        ratio_q30
+    }
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

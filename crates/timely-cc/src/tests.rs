@@ -908,3 +908,163 @@ fn residual_events_from_words_equals_the_128_bit_form() {
         }
     }
 }
+
+/// Configurations the fast-versus-general properties run on: the paper's, a 1 Mb/s and a
+/// 400 Gb/s line (large and zero `M_hi`), `β = 1` with a short minRTT (a low `dthr`), HAI with
+/// `N = 1`.
+fn fast_form_configs() -> [Config; 5] {
+    [
+        CFG,
+        Config::new(Params {
+            line_rate_bps: 1_000_000,
+            min_rate_bps: 128_000,
+            max_rate_bps: 1_000_064,
+            init_rate_bps: 1_000_064,
+            delta_bps: 128_000,
+            ..Params::DEFAULT
+        })
+        .unwrap(),
+        Config::new(Params {
+            line_rate_bps: 400_000_000_000,
+            max_rate_bps: 400_000_000_000,
+            init_rate_bps: 400_000_000_000,
+            ..Params::DEFAULT
+        })
+        .unwrap(),
+        Config::new(Params {
+            beta: Ratio::new(1, 1),
+            min_rtt_ns: 1_000,
+            ..Params::DEFAULT
+        })
+        .unwrap(),
+        Config::new(Params {
+            hai_n: 1,
+            ..Params::DEFAULT
+        })
+        .unwrap(),
+    ]
+}
+
+proptest! {
+    /// The RTT engine's 32-bit fast form gives the general form's RTT whenever it gives one, and
+    /// gives one for every event inside its domain (same 2^32-ns window, span < 2^27 ns,
+    /// segment ≤ `ser_cap_bytes`, serialisation ≤ the span).
+    #[test]
+    fn rtt_engine_fast_form_equals_the_general_one(
+        c in 0usize..5,
+        t_send: u64,
+        dt in prop_oneof![0u64..2_000_000, 0u64..(1 << 28), any::<u64>()],
+        bytes in prop_oneof![0u32..70_000, any::<u32>()],
+        before: bool,
+    ) {
+        let cfg = fast_form_configs()[c];
+        let t_complete = if before { t_send.wrapping_sub(dt) } else { t_send.wrapping_add(dt) };
+        let ev = Completion::new(t_send, t_complete, bytes);
+        let general = State::rtt_q4(&cfg, &ev);
+        match State::rtt_q4_fast(&cfg, &ev) {
+            Some(fast) => prop_assert_eq!(Some(fast), general),
+            None => {
+                let inside = t_complete >> 32 == t_send >> 32
+                    && t_complete >= t_send
+                    && t_complete - t_send < 1 << 27
+                    && bytes <= cfg.ser_cap_bytes
+                    && general.is_some_and(|r| r > 0 || (t_complete - t_send) * 16 == 0);
+                prop_assert!(!inside, "fast form declined an event inside its domain");
+            }
+        }
+    }
+
+    /// An increase takes its inline form exactly when the general one ([`State::grow`], with
+    /// no optional rule) needs no clamp and no saturation, and then gives the same rate.
+    #[test]
+    fn increase_fast_form_equals_the_general_one(
+        c in 0usize..5,
+        rate in prop_oneof![any::<u32>(), 0u32..100_000, (u32::MAX - 100_000)..=u32::MAX],
+        hai: bool,
+    ) {
+        let cfg = fast_form_configs()[c];
+        let (branch, range, step) = if hai {
+            (Branch::Hai, cfg.hai, cfg.delta_hai_u)
+        } else {
+            (Branch::Inc, cfg.inc, cfg.delta_u)
+        };
+        let mut fast = State::from_raw(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
+        let mut general = fast;
+        let a = fast.increase(&cfg, branch, range, step, 1500, u64::MAX);
+        let b = State::grow(&cfg, &mut general, branch, 1500, u64::MAX);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(fast, general);
+        let inline = rate.wrapping_sub(range.lo) < range.span;
+        let sum = u64::from(rate) + u64::from(step);
+        prop_assert_eq!(
+            inline,
+            sum <= u64::from(cfg.max_rate_u) && sum >= u64::from(cfg.min_rate_u)
+        );
+    }
+
+    /// The gradient decrease's inline form (below `dthr`, no scaling, no clamp) gives the rate
+    /// the general form ([`beta_g_q32`], [`State::apply_cut`]) gives.
+    #[test]
+    fn gradient_cut_fast_form_equals_the_general_one(
+        c in 0usize..5,
+        rate in prop_oneof![any::<u32>(), 70_000u32..80_000_000],
+        d_frac in 1u64..=u64::MAX,
+        hi_share in 0u32..=1000,
+    ) {
+        let cfg = fast_form_configs()[c];
+        // rtt_diff > 0 with its Q.4 word anywhere in [0, dthr] (dthr itself: the general form).
+        let hi = (u64::from(cfg.dthr_q4) * u64::from(hi_share) / 1000) as u32;
+        let st = State {
+            rate_u: rate,
+            prev_rtt_q4: 0,
+            diff_hi: hi as i32,
+            diff_mid: (d_frac >> 32) as u32,
+            diff_lo: d_frac as u32,
+            resid: 0,
+            hai_count: 3,
+        };
+        let (mut fast, mut general) = (st, st);
+        let a = fast.dec(&cfg, 1500);
+        let b = State::dec_general(&cfg, &mut general, 1500);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(fast, general);
+    }
+}
+
+/// A fast form that never ran would make the properties above vacuous: on the paper's
+/// configuration each takes its inline path on ordinary inputs.
+#[test]
+fn fast_forms_take_ordinary_events() {
+    let ev = Completion::new(1_000, 61_000, 1_500);
+    assert!(State::rtt_q4_fast(&CFG, &ev).is_some());
+    let rate = CFG.init_rate_u / 2;
+    assert!(rate.wrapping_sub(CFG.inc.lo) < CFG.inc.span);
+    assert!(rate.wrapping_sub(CFG.hai.lo) < CFG.hai.span);
+    const { assert!(CFG.dec_fast_below > 0) };
+}
+
+proptest! {
+    /// The rounded cut on words is `rate − ⌊(rate·cut + 2^31) / 2^32⌋`, the 64-bit form.
+    #[test]
+    fn cut_rate_rounds_the_product_to_nearest(rate: u32, cut: u32) {
+        let p = u64::from(rate) * u64::from(cut);
+        prop_assert_eq!(u64::from(cut_rate(rate, cut)), u64::from(rate) - ((p + (1 << 31)) >> 32));
+    }
+}
+
+proptest! {
+    /// `T_high/rtt` on one word is the quotient the 64-bit shift of `T_high·r` gives (rounded,
+    /// capped at 2^30), for every `T_high` and every `rtt` above it.
+    #[test]
+    fn t_high_ratio_is_the_rounded_64_bit_quotient(t_high_ns in 1u32..=MAX_RTT_NS, above in 1u32..=RTT_SAT_Q4) {
+        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, ..Params::DEFAULT }).unwrap();
+        let rtt = cfg.t_high_q4.saturating_add(above).min(RTT_SAT_Q4);
+        prop_assume!(rtt > cfg.t_high_q4);
+        let (m, s) = cc_math::recip::normalize(core::num::NonZeroU32::new(rtt).unwrap());
+        let r = cc_math::RECIP.recip_norm_refined(m);
+        let p = u64::from(cfg.t_high_q4) * u64::from(r);
+        let sh = 32 - s;
+        let want = ((p >> sh) + ((p >> (sh - 1)) & 1)).min(1 << 30);
+        prop_assert_eq!(u64::from(t_high_ratio_q30(&cfg, rtt)), want);
+    }
+}
