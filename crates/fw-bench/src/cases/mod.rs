@@ -127,11 +127,12 @@ const fn at_most(median_max: u64) -> Option<Goal> {
     Some(Goal { median_max })
 }
 
-/// Issue 11: per completion `low`/`inc`/`hai`/`dec` ≤ 45, `high` ≤ 100.
+/// Issue 19: per completion `low`/`inc` ≤ 60, `hai`/`dec` ≤ 70, `high` ≤ 120.
 fn timely_goal(case: &str) -> Option<Goal> {
     match case {
-        "low" | "inc" | "hai" | "dec" => at_most(45),
-        "high" => at_most(100),
+        "low" | "inc" => at_most(60),
+        "hai" | "dec" => at_most(70),
+        "high" => at_most(120),
         _ => None,
     }
 }
