@@ -204,7 +204,7 @@ impl TimelyFlow {
         // to remove and no per-completion scaling (bytes 0, off in this configuration).
         let _ = self
             .timely
-            .on_rtt(&cfg.timely, U28F4::from_bits(rtt_q4), 0, None);
+            .on_rtt_rate(&cfg.timely, U28F4::from_bits(rtt_q4), 0, None);
     }
 }
 
