@@ -198,16 +198,16 @@ pub enum DecisionCode {
     NoSpace = 2,
 }
 
-/// One decision as plain integers, in C layout: what [`Conductor::next_chunk_into`] writes
-/// (cc-ffi hands its caller's `CcCatsChunk` over as it is). [`Decision`] says the same in
-/// Rust types.
+/// One decision as plain integers, in C layout: what [`Conductor::next_chunk_into`] writes.
+/// It is the C ABI's `CcCatsChunk` (cc-ffi exports this type under that name and hands its
+/// caller's record over as it is); [`Decision`] says the same in Rust types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(C)]
 pub struct ChunkRecord {
     /// The queue chosen, 0 (highest) ..= 4.
     pub prio: u32,
-    /// The message's handle.
+    /// The message's handle, as given to `enqueue` (`cc_cats_enqueue`).
     pub handle: u32,
     /// Offset of the chunk within its message, bytes.
     pub offset_bytes: u32,
@@ -215,7 +215,8 @@ pub struct ChunkRecord {
     pub len_bytes: u32,
     /// 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
     pub last: u8,
-    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept.
+    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
+    /// `Send`, and on `NoSpace` when `space_bytes > 0`).
     pub deadlock_resolved: u8,
 }
 

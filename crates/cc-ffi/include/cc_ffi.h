@@ -422,11 +422,13 @@ typedef struct CC_FFI_ALIGNED(8) CcCatsConn {
   uint8_t _opaque[CC_CATS_CONN_BYTES];
 } CcCatsConn;
 
-// One chunk decision ([`cc_cats_next_chunk`]).
+// One decision as plain integers, in C layout: what [`Conductor::next_chunk_into`] writes.
+// It is the C ABI's `CcCatsChunk` (cc-ffi exports this type under that name and hands its
+// caller's record over as it is); [`Decision`] says the same in Rust types.
 typedef struct CcCatsChunk {
   // The queue chosen, 0 (highest) ..= 4.
   uint32_t prio;
-  // The message's handle, as given to [`cc_cats_enqueue`].
+  // The message's handle, as given to `enqueue` (`cc_cats_enqueue`).
   uint32_t handle;
   // Offset of the chunk within its message, bytes.
   uint32_t offset_bytes;
@@ -435,7 +437,7 @@ typedef struct CcCatsChunk {
   // 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
   uint8_t last;
   // 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
-  // `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
+  // `Send`, and on `NoSpace` when `space_bytes > 0`).
   uint8_t deadlock_resolved;
 } CcCatsChunk;
 

@@ -86,24 +86,9 @@ pub enum CcCatsEnqueue {
     InvalidPrio = 3,
 }
 
-/// One chunk decision ([`cc_cats_next_chunk`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CcCatsChunk {
-    /// The queue chosen, 0 (highest) ..= 4.
-    pub prio: u32,
-    /// The message's handle, as given to [`cc_cats_enqueue`].
-    pub handle: u32,
-    /// Offset of the chunk within its message, bytes.
-    pub offset_bytes: u32,
-    /// Chunk length, bytes: `min(mss, bytes left in the message)`.
-    pub len_bytes: u32,
-    /// 1 when this chunk finishes its message (the descriptor has left the queue), else 0.
-    pub last: u8,
-    /// 1 when the deadlock rule (CATS Eq. 2) ran in this decision and its result was kept (on
-    /// `SEND`, and on `NO_SPACE` when `space_bytes > 0`).
-    pub deadlock_resolved: u8,
-}
+/// One decision's chunk, as C reads it: cats-conductor's own record (`ChunkRecord`, which
+/// cbindgen writes into the header as `CcCatsChunk`), written by `cc_cats_next_chunk`.
+pub use cats_conductor::ChunkRecord as CcCatsChunk;
 
 /// Fills `*out` with the paper's parameters (MSS 1 460; `H` = 60/30/15/6 kB; `L` = `H`/2;
 /// `M` = 0.25/0.5/1.0/1.5/2.0).
@@ -208,10 +193,10 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     conn: *mut CcCatsConn,
     cfg: *const CcCatsConfig,
     space_bytes: u32,
-    out: *mut CcCatsChunk,
+    out: *mut ChunkRecord,
 ) -> DecisionCode {
-    // SAFETY: caller contract; `CcCatsChunk` has `ChunkRecord`'s layout (asserted below), and
-    // `next_chunk_into` only writes `*rec`.
+    // SAFETY: caller contract; `next_chunk_into` only writes `*rec` (it may be uninitialised C
+    // memory).
     let (c, cfg, rec) = unsafe {
         (
             block::get_mut(conn),
@@ -222,21 +207,6 @@ pub unsafe extern "C" fn cc_cats_next_chunk(
     // The crate's code (`CcCatsDecision` in C) as it is; its deadlock rule is a tail call.
     c.next_chunk_into(cfg, space_bytes, rec)
 }
-
-// `cc_cats_next_chunk` hands `*out` to the crate as a `ChunkRecord`: the same fields.
-const _: () = {
-    use core::mem::{align_of, offset_of, size_of};
-    assert!(size_of::<CcCatsChunk>() == size_of::<ChunkRecord>());
-    assert!(align_of::<CcCatsChunk>() == align_of::<ChunkRecord>());
-    assert!(offset_of!(CcCatsChunk, prio) == offset_of!(ChunkRecord, prio));
-    assert!(offset_of!(CcCatsChunk, handle) == offset_of!(ChunkRecord, handle));
-    assert!(offset_of!(CcCatsChunk, offset_bytes) == offset_of!(ChunkRecord, offset_bytes));
-    assert!(offset_of!(CcCatsChunk, len_bytes) == offset_of!(ChunkRecord, len_bytes));
-    assert!(offset_of!(CcCatsChunk, last) == offset_of!(ChunkRecord, last));
-    assert!(
-        offset_of!(CcCatsChunk, deadlock_resolved) == offset_of!(ChunkRecord, deadlock_resolved)
-    );
-};
 
 /// Reads the connection's debt state (debts and In-Debt flags) into `*out`.
 ///
