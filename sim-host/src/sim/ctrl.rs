@@ -11,11 +11,7 @@ use crate::trace::Param;
 
 /// The DOCA PCC setup's line rate, b/s (the adapter's `line_rate_mbps`).
 fn pcc_line_bps(p: &PccSetup) -> f64 {
-    let mbps = match p {
-        PccSetup::Timely(b) => b.values[0],
-        PccSetup::Hpcc(b) => b.values[0],
-    };
-    f64::from(mbps) * 1e6
+    f64::from(p.line_rate_mbps()) * 1e6
 }
 
 /// Both sides' configuration, from the same `key=value` parameters as `replay --set`.
@@ -275,10 +271,7 @@ fn pcc_setup(l: &Loaded, extra: &[Param]) -> Result<crate::pcc::params::Setup, S
             l.file.display()
         ));
     }
-    let line = match &s {
-        crate::pcc::params::Setup::Timely(b) => b.values[0],
-        crate::pcc::params::Setup::Hpcc(b) => b.values[0],
-    };
+    let line = s.line_rate_mbps();
     if u64::from(line) * 1_000_000 != host {
         return Err(format!(
             "{}: key `params.line_rate_mbps`: {line} Mb/s differs from topology.host_rate_bps \
@@ -342,7 +335,9 @@ impl Ctrl {
                 // adapter gives a new flow (TIMELY's init_rate_q20, HPCC's W_max = line rate).
                 ctx: [0; cc_pcc::CONTEXT_WORDS],
                 rate_q20: match &**p {
-                    PccSetup::Timely(b) => b.values[2],
+                    PccSetup::Timely(b) => {
+                        b.values[cc_pcc::params::timely_id::INIT_RATE_Q20 as usize]
+                    }
                     PccSetup::Hpcc(_) => cc_pcc::Q20_ONE,
                 },
             },

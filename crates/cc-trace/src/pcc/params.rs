@@ -28,6 +28,14 @@ impl Setup {
         }
     }
 
+    /// The line rate in force, Mb/s (`line_rate_mbps`, in both tables).
+    pub fn line_rate_mbps(&self) -> u32 {
+        match self {
+            Setup::Timely(b) => b.values[cc_pcc::params::timely_id::LINE_RATE_MBPS as usize],
+            Setup::Hpcc(b) => b.values[cc_pcc::hpcc::hpcc_id::LINE_RATE_MBPS as usize],
+        }
+    }
+
     /// The key of parameter `id` in the trace's algorithm's table.
     pub fn key(&self, id: u32) -> &'static str {
         let keys: &[&'static str] = match self {
