@@ -279,6 +279,25 @@ impl Telemetry {
         }
     }
 
+    /// Encodes the record into its 12 bytes (big-endian fields): the inverse of
+    /// [`decode`](Self::decode), for tests and a host that builds telemetry (simulated switches,
+    /// stream generators).
+    #[must_use]
+    pub fn encode(&self) -> [u8; TELEMETRY_BYTES] {
+        let mut out = [0u8; TELEMETRY_BYTES];
+        let [q0, q1] = self.qlen_256b_cells.to_be_bytes();
+        let words = [
+            u32::from_be_bytes([q0, q1, self.index, self.flags]),
+            self.tx_bytes,
+            self.tx_ts_ns,
+        ];
+        let (chunks, _) = out.as_chunks_mut::<4>();
+        for (c, v) in chunks.iter_mut().zip(words) {
+            *c = v.to_be_bytes();
+        }
+        out
+    }
+
     /// Queue length in bytes (`cells · 256`, below 2^24: exact).
     #[must_use]
     #[allow(clippy::arithmetic_side_effects)] // u16 · 256 < 2^24

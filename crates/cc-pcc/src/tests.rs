@@ -113,6 +113,7 @@ fn telemetry_record_reads_big_endian_queue_bytes_and_timestamp() {
     assert_eq!(t.qlen_bytes(), 0x0102 * 256);
     assert_eq!((t.index, t.flags), (3, 0x40));
     assert_eq!((t.tx_bytes, t.tx_ts_ns), (4096, 0x8000_0001));
+    assert_eq!(t.encode(), b, "encode is decode's inverse");
 }
 
 #[test]

@@ -328,12 +328,14 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             }
             // The switch's telemetry as the probe passes: queue in 256-byte cells, switch
             // index, transmitted bytes, transmit time on the switch's clock.
-            let cells = ((f.queue_bytes / 256.0).round() as u64).min(0xffff) as u16;
-            let mut tel = [0u8; 12];
-            tel[0..2].copy_from_slice(&cells.to_be_bytes());
-            tel[2] = 3;
-            tel[4..8].copy_from_slice(&f.port_tx.to_be_bytes());
-            tel[8..12].copy_from_slice(&clock(k.switch_t0, send + net / 2).to_be_bytes());
+            let tel = cc_pcc::Telemetry {
+                qlen_256b_cells: ((f.queue_bytes / 256.0).round() as u64).min(0xffff) as u16,
+                index: 3,
+                flags: 0,
+                tx_bytes: f.port_tx,
+                tx_ts_ns: clock(k.switch_t0, send + net / 2),
+            }
+            .encode();
             seq += 1;
             heap.push(Reverse((
                 arrive,

@@ -1439,13 +1439,15 @@ impl Sim {
             return;
         }
         let req_send = nic_clock(f.src, p.t_sent_ps);
-        let (tx, ts) = (p.hops[2] as u32, (p.hops[2] >> 32) as u32);
-        let cells = (p.hops[3] & 0xFFFF_FFFF_FFFF) / 256;
-        let mut tel = [0u8; cc_pcc::TELEMETRY_BYTES];
-        tel[..2].copy_from_slice(&(cells.min(u64::from(u16::MAX)) as u16).to_be_bytes());
-        tel[2] = (p.hops[3] >> 48) as u8;
-        tel[4..8].copy_from_slice(&tx.to_be_bytes());
-        tel[8..].copy_from_slice(&ts.to_be_bytes());
+        let cells = (p.hops[3] & 0xFFFF_FFFF_FFFF) / u64::from(cc_pcc::Telemetry::CELL_BYTES);
+        let tel = cc_pcc::Telemetry {
+            qlen_256b_cells: cells.min(u64::from(u16::MAX)) as u16,
+            index: (p.hops[3] >> 48) as u8,
+            flags: 0,
+            tx_bytes: p.hops[2] as u32,
+            tx_ts_ns: (p.hops[2] >> 32) as u32,
+        }
+        .encode();
         let spec = [req_send, p.hops[0] as u32, p.hops[1] as u32, 0];
         self.pcc_event(p.flow, cc_pcc::EventType::Rtt as u8, spec, Some(&tel));
         let src = self.flows[p.flow as usize].src;
