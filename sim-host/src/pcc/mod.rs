@@ -76,29 +76,29 @@ pub enum RowType {
     Param,
 }
 
+/// The documented event types by the name a row gives them (type codes of docs/pcc.md).
+const TYPE_NAMES: [(&str, u8); 5] = [("cnp", 2), ("tx", 3), ("ack", 4), ("nack", 5), ("rtt", 6)];
+
 /// Parses the `type` field.
 pub fn row_type(s: &str) -> Option<RowType> {
-    Some(match s {
-        "cnp" => RowType::Event(2),
-        "tx" => RowType::Event(3),
-        "ack" => RowType::Event(4),
-        "nack" => RowType::Event(5),
-        "rtt" => RowType::Event(6),
-        "param" => RowType::Param,
-        _ => RowType::Event(s.parse().ok()?),
-    })
+    if s == "param" {
+        return Some(RowType::Param);
+    }
+    Some(RowType::Event(match TYPE_NAMES.iter().find(|t| t.0 == s) {
+        Some(&(_, code)) => code,
+        None => s.parse().ok()?,
+    }))
 }
 
-/// The name of a type code as the report writes it.
+/// The row name of a documented type code (`None` for an undocumented one, which a row gives
+/// as its number).
+pub fn row_name(code: u8) -> Option<&'static str> {
+    TYPE_NAMES.iter().find(|t| t.1 == code).map(|t| t.0)
+}
+
+/// The name of a type code as the report writes it (`other` for an undocumented one).
 fn type_name(code: u8) -> &'static str {
-    match code {
-        2 => "cnp",
-        3 => "tx",
-        4 => "ack",
-        5 => "nack",
-        6 => "rtt",
-        _ => "other",
-    }
+    row_name(code).unwrap_or("other")
 }
 
 /// One flow's reference, by algorithm.

@@ -139,14 +139,9 @@ impl Recorder {
         telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
     ) {
         use cc_pcc::EventType;
-        let ty = match ev.event_type() {
-            Some(EventType::Tx) => "tx",
-            Some(EventType::Ack) => "ack",
-            Some(EventType::Nack) => "nack",
-            Some(EventType::Cnp) => "cnp",
-            Some(EventType::Rtt) => "rtt",
-            None => "?",
-        };
+        // A documented type by its row name, any other by its code (as `replay pcc` reads it).
+        let ty = crate::pcc::row_name(ev.type_code)
+            .map_or_else(|| ev.type_code.to_string(), str::to_string);
         // The row's three union fields by type (TX: first timestamp, 32-byte units, packets).
         let (a, b, c) = match ev.event_type() {
             Some(EventType::Tx) => {
