@@ -20,7 +20,7 @@ use crate::{CONTEXT_WORDS, FlowContext, PccResult, Q20_ONE};
 use cc_math::Scale;
 use cc_math::wrap::wrapping_delta;
 use hpcc_cc::{
-    Branch, Config, ConfigError, HopSample, IntHop, Params, Ratio, RawParts, State, U24F8, U32F32,
+    Branch, Config, ConfigError, HopSample, Params, Ratio, RawParts, State, U24F8, U32F32,
 };
 
 /// Hops the adapter's flow keeps: one (the DOCA telemetry sample returns one hop).
@@ -29,33 +29,15 @@ pub const HOPS: usize = 1;
 /// `S = 1600 Gb/s / link speed` per INT speed code (1 = 10G … 9 = 1.6T; 0 for the others).
 const S_BY_CODE: [u32; 16] = [0, 160, 64, 40, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0];
 
-/// The DOCA switch-telemetry hop as an hpcc-cc hop word: INT's bit layout, the telemetry's
-/// units. `N = a·qmin·Δts + b·Δtx·T` with `a = 16·S` (256-byte cells / 16 B) and `b = 2·S`
-/// (32-byte units / 16 B): `a·qmin ≤ 2560·65535 < 2^28`, `b·Δtx ≤ 320·(2^20 − 1)`, inside
-/// [`HopSample`]'s ranges.
+/// The DOCA switch-telemetry hop as an hpcc-cc hop record: INT's bit layout, the telemetry's
+/// units (256-byte queue cells, 32-byte tx units: multiples of 16 bytes, at most 256, as
+/// [`HopSample`] requires; the hop's numerator integers are `16·S` and `2·S`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DocaHop;
 
 impl HopSample for DocaHop {
-    #[inline(always)]
-    fn dts_ns(w: u64, old: u64) -> u32 {
-        IntHop::dts_ns(w, old)
-    }
-    #[inline(always)]
-    fn dtx_units(w: u64, old: u64) -> u32 {
-        IntHop::dtx_units(w, old)
-    }
-    #[inline(always)]
-    fn qlen_units(w: u64) -> u32 {
-        IntHop::qlen_units(w)
-    }
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // 4-bit code
-    fn coeffs(_cfg: &Config, w: u64) -> (u32, u32) {
-        let s = S_BY_CODE.get((w >> 60) as usize).copied().unwrap_or(0);
-        // s ≤ 160: no wrap.
-        (s.wrapping_mul(16), s.wrapping_mul(2))
-    }
+    const QUEUE_UNIT_BYTES: u32 = Telemetry::CELL_BYTES;
+    const TX_UNIT_BYTES: u32 = 32;
 }
 
 impl DocaHop {

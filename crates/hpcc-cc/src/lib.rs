@@ -4,12 +4,13 @@
 //! * [`int`]: the INT block on the wire (paper §4.1, Figure 7): a zero-copy [`IntView`] and an
 //!   [`encode`](int::encode)r, with typed [`IntError`]s.
 //! * [`Config`]: the paper's parameters, validated, with every reciprocal precomputed
-//!   (`1/T`, `1/(12.5·T)`, `1/(12.5·T²)`, the rate scale `8/T`, and per speed code the exact
-//!   integers `5S`, `8S` with `S = 1600 Gb/s / B`).
-//! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1).
-//! * [`HopSample`]: the per-hop sample interface (queue, transmitted bytes, timestamp, link
-//!   speed) Algorithm 1 reads; [`IntHop`] is Fig. 7 INT's, and [`State::on_hop_words`] runs the
-//!   same Algorithm 1 on hop words of any other format (e.g. cc-pcc's switch telemetry).
+//!   (`1/T`, `1/(12.5·T)`, `1/(12.5·T²)`, the rate scale `8/T`).
+//! * [`State`]: one flow's state (64 bytes at 5 hops), updated by [`State::on_ack`] (Algorithm 1):
+//!   one out-of-line function for a one-hop block, one for the loop over any number of hops,
+//!   the same numerics in both.
+//! * [`HopSample`]: the units of a hop record laid out as Fig. 7's INT hop (queue length,
+//!   transmitted bytes); [`IntHop`] is INT's, and [`State::on_hop_words`] runs the same
+//!   Algorithm 1 on records of another format (e.g. cc-pcc's switch telemetry).
 //!
 //! # Number formats
 //! The table at the end of this page (`docs/formats/hpcc.md`, shared with docs/hpcc.md).
@@ -68,7 +69,6 @@
 pub mod int;
 
 use cc_math::word::{mul_64x64, mul_u64_u32, mul_wide, mulhu, shr64_small};
-use cc_math::wrap::wrapping_delta;
 use cc_math::{RECIP, Scale};
 use core::num::NonZeroU32;
 pub use fixed::types::{U24F8, U32F32};
@@ -178,11 +178,6 @@ pub struct Config {
     inv_t64: u64,
     /// `W_q8 ↦ W·8/T` in bit/s.
     rate: Scale,
-    /// Per speed code (index = the 4-bit code): `a | b << 16` with `a = 5·S`, `b = 8·S`,
-    /// `S = 1600 Gb/s / B` (160, 64, 40, 32, 16, 8, 4, 2, 1 for 10G … 1.6T; 0 for the reserved
-    /// codes). The per-hop numerator `N = a·qmin·Δts + b·Δtx·T` is then an exact integer with
-    /// `u' = N / (12.5·T·Δts)` (see [`hop_numerator`]).
-    hop_ab: [u32; 16],
     /// `N ↦ N·2^32/(12.5·T)` (times `1/Δts` gives `u'` in Q32.32): `2^33/(25·T)`.
     u_scale: Scale,
     /// `(τ/T)·u = N/(12.5·T²)` when `τ = Δts < T`, with 64 fractional bits: `N·a_mul`, or
@@ -283,14 +278,6 @@ impl Config {
         } else {
             eta_full as u32
         };
-        let mut hop_ab = [0u32; 16];
-        let mut code = 1;
-        while code < 10 {
-            // S = 1600 Gb/s / B: an integer for every speed code (1600 is their LCM).
-            let s = (1_600_000_000_000 / int::SPEED_BPS[code]) as u32;
-            hop_ab[code] = (5 * s) | ((8 * s) << 16);
-            code += 1;
-        }
         Ok(Config {
             params: p,
             w_max_q8: w_max as u32,
@@ -300,7 +287,6 @@ impl Config {
             eta_q32,
             inv_t64,
             rate,
-            hop_ab,
             u_scale,
             a_mul,
             a_drop,
@@ -481,15 +467,19 @@ pub struct RawParts<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
     pub hops: [u64; MAX_HOPS],
 }
 
+/// One stored hop: its 8 wire bytes as two big-endian words,
+/// `[B << 28 | ts << 4 | tx >> 16, (tx & 0xFFFF) << 16 | qlen]` (the wire word's halves).
+type HopPrev = [u32; 2];
+
 /// One flow's HPCC state.
 ///
 /// Size: `8·MAX_HOPS + 24` bytes: **64 bytes** at the default 5 hops (asserted in a test), one
-/// cache line. The previous INT is kept packed as on the wire (one `u64` per hop); `U` is a
+/// cache line. The previous INT is kept as on the wire (two big-endian words per hop); `U` is a
 /// Q32.32 `u64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
-    hops: [u64; MAX_HOPS],
+    hops: [HopPrev; MAX_HOPS],
     u_q32: u64,
     w_q8: u32,
     wc_q8: u32,
@@ -499,13 +489,33 @@ pub struct State<const MAX_HOPS: usize = DEFAULT_MAX_HOPS> {
     has_int: bool,
 }
 
+/// The [`HopPrev`] of one hop's 8 wire bytes.
+#[inline(always)]
+const fn hop_prev(c: [u8; 8]) -> HopPrev {
+    let [b0, b1, b2, b3, b4, b5, b6, b7] = c;
+    [
+        u32::from_be_bytes([b0, b1, b2, b3]),
+        u32::from_be_bytes([b4, b5, b6, b7]),
+    ]
+}
+
+/// The wire word (`B << 60 | ts << 36 | tx << 16 | qlen`) of a [`HopPrev`].
+const fn hop_wire(h: HopPrev) -> u64 {
+    ((h[0] as u64) << 32) | h[1] as u64
+}
+
+/// The [`HopPrev`] of a wire word.
+const fn hop_of_wire(w: u64) -> HopPrev {
+    hop_prev(w.to_be_bytes())
+}
+
 impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     /// Initial state (issue convention): `W = Wc = W_max`, `U = 1`, `incStage = 0`,
     /// `lastUpdateSeq = 0`, no stored INT.
     #[must_use]
     pub const fn new(cfg: &Config) -> Self {
         Self {
-            hops: [0; MAX_HOPS],
+            hops: [[0; 2]; MAX_HOPS],
             w_q8: cfg.w_max_q8,
             wc_q8: cfg.w_max_q8,
             u_q32: U_ONE,
@@ -518,13 +528,20 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
 
     /// Rebuilds a state from its raw parts.
     #[must_use]
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // i < MAX_HOPS
     pub const fn from_raw_parts(p: RawParts<MAX_HOPS>) -> Self {
         let (has_int, int_header) = match p.int_header {
             Some(h) => (true, h),
             None => (false, 0),
         };
+        let mut hops = [[0; 2]; MAX_HOPS];
+        let mut i = 0;
+        while i < MAX_HOPS {
+            hops[i] = hop_of_wire(p.hops[i]);
+            i += 1;
+        }
         Self {
-            hops: p.hops,
+            hops,
             w_q8: p.w_bytes.to_bits(),
             wc_q8: p.wc_bytes.to_bits(),
             u_q32: p.u.to_bits(),
@@ -537,7 +554,14 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
 
     /// The raw parts (inverse of [`from_raw_parts`](Self::from_raw_parts)).
     #[must_use]
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // i < MAX_HOPS
     pub const fn raw_parts(&self) -> RawParts<MAX_HOPS> {
+        let mut hops = [0u64; MAX_HOPS];
+        let mut i = 0;
+        while i < MAX_HOPS {
+            hops[i] = hop_wire(self.hops[i]);
+            i += 1;
+        }
         RawParts {
             w_bytes: U24F8::from_bits(self.w_q8),
             wc_bytes: U24F8::from_bits(self.wc_q8),
@@ -549,7 +573,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             } else {
                 None
             },
-            hops: self.hops,
+            hops,
         }
     }
 
@@ -597,10 +621,11 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         (U24F8::from_bits(self.w_q8), branch)
     }
 
-    /// Algorithm 1 on hop words of any [`HopSample`] format: `header` identifies the path (a
-    /// change re-stores the words, [`Branch::Resync`]), `words` holds one big-endian 8-byte word
-    /// per hop (at most `MAX_HOPS`; a shorter or longer slice is [`Branch::Bad`], nothing
-    /// changed). `on_ack` is this with [`IntHop`] and the words of a validated INT block.
+    /// Algorithm 1 on hop records of any [`HopSample`] format laid out as Fig. 7's INT hop:
+    /// `header` identifies the path (a change re-stores the records, [`Branch::Resync`]),
+    /// `words` holds one 8-byte record per hop (at most `MAX_HOPS`; a shorter or longer slice is
+    /// [`Branch::Bad`], nothing changed). `on_ack` is this with [`IntHop`] and the hops of a
+    /// validated INT block.
     pub fn on_hop_words<H: HopSample>(
         &mut self,
         cfg: &Config,
@@ -630,20 +655,62 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         };
         self.has_int = true;
         self.int_header = header;
-        self.hops = [0; MAX_HOPS];
+        self.hops = [[0; 2]; MAX_HOPS];
         for (dst, c) in self.hops.iter_mut().zip(body.chunks_exact(int::HOP_BYTES)) {
-            *dst = hop_word(c);
+            if let Ok(c) = <[u8; 8]>::try_from(c) {
+                *dst = hop_prev(c);
+            }
         }
         self.last_update_seq = snd_nxt;
         branch
     }
 
-    /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, every speed
-    /// code valid, `nhop ≤ MAX_HOPS`): updates the state, returns the branch.
-    // Out of line (measured): inlined into the C entry point it made every call, `bad` too,
-    // save 12 registers (+19 instructions on the 1-hop ai median).
+    /// Algorithm 1 on a validated block (`header`, then `8·nhop` bytes of hops, `nhop ≤
+    /// MAX_HOPS`): updates the state, returns the branch. A one-hop block runs
+    /// [`update`](Self::update) compiled for one hop, any other compiled for the loop over the
+    /// hops: two out-of-line functions, so that each saves only the registers it needs (this
+    /// one saves none: it tail-calls one of them).
     #[inline(never)]
     fn step<H: HopSample>(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        header: u16,
+        body: &[u8],
+    ) -> Branch {
+        match body.first_chunk::<{ int::HOP_BYTES }>() {
+            Some(c) if body.len() == int::HOP_BYTES => {
+                self.step_one_hop::<H>(cfg, ack_seq, snd_nxt, header, c)
+            }
+            _ => self.step_hops::<H>(cfg, ack_seq, snd_nxt, header, body),
+        }
+    }
+
+    /// [`step`](Self::step) for a one-hop block.
+    #[inline(never)]
+    fn step_one_hop<H: HopSample>(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        header: u16,
+        c: &[u8; int::HOP_BYTES],
+    ) -> Branch {
+        let Some(prev) = self
+            .hops
+            .first_mut()
+            .filter(|_| self.has_int && header == self.int_header)
+        else {
+            return self.store_int(snd_nxt, header, c);
+        };
+        let measured = hop_read(*c, prev).map(|d| (hop_numerator::<H>(cfg, &d), d.dts));
+        self.update(cfg, ack_seq, snd_nxt, measured)
+    }
+
+    /// [`step`](Self::step) for any number of hops.
+    #[inline(never)]
+    fn step_hops<H: HopSample>(
         &mut self,
         cfg: &Config,
         ack_seq: u32,
@@ -654,38 +721,24 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         if !self.has_int || header != self.int_header {
             return self.store_int(snd_nxt, header, body);
         }
+        let measured = measure_inflight::<H>(cfg, body, &mut self.hops);
+        self.update(cfg, ack_seq, snd_nxt, measured)
+    }
 
-        // ---- MeasureInflight (Alg. 1 l.1–10) ----
-        // The most utilised hop as (N, Δts) with u' = N/(12.5·T·Δts) (N exact, see
-        // `hop_numerator`); the first one wins ties (strict `>` of exact cross products).
-        let t = cfg.params.base_rtt_ns;
-        let mut best_n = 0u64;
-        let mut best_dts = 0u32; // 0: no hop measured yet
-        let mut rest = body;
-        let mut hops: &mut [u64] = &mut self.hops;
-        // Walks the hops and the stored words in step (a `zip` compiles to more loop control).
-        while let (Some((c, tail)), Some((prev, htail))) = (
-            rest.split_first_chunk::<{ int::HOP_BYTES }>(),
-            core::mem::take(&mut hops).split_first_mut(),
-        ) {
-            rest = tail;
-            hops = htail;
-            let w = u64::from_be_bytes(*c);
-            let old = *prev;
-            *prev = w; // Alg. 1 l.26: L = ack.L (stored on every ACK)
-            let Some((n, dts)) = hop_numerator::<H>(cfg, t, w, old) else {
-                continue; // Δts = 0: no rate can be measured on this hop
-            };
-            // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u' (u'_i > u_best ⇔ N_i·Δts_best
-            // > N_best·Δts_i: both sides exact integers, so ties are exact).
-            if best_dts == 0 || cross_gt(n, best_dts, best_n, dts) {
-                best_n = n;
-                best_dts = dts;
-            }
-        }
-        let Some(tau) = NonZeroU32::new(best_dts) else {
-            return Branch::Skip;
+    /// Alg. 1 l.8–25 from the busiest hop's `(N, Δts)` (`u' = N/(12.5·T·Δts)`, [`hop_numerator`];
+    /// `None`: no hop measured a rate, [`Branch::Skip`]).
+    #[inline(always)]
+    fn update(
+        &mut self,
+        cfg: &Config,
+        ack_seq: u32,
+        snd_nxt: u32,
+        measured: Option<(u64, NonZeroU32)>,
+    ) -> Branch {
+        let Some((best_n, best_dts)) = measured else {
+            return Branch::Skip; // Δts = 0 on every hop: no rate can be measured
         };
+        let (t, tau) = (cfg.params.base_rtt_ns, best_dts);
         // Alg. 1 l.8: τ = min(τ, T)
         // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
         self.u_q32 = if tau.get() >= t {
@@ -747,99 +800,95 @@ fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-/// One hop's 8 bytes as the big-endian 64-bit word (`B << 60 | ts << 36 | tx << 16 | qlen`).
-#[inline(always)]
-fn hop_word(c: &[u8]) -> u64 {
-    match *c {
-        [b0, b1, b2, b3, b4, b5, b6, b7] => u64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
-        _ => 0, // unreachable: callers pass `chunks_exact(8)`
-    }
-}
-
-/// One hop's telemetry as Algorithm 1 reads it (Eqn 2, Alg. 1 l.5): queue length,
-/// transmitted-bytes counter, timestamp and link speed, from a hop word a decoder packed into a
-/// `u64` (the state keeps each hop's previous word). HPCC's Fig. 7 INT hop ([`IntHop`]) is one
-/// format; a switch-telemetry record packed by another decoder is another: both feed the one
-/// Algorithm 1 ([`State::on_hop_words`]), monomorphised per format.
+/// One hop's telemetry units as Algorithm 1 reads them (Eqn 2, Alg. 1 l.5), for a record laid
+/// out as Fig. 7's INT hop (`B` 4 bits, `ts` 24-bit ns, `tx` a 20-bit counter, `qlen` 16 bits).
+/// HPCC's INT hop ([`IntHop`]: 128-byte tx units, 80-byte queue units) is one format; a
+/// switch-telemetry record packed into that layout with other units (cc-pcc's) is another:
+/// both feed the one Algorithm 1 ([`State::on_hop_words`]), monomorphised per format.
 ///
-/// Units: `N = a·qmin·Δts + b·Δtx·T` must equal `12.5·T·Δts·u'`, i.e. with
-/// `S = 1600 Gb/s / link speed`, `a = S·(queue unit / 16 B)` and `b = S·(tx unit / 16 B)`.
-/// Ranges a format must keep (on which the EWMA's word sizes rest): `Δts < 2^24` ns,
-/// `a·qmin < 2^28`, `b·Δtx ≤ 1280·(2^20 − 1)` (INT's largest), so `N < 2^56` and `u' < 2^27`
-/// (module docs).
+/// Units are multiples of 16 bytes and at most 256, so that the hop's numerator is an exact
+/// integer below 2^56 ([`hop_numerator`]; the EWMA's word sizes rest on that bound, module
+/// docs).
 pub trait HopSample {
-    /// `Δts = ts − ts_old` in ns, modulo the format's timestamp width.
-    fn dts_ns(w: u64, old: u64) -> u32;
-    /// `Δtx = tx − tx_old` in the format's tx unit, modulo the counter's width.
-    fn dtx_units(w: u64, old: u64) -> u32;
-    /// Queue length in the format's queue unit.
-    fn qlen_units(w: u64) -> u32;
-    /// `(a, b)` for the hop's link speed (both 0 for a speed the format does not know: such a
-    /// hop measures `u' = 0`).
-    fn coeffs(cfg: &Config, w: u64) -> (u32, u32);
+    /// Bytes of one queue-length unit (a multiple of 16, at most 256).
+    const QUEUE_UNIT_BYTES: u32;
+    /// Bytes of one transmitted-bytes counter unit (a multiple of 16, at most 256).
+    const TX_UNIT_BYTES: u32;
 }
 
-/// HPCC's Fig. 7 INT hop word: `B << 60 | ts << 36 | tx << 16 | qlen` (ts 24-bit ns, tx 20-bit
-/// count of 128-byte units, qlen 80-byte units): `a = 5S`, `b = 8S`.
+/// HPCC's Fig. 7 INT hop: `tx` in 128-byte units, `qlen` in 80-byte units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IntHop;
 
 impl HopSample for IntHop {
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // high word of a u64
-    fn dts_ns(w: u64, old: u64) -> u32 {
-        // Wrapping: ts is a 24-bit ns counter; the masked 32-bit difference is the
-        // difference modulo 2^24.
-        wrapping_delta::<24>((w >> 32) as u32 >> 4, (old >> 32) as u32 >> 4)
-    }
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // bits 16..48 of a u64
-    fn dtx_units(w: u64, old: u64) -> u32 {
-        // Wrapping: tx is a 20-bit counter of 128-byte units (difference modulo 2^20).
-        wrapping_delta::<20>((w >> 16) as u32, (old >> 16) as u32)
-    }
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // low 16 bits
-    fn qlen_units(w: u64) -> u32 {
-        w as u32 & 0xFFFF
-    }
-    #[inline(always)]
-    #[allow(clippy::cast_possible_truncation)] // 4-bit code
-    fn coeffs(cfg: &Config, w: u64) -> (u32, u32) {
-        // A validated block has codes 1..=9 (a and b > 0); the table has 16 entries, so any
-        // 4-bit index is in range (`get` keeps it panic-free regardless).
-        let ab = cfg.hop_ab.get((w >> 60) as usize).copied().unwrap_or(0);
-        (ab & 0xFFFF, ab >> 16)
-    }
+    const QUEUE_UNIT_BYTES: u32 = int::QLEN_UNIT_BYTES;
+    const TX_UNIT_BYTES: u32 = int::TX_UNIT_BYTES;
 }
 
-/// The numerator `N` of hop `w` (against its previous word `old`) and `Δts`, or `None` when
-/// `Δts = 0`.
+/// MeasureInflight (Alg. 1 l.1–7) over every hop of `body`: each hop's record is replaced
+/// (l.26); the busiest hop's `(N, Δts)` ([`hop_numerator`]), `None` when no hop measured a
+/// rate.
 ///
-/// Alg. 1 l.5 / Eqn 2, `B` in bytes/ns = `G·10^9/8e9` for `G` Gb/s:
-/// `u' = qmin·80/(B·T) + Δtx·128/(Δts·B) = (8/G)·(80·qmin·Δts + 128·T·Δtx)/(T·Δts)` (INT units).
-/// With `S = 1600/G` (an integer for every speed code), `8/G = S/200`, so
-/// `u' = N/(12.5·T·Δts)` with `N = 5S·qmin·Δts + 8S·Δtx·T` — an exact integer:
-/// `5S·qmin < 800·2^16 < 2^26`, `·Δts < 2^50`; `8S·Δtx < 1280·2^20 < 2^31`, `·T < 2^55`; so
-/// `N < 2^56`. `T` is the same for every hop, so comparing `N_i/Δts_i` compares `u'_i` exactly.
-/// Other formats: [`HopSample`] (same ranges).
+/// The busiest hop is chosen exactly: `u' = N/(12.5·T·Δts)` with the integer
+/// [`hop_numerator`] `N`, so `u'_i > u'_j ⇔ N_i·Δts_j > N_j·Δts_i` (the strict `>` keeps the
+/// first hop on a tie; its `Δts` is `τ`).
 #[inline(always)]
-fn hop_numerator<H: HopSample>(cfg: &Config, t: u32, w: u64, old: u64) -> Option<(u64, u32)> {
-    let dts = H::dts_ns(w, old);
-    if dts == 0 {
-        return None;
+fn measure_inflight<H: HopSample>(
+    cfg: &Config,
+    mut rest: &[u8],
+    mut hops: &mut [HopPrev],
+) -> Option<(u64, NonZeroU32)> {
+    let mut best: Option<(u64, NonZeroU32)> = None;
+    // Walks the hops and the stored records in step (a `zip` compiles to more loop control).
+    while let (Some((c, tail)), Some((prev, htail))) = (
+        rest.split_first_chunk::<{ int::HOP_BYTES }>(),
+        core::mem::take(&mut hops).split_first_mut(),
+    ) {
+        rest = tail;
+        hops = htail;
+        let Some(d) = hop_read(*c, prev) else {
+            continue; // Δts = 0: no rate can be measured on this hop
+        };
+        let n = hop_numerator::<H>(cfg, &d);
+        // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u'.
+        if best.is_none_or(|(n_b, dts_b)| cross_gt(n, dts_b.get(), n_b, d.dts.get())) {
+            best = Some((n, d.dts));
+        }
     }
-    let dtx = H::dtx_units(w, old);
-    let qmin = H::qlen_units(w).min(H::qlen_units(old));
-    let (a, b) = H::coeffs(cfg, w);
-    // a·qmin < 2^26, b·Δtx < 2^31: u32 products; the two u64 products < 2^50 and < 2^55.
-    let n = u64::from(a.wrapping_mul(qmin))
-        .wrapping_mul(u64::from(dts))
-        .wrapping_add(u64::from(b.wrapping_mul(dtx)).wrapping_mul(u64::from(t)));
-    Some((n, dts))
+    best
 }
 
-/// `n1·d2 > n2·d1`, exactly (`n < 2^56`, `d < 2^24`).
+/// One hop's deltas against its previous record (Alg. 1 l.5): `Δts` (ns, mod 2^24, non-zero),
+/// `Δtx` (tx units, mod 2^20), `qmin = min(qlen, qlen_old)` (queue units) and the speed code.
+#[derive(Clone, Copy)]
+struct HopDelta {
+    dts: NonZeroU32,
+    dtx: u32,
+    qmin: u32,
+    code: u32,
+}
+
+/// `S = 1600 Gb/s / B` per speed code (1 = 10G … 9 = 1.6T; 0 for the reserved codes).
+const SPEED_S: [u32; 16] = [0, 160, 64, 40, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0];
+
+/// The integer `N = S·(qmin_B·Δts + Δtx_B·T)/16` of a hop, with the queue and tx counts in
+/// bytes (`_B`) and `S = 1600 Gb/s / B`, so that `u' = qmin_B/(B·T) + Δtx_B/(B·Δts) =
+/// N/(12.5·T·Δts)` (`B` in bytes/ns `= 200/S`). Exact: `S·unit/16` is an integer for every
+/// [`HopSample`] (its units are multiples of 16 bytes); `S·unit/16·qmin < 2^12·2^16` times
+/// `Δts < 2^24`, `S·unit/16·Δtx < 2^32` times `T < 2^24`: `N < 2^57`.
+#[inline(always)]
+fn hop_numerator<H: HopSample>(cfg: &Config, d: &HopDelta) -> u64 {
+    let s = SPEED_S.get(d.code as usize).copied().unwrap_or(0);
+    let a = s
+        .wrapping_mul(H::QUEUE_UNIT_BYTES / 16)
+        .wrapping_mul(d.qmin);
+    let b = s.wrapping_mul(H::TX_UNIT_BYTES / 16).wrapping_mul(d.dtx);
+    u64::from(a)
+        .wrapping_mul(u64::from(d.dts.get()))
+        .wrapping_add(u64::from(b).wrapping_mul(u64::from(cfg.params.base_rtt_ns)))
+}
+
+/// `n1·d2 > n2·d1`, exactly (`n < 2^57`, `d < 2^24`).
 #[inline(always)]
 fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
     if (n1 | n2) >> 32 == 0 {
@@ -848,6 +897,26 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
     } else {
         mul_u64_u32(n1, d2) > mul_u64_u32(n2, d1)
     }
+}
+
+/// Reads one hop's wire bytes `c` against its stored record `prev`, which it replaces (Alg. 1
+/// l.26: `L = ack.L`, on every ACK): the hop's [`HopDelta`], `None` when `Δts = 0` (no rate can
+/// be measured on the hop).
+#[inline(always)]
+fn hop_read(c: [u8; 8], prev: &mut HopPrev) -> Option<HopDelta> {
+    let [old0, old1] = *prev;
+    *prev = hop_prev(c);
+    let [new0, new1] = *prev;
+    // Wrapping: Δts modulo 2^24 (ts sits in bits 4..28 of the first word).
+    let dts = NonZeroU32::new(((new0 & !0xF).wrapping_sub(old0 & !0xF) >> 4) & 0xFF_FFFF)?;
+    // Wrapping: Δtx modulo 2^20 (tx straddles the two words).
+    let tx = |w0: u32, w1: u32| (w0 << 16) | (w1 >> 16);
+    Some(HopDelta {
+        dts,
+        dtx: tx(new0, new1).wrapping_sub(tx(old0, old1)) & 0xF_FFFF,
+        qmin: (new1 & 0xFFFF).min(old1 & 0xFFFF),
+        code: new0 >> 28,
+    })
 }
 
 /// Alg. 1 l.9 with weight `τ/T = 1` (`Δts ≥ T`): `U = u = N/(12.5·T·Δts)` in Q32.32 ([`u_q32_of`],

@@ -506,7 +506,8 @@ fn raw_parts_round_trip() {
 }
 
 /// The hop numerator: `u' = N/(12.5·T·Δts)` equals Eqn 2 written with B in bytes/ns, for every
-/// speed code (so the per-speed integers 5S, 8S with S = 1600/G are right).
+/// speed code (so the integers `S·unit/16` with `S = 1600/G` are right), from the deltas the
+/// stored record and the wire bytes give (counters wrapping between the two).
 #[test]
 fn hop_numerator_is_eqn_2() {
     for t in [1_000u32, 13_000, 1_000_000, 0xFF_FFFF] {
@@ -525,22 +526,23 @@ fn hop_numerator_is_eqn_2() {
                 (3, 70, 0xFF_FFFF, 77_777),
                 (10, 5, 1000, 100),
             ] {
-                let old = Hop {
-                    speed,
-                    ts_ns: 0xFF_FFF0,
-                    tx_units: 0xF_FFF0,
-                    qlen_units: q_old,
-                }
-                .to_word();
-                let new = Hop {
-                    speed,
-                    ts_ns: (0xFF_FFF0 + dts) & 0xFF_FFFF,
-                    tx_units: (0xF_FFF0 + dtx) & 0xF_FFFF,
-                    qlen_units: q_new,
-                }
-                .to_word();
-                let (n, d) = hop_numerator::<IntHop>(&c, t, new, old).unwrap();
-                assert_eq!(d, dts);
+                let hop = |ts: u32, tx: u32, q: u16| {
+                    Hop {
+                        speed,
+                        ts_ns: ts & 0xFF_FFFF,
+                        tx_units: tx & 0xF_FFFF,
+                        qlen_units: q,
+                    }
+                    .to_word()
+                    .to_be_bytes()
+                };
+                let mut prev = hop_prev(hop(0xFF_FFF0, 0xF_FFF0, q_old));
+                let d = hop_read(hop(0xFF_FFF0 + dts, 0xF_FFF0 + dtx, q_new), &mut prev).unwrap();
+                assert_eq!(
+                    (d.dts.get(), d.dtx, d.qmin),
+                    (dts, dtx, u32::from(q_old.min(q_new)))
+                );
+                let n = hop_numerator::<IntHop>(&c, &d);
                 let b = speed.bps() as f64 / 8e9; // bytes per ns
                 let want = f64::from(q_old.min(q_new)) * 80.0 / (b * f64::from(t))
                     + f64::from(dtx) * 128.0 / (f64::from(dts) * b);
@@ -559,8 +561,10 @@ fn hop_numerator_is_eqn_2() {
             tx_units: 1,
             qlen_units: 1,
         }
-        .to_word();
-        assert_eq!(hop_numerator::<IntHop>(&c, t, w, w), None);
+        .to_word()
+        .to_be_bytes();
+        let mut prev = hop_prev(w);
+        assert!(hop_read(w, &mut prev).is_none());
     }
 }
 
