@@ -699,6 +699,8 @@ impl State {
         // Both in [0, 2^31): the difference fits i32.
         let nd = rtt as i32 - prev as i32;
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
+        // `rtt_diff` is 0 and stays 0: a `g > 0` from the countdown alone cuts by nothing.
+        let mut vanished = false;
         // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
         let g_pos = if nd != 0 {
             let (h2, m2, l2) = ewma(cfg, h, m, l, nd);
@@ -709,22 +711,25 @@ impl State {
             self.resid = 0;
             // g = rtt_diff/minRTT > 0 ⇔ rtt_diff > 0.
             h2 > 0 || (h2 == 0 && (m2 | l2) != 0)
+        } else if (h as u32 | m | l) == 0 {
+            // A run of identical RTTs (common on NIC clocks) after `rtt_diff` has reached 0
+            // (module docs): (1 − α)·0 = 0, only the countdown's sign remains (none: g = 0)
+            // and counts down; `g > 0` then cuts the rate by nothing.
+            let r = self.resid;
+            self.resid = r - r.signum();
+            vanished = true;
+            r > 0
         } else {
-            // A run of identical RTTs (common on NIC clocks): new_rtt_diff = 0, the EWMA
-            // decays, plus the residual countdown (module docs).
+            // A run of identical RTTs with `rtt_diff ≠ 0`: new_rtt_diff = 0, the EWMA decays,
+            // plus the residual countdown (started at the run's first sample).
             let mut r = self.resid;
             if r == 0 {
-                if (h as u32 | m | l) == 0 {
-                    false // exactly 0: g = 0
-                } else if !GENERAL {
+                if !GENERAL {
                     return Self::step_general(cfg, self, rtt, bytes, sending_bps);
-                } else {
-                    r = self.countdown_start(cfg);
-                    self.hold(cfg, r)
                 }
-            } else {
-                self.hold(cfg, r)
+                r = self.countdown_start(cfg);
             }
+            self.hold(cfg, r)
         };
         if rtt < cfg.t_low_q4 {
             // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
@@ -757,7 +762,7 @@ impl State {
         }
         // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
         self.hai_count = 0;
-        self.dec(cfg, bytes)
+        self.dec(cfg, bytes, vanished)
     }
 
     /// [`step`](Self::step) for every case its common path leaves (module docs of `step`).
@@ -909,19 +914,27 @@ impl State {
         Outcome::new(branch, st.rate_u)
     }
 
-    /// Alg. 1 `rate ← rate·(1 − β·g)` for `rtt_diff > 0`, `g = rtt_diff/minRTT`: `β·g` by
+    /// Alg. 1 `rate ← rate·(1 − β·g)` for `g > 0`, `g = rtt_diff/minRTT`: `β·g` by
     /// [`beta_g_q32`] (inline below `dthr` while per-completion scaling is off, where it is one
     /// shift and one `mulhu`), then [`apply_cut`](Self::apply_cut) (inline while the result
-    /// needs no clamp).
+    /// needs no clamp). `vanished`: `rtt_diff = 0` with a positive countdown (a run of
+    /// identical RTTs), so `β·g = 0` and the cut is the clamp alone; the general form computes
+    /// the same (`vanished_gradient_cut_equals_the_general_one`).
     #[inline(always)]
     #[allow(
         clippy::arithmetic_side_effects,
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss
     )] // rtt_diff > 0: its high word is ≥ 0; below dthr the shifted value is < 2^32
-    fn dec(&mut self, cfg: &Config, bytes: u32) -> Outcome {
+    fn dec(&mut self, cfg: &Config, bytes: u32, vanished: bool) -> Outcome {
         let h = self.diff_hi as u32;
-        if h < cfg.dec_fast_below {
+        if vanished {
+            // rtt_diff = 0: β·g = 0, the rate is only clamped (one compare when inside).
+            let r = self.rate_u;
+            if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
+                return Outcome::new(Branch::Dec, r);
+            }
+        } else if h < cfg.dec_fast_below {
             // d >> bg_bits on two words (h < dthr ≤ 2^bg_bits: h's part fits).
             let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31))
                 | (h << (u32::from(cfg.bg_lshift) & 31));

@@ -1024,10 +1024,55 @@ proptest! {
             hai_count: 3,
         };
         let (mut fast, mut general) = (st, st);
-        let a = fast.dec(&cfg, 1500);
+        let a = fast.dec(&cfg, 1500, false);
         let b = State::dec_general(&cfg, &mut general, 1500);
         prop_assert_eq!(a, b);
         prop_assert_eq!(fast, general);
+    }
+
+    /// A positive countdown with `rtt_diff = 0` cuts by nothing: the inline form (the clamp
+    /// test alone) gives what the general form (`β·g` of 0, [`State::apply_cut`]) gives, on
+    /// every configuration (scaling on too) and rate, inside the bounds or not.
+    #[test]
+    fn vanished_gradient_cut_equals_the_general_one(
+        c in 0usize..6,
+        rate in prop_oneof![any::<u32>(), 70_000u32..80_000_000],
+        resid in 1i16..=i16::MAX,
+    ) {
+        let cfg = match fast_form_configs().get(c) {
+            Some(cfg) => *cfg,
+            None => Config::new(Params { per_completion_scaling: true, ..Params::DEFAULT }).unwrap(),
+        };
+        let st = State::from_raw(RawParts { rate_u128bps: rate, residual: resid, hai_count: 3, started: true, ..RawParts::default() });
+        let (mut fast, mut general) = (st, st);
+        let a = fast.dec(&cfg, 1500, true);
+        let b = State::dec_general(&cfg, &mut general, 1500);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(fast, general);
+    }
+}
+
+/// A run of identical RTTs past the point where `rtt_diff` reaches 0 counts the residual down
+/// and takes `dec` (positive) or the increases (negative) without moving `rtt_diff`, and the
+/// rate of a `dec` only clamps.
+#[test]
+fn a_vanished_gradient_counts_down_and_leaves_the_rate() {
+    for (resid, branch) in [(3i16, Branch::Dec), (-3, Branch::Inc)] {
+        let rtt = 60_000u32 << 4; // between T_low and T_high
+        let mut st = raw(CFG.init_rate_u / 2, rtt, 0, resid, 0, true);
+        for left in (0..resid.abs()).rev() {
+            let before = st.rate_u128bps();
+            let o = st.on_rtt_rate(&CFG, U28F4::from_bits(rtt), 1500, None);
+            assert_eq!(o.branch(), branch);
+            assert_eq!(st.residual().abs(), left);
+            assert_eq!(st.rtt_diff_ns().to_bits(), 0);
+            if branch == Branch::Dec {
+                assert_eq!(st.rate_u128bps(), before);
+            }
+        }
+        // The countdown over: g = 0, an increase.
+        let o = st.on_rtt_rate(&CFG, U28F4::from_bits(rtt), 1500, None);
+        assert_eq!(o.branch(), Branch::Inc);
     }
 }
 
