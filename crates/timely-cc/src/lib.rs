@@ -989,19 +989,13 @@ impl State {
     }
 
     /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`),
-    /// optionally scaled (§5); the HAI counter restarts. On 32-bit words: `T_high/rtt` from
-    /// cc-math's refined reciprocal of the normalised `rtt` (≤ 2^-30 relative), the cut `β·(1 −
-    /// ratio)` from one 32×32 product, then [`apply_cut`](Self::apply_cut).
+    /// optionally scaled (§5); the HAI counter restarts. The cut `β − β·T_high/rtt` from
+    /// [`t_high_cut_q32`], then [`apply_cut`](Self::apply_cut).
     #[cold]
     #[inline(never)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // ranges beside each step
     fn high(cfg: &Config, st: &mut Self, rtt_q4: u32, bytes: u32) -> Outcome {
         st.hai_count = 0;
-        // rtt > T_high ≥ 0: rtt ≥ 1.
-        let ratio_q30 = t_high_ratio_q30(cfg, rtt_q4);
-        // β (Q31, ≤ 2^31) · (1 − ratio) (Q30, ≤ 2^30) → Q61 (< 2^62); to Q32 (≤ 2^32).
-        let (lo, hi) = cc_math::word::mul_wide(cfg.beta_q31, (1u32 << 30) - ratio_q30);
-        let cut = cc_math::word::shr64_small(hi, lo, 29);
+        let cut = u64::from(t_high_cut_q32(cfg, rtt_q4));
         if cfg.scale_num != 0 {
             return Self::cut_scaled(cfg, st, Branch::High, cut, bytes);
         }
@@ -1057,15 +1051,28 @@ fn ewma(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32) {
     let l2 = (l >> s) | (m << r);
     let m2 = (m >> s) | ((h as u32) << r);
     let h2 = h >> s; // arithmetic: floors
-    plus_alpha_n(cfg, (i64::from(h2) << 32) | i64::from(m2), l2, nd)
+    // α·N in the top 64 bits is nd·(2^32 − 2^(32−k)) = nd·2^32 − nd·2^(32−k) exactly: the
+    // second term's words are (nd >> k, nd << (32 − k)) (arithmetic shift), subtracted with
+    // its borrow. The sum is a convex combination: its top 64 bits fit an i64.
+    let (t_hi, t_lo) = (nd >> s, (nd as u32) << r);
+    let m3 = m2.wrapping_sub(t_lo);
+    let borrow = i32::from(m2 < t_lo);
+    let h3 = h2.wrapping_add(nd).wrapping_sub(t_hi).wrapping_sub(borrow);
+    (h3, m3, l2)
 }
 
-/// The EWMA's second term: `⌊(1 − α)·d⌋` (its top 64 bits `r_top` and low word `l`) plus
-/// `α·N`, which lies in the top 64 bits: `α_q32·nd` (|·| < 2^63; one `i32 × u32` product).
+/// The EWMA's second term for the product form: `⌊(1 − α)·d⌋` (its top 64 bits `r_top` and
+/// low word `l`) plus `α·N`, which lies in the top 64 bits: `α_q32·nd` (|·| < 2^63; one
+/// `i32 × u32` product) with `α_q32 = 2^32 − (1 − α)_q32` (`α = 1`: `2^32 − 1`, the EWMA is
+/// then `new_diff` less `|new_diff|·2^-68` ns).
 #[inline(always)]
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // convex combination: < 2^63
 fn plus_alpha_n(cfg: &Config, r_top: i64, l: u32, nd: i32) -> (i32, u32, u32) {
-    let top = r_top + i64::from(nd) * i64::from(cfg.alpha_q32);
+    let alpha_q32 = match cfg.one_minus_alpha_q32 {
+        0 => u32::MAX,
+        oma => oma.wrapping_neg(),
+    };
+    let top = r_top + i64::from(nd) * i64::from(alpha_q32);
     ((top >> 32) as i32, top as u32, l)
 }
 
@@ -1089,34 +1096,70 @@ fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32
     plus_alpha_n(cfg, r_top, t0 as u32, nd)
 }
 
-/// `T_high/rtt` in `Q30` for `rtt > T_high`, rounded, at most 2^30: cc-math's refined
-/// reciprocal of the normalised `rtt` (≤ 2^-30 relative) times `T_high`
-/// (`t_high_ratio_is_the_rounded_64_bit_quotient`).
+/// Alg. 1's `T_high` cut `β·(1 − T_high/rtt)` in `Q32` for `rtt > T_high` (below 2^32, at
+/// least 0): `β·T_high/rtt` in `Q29` as one `mulhu` of the config's mantissa of `β·T_high`
+/// ([`Config`]'s `bt_norm`) and cc-math's refined reciprocal (table and one Newton step,
+/// ≤ 2^-30) of the `rtt` normalised by [`normalize_by_table`], then `β − ·` in `Q31`. Error:
+/// ≤ 2^-28 absolute (`t_high_cut_is_within_the_bound`; docs/timely.md's error budget).
 #[inline(always)]
 #[allow(clippy::arithmetic_side_effects)] // ranges beside each step
-fn t_high_ratio_q30(cfg: &Config, rtt_q4: u32) -> u32 {
-    let ratio_q30 = match NonZeroU32::new(rtt_q4) {
-        Some(x) => {
-            // rtt = m·2^-s (m normalised, s ≥ 1 as rtt < 2^31); 1/rtt = r·2^(s − 62) with
-            // r ≈ 2^62/m < 2^31 + 2, so T_high/rtt in Q30 = T_high·r >> (32 − s),
-            // 1 ≤ 32 − s ≤ 31, rounded to nearest.
-            let (m, s) = cc_math::recip::normalize(x);
-            let r = cc_math::RECIP.recip_norm_refined(m);
-            let (lo, hi) = cc_math::word::mul_wide(cfg.t_high_q4, r);
-            // T_high < rtt: the quotient is below 2^30 but for the reciprocal's 2^-30, so
-            // it lies in one word: (hi << s) | (lo >> (32 − s)).
-            let sh = 32 - s;
-            let q = (hi << (s & 31)) | (lo >> (sh & 31));
-            q + ((lo >> ((sh - 1) & 31)) & 1)
-        }
-        None => 0,
+fn t_high_cut_q32(cfg: &Config, rtt_q4: u32) -> u32 {
+    // rtt > T_high ≥ 16: never 0; 0 would be no cut.
+    let Some(x) = NonZeroU32::new(rtt_q4) else {
+        return 0;
     };
-    // T_high/rtt < 1; the reciprocal's rounding can reach 1 ulp over.
-    if ratio_q30 > 1 << 30 {
-        1 << 30
-    } else {
-        ratio_q30
+    // rtt = m·2^-s (m normalised; 1 ≤ s ≤ 31 as rtt < 2^31); r ≈ 2^62/m, so
+    // β·T_high/rtt = bt_norm·2^-e · r·2^(s − 62): in Q29, mulhu(bt_norm, r) >> (e + 1 − s),
+    // a shift in 0..=31 (e ≤ 31; the quotient is below 2^30 while mulhu is at least ≈ 2^29
+    // when bt_norm is normalised, and e = 31 when it is not).
+    let (m, s) = normalize_by_table(x);
+    let r = cc_math::RECIP.recip_norm_refined(m);
+    let bt_q29 = mulhu(cfg.bt_norm, r) >> (u32::from(cfg.bt_shift).wrapping_sub(s) & 31);
+    // In Q31 (bt_q29 < 2^30: below 2^32) and 2^-31 more, which keeps the cut below 1 where
+    // β = 1 and the ratio vanishes. β − β·T_high/rtt ≥ 0 (the rounding can pass β just above
+    // T_high: no cut) and < 2^31: in Q32 below 2^32.
+    let bt_q31 = (bt_q29 << 2) | 1;
+    cfg.beta_q31.saturating_sub(bt_q31) << 1
+}
+
+/// Leading zeros of an 8-bit value in 8 bits (`[0]` = 8), for [`normalize_by_table`].
+static CLZ8: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        #[allow(clippy::cast_possible_truncation, clippy::indexing_slicing)] // i < 256; ≤ 8
+        {
+            t[i] = (i as u8).leading_zeros() as u8;
+        }
+        i += 1;
     }
+    t
+};
+
+/// `(x << s, s)` with `s` the leading zeros of `x`: cc-math's [`normalize`] by a 256-byte table
+/// on `x`'s leading non-zero byte (a byte test or three and one load: ≈ 7–12 instructions
+/// against the five-step search's ≈ 25 on rv32imac; the native `clz` with Zbb). Equal for
+/// every `x` (`normalize_by_table_equals_cc_math_normalize`).
+///
+/// [`normalize`]: cc_math::recip::normalize
+#[inline(always)]
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)] // base ≤ 24, table value ≤ 8 (x ≠ 0: its lead byte ≠ 0); the index is masked below 256
+fn normalize_by_table(x: NonZeroU32) -> (u32, u32) {
+    if cfg!(target_feature = "zbb") {
+        return cc_math::recip::normalize(x);
+    }
+    let x = x.get();
+    let (lead, base) = if x >> 24 != 0 {
+        (x >> 24, 0)
+    } else if x >> 16 != 0 {
+        (x >> 16, 8)
+    } else if x >> 8 != 0 {
+        (x >> 8, 16)
+    } else {
+        (x, 24)
+    };
+    let s = base + u32::from(CLZ8[(lead & 0xff) as usize]);
+    (x << (s & 31), s)
 }
 
 /// `num / den` in Q30 for `num < den` (`den > 0`), division-free: the cc-math table reciprocal

@@ -120,7 +120,7 @@ fn decrease_above_t_high_worked_number() {
     let u = st.on_completion(&CFG, &ev(20, 1_000_000));
     assert!(
         (u.rate_bps as f64 - want * 0.6).abs() <= 256.0,
-        "{}",
+        "{} vs {want}",
         u.rate_bps
     );
     assert_eq!(st.hai_count(), 0);
@@ -1098,18 +1098,28 @@ proptest! {
 }
 
 proptest! {
-    /// `T_high/rtt` on one word is the quotient the 64-bit shift of `T_high·r` gives (rounded,
-    /// capped at 2^30), for every `T_high` and every `rtt` above it.
+    /// The `T_high` cut is within 2^-28 of the exact `β·(1 − T_high/rtt)` (the refined
+    /// reciprocal's 2^-30 relative, the `Q29` floor, `β`'s and the mantissa's rounding, the
+    /// added 2^-31), never below 0, for every `T_high`, `β` and `rtt` above `T_high`.
     #[test]
-    fn t_high_ratio_is_the_rounded_64_bit_quotient(t_high_ns in 1u32..=MAX_RTT_NS, above in 1u32..=RTT_SAT_Q4) {
-        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, ..Params::DEFAULT }).unwrap();
+    fn t_high_cut_is_within_the_bound(
+        t_high_ns in 1u32..=MAX_RTT_NS,
+        above in prop_oneof![1u32..=RTT_SAT_Q4, 1u32..100_000],
+        beta_num in 1u32..=1000,
+    ) {
+        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, beta: Ratio::new(beta_num, 1000), ..Params::DEFAULT }).unwrap();
         let rtt = cfg.t_high_q4.saturating_add(above).min(RTT_SAT_Q4);
         prop_assume!(rtt > cfg.t_high_q4);
-        let (m, s) = cc_math::recip::normalize(core::num::NonZeroU32::new(rtt).unwrap());
-        let r = cc_math::RECIP.recip_norm_refined(m);
-        let p = u64::from(cfg.t_high_q4) * u64::from(r);
-        let sh = 32 - s;
-        let want = ((p >> sh) + ((p >> (sh - 1)) & 1)).min(1 << 30);
-        prop_assert_eq!(u64::from(t_high_ratio_q30(&cfg, rtt)), want);
+        let beta = f64::from(beta_num) / 1000.0;
+        let want = beta * (1.0 - f64::from(cfg.t_high_q4) / f64::from(rtt));
+        let got = f64::from(t_high_cut_q32(&cfg, rtt)) / 2f64.powi(32);
+        prop_assert!((got - want).abs() <= 2f64.powi(-28), "rtt {rtt}: {got} vs {want}");
+    }
+
+    /// The table normalisation is cc-math's: the same mantissa and shift for every `x ≠ 0`.
+    #[test]
+    fn normalize_by_table_equals_cc_math_normalize(bits in 0u32..32, x: u32) {
+        let x = core::num::NonZeroU32::new((x >> bits) | (1 << (31 - bits))).unwrap();
+        prop_assert_eq!(normalize_by_table(x), cc_math::recip::normalize(x));
     }
 }
