@@ -784,21 +784,22 @@ impl State {
     /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's
     /// sign remains, with no effect on the rate. Returns whether `g > 0`.
     #[inline(always)]
-    #[allow(clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // countdown toward 0 (|r| ≤ i16::MAX); r + 1 ≥ −32 767
+    #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
     fn hold(&mut self, cfg: &Config, r: i16) -> bool {
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
         // (1 − α)·d, floored: the EWMA step with new_rtt_diff = 0.
         let (mut h2, mut m2, mut l2) = ewma(cfg, h, m, l, 0);
-        // |r| ≤ 1 (r + 1 ∈ [0, 2]): the f64 gradient flushes after this sample. Stalled: the
-        // step changed nothing (the `Q.4` word first: it changes on most samples).
-        let flush = (i32::from(r) + 1) as u32 <= 2;
-        if flush || (h2 == h && (m2 ^ m) | (l2 ^ l) == 0) {
+        // The countdown, one sample toward 0; at 0 (|r| ≤ 1) the f64 gradient flushes after
+        // this sample. Stalled: the step changed nothing (the `Q.4` word first: it changes on
+        // most samples).
+        let r2 = r - r.signum();
+        if r2 == 0 || (h2 == h && (m2 ^ m) | (l2 ^ l) == 0) {
             (h2, m2, l2) = (0, 0, 0);
         }
         self.diff_hi = h2;
         self.diff_mid = m2;
         self.diff_lo = l2;
-        self.resid = r - r.signum();
+        self.resid = r2;
         if h2 != 0 {
             h2 > 0
         } else if (m2 | l2) != 0 {
