@@ -423,7 +423,9 @@ impl State {
 
     /// A state from its raw parts; `prev_rtt_ns` and `rtt_diff_ns` are clamped to their
     /// ranges (the per-event arithmetic relies on them); the rate is not clamped: the next event
-    /// clamps it.
+    /// clamps it. A residual whose sign differs from a non-zero `rtt_diff`'s is dropped (0: the
+    /// next identical sample starts the countdown from `rtt_diff`): the algorithm itself only
+    /// sets a residual with `rtt_diff`'s sign, and the decay step relies on that.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
     pub const fn from_raw(p: RawParts) -> Self {
@@ -443,7 +445,11 @@ impl State {
             diff_hi: (d >> 64) as i32,
             diff_mid: (d >> 32) as u32,
             diff_lo: d as u32,
-            resid: p.residual,
+            resid: if (d > 0 && p.residual < 0) || (d < 0 && p.residual > 0) {
+                0
+            } else {
+                p.residual
+            },
             hai_count: p.hai_count,
         }
     }
@@ -782,7 +788,8 @@ impl State {
     /// with the residual countdown `r ≠ 0` or just started. `rtt_diff` keeps decaying and
     /// steering the rate; once it stalls (reaches 0, or stays at its value: `−1` ulp for a
     /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's
-    /// sign remains, with no effect on the rate. Returns whether `g > 0`.
+    /// sign remains, with no effect on the rate. Returns whether `g > 0`: the sign of `r`,
+    /// which is `rtt_diff`'s.
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
     fn hold(&mut self, cfg: &Config, r: i16) -> bool {
@@ -800,13 +807,10 @@ impl State {
         self.diff_mid = m2;
         self.diff_lo = l2;
         self.resid = r2;
-        if h2 != 0 {
-            h2 > 0
-        } else if (m2 | l2) != 0 {
-            true
-        } else {
-            r > 0
-        }
+        // g > 0 ⇔ r > 0: the countdown has rtt_diff's sign (set so at the run's first sample,
+        // kept so by `from_raw`), the floored shift keeps that sign until rtt_diff is 0, and
+        // from then on the countdown's sign is the gradient's.
+        r > 0
     }
 
     /// The countdown at the first identical sample of a run: `±residual_events(|rtt_diff|)`
@@ -854,9 +858,9 @@ impl State {
     }
 
     /// `rate ← clamp(rate + step)` for `branch` (`Low`, `Inc`, `Hai`; `step` is `δ`, or `N·δ`
-    /// for HAI, saturated). Inline only when the sum needs no clamp and no saturation
-    /// (`config::IncRange`; its span is 0 while an optional §5 rule is on): every other case is
-    /// [`grow`](Self::grow), which computes the same sum in full
+    /// for HAI, saturated). Inline while no optional §5 rule is on (`config::IncRange`; its
+    /// span is 0 then) and the sum needs no clamp or reaches `max_rate`; every other case is
+    /// [`grow`](Self::grow), which computes the same in full
     /// (`increase_fast_form_equals_the_general_one`).
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // inside the range, rate + step ≤ max (IncRange)
@@ -874,6 +878,12 @@ impl State {
             let r = rate + step;
             self.rate_u = r;
             return Outcome::new(branch, r);
+        }
+        if range.span != 0 && rate >= range.lo {
+            // No optional rule (span ≠ 0) and rate > max − step: rate + step passes max, the
+            // clamp gives max (a flow at its maximum rate).
+            self.rate_u = cfg.max_rate_u;
+            return Outcome::new(branch, cfg.max_rate_u);
         }
         Self::grow(cfg, self, branch, bytes, sending_bps)
     }
@@ -916,11 +926,13 @@ impl State {
     }
 
     /// Alg. 1 `rate ← rate·(1 − β·g)` for `g > 0`, `g = rtt_diff/minRTT`: `β·g` by
-    /// [`beta_g_q32`] (inline below `dthr` while per-completion scaling is off, where it is one
-    /// shift and one `mulhu`), then [`apply_cut`](Self::apply_cut) (inline while the result
-    /// needs no clamp). `vanished`: `rtt_diff = 0` with a positive countdown (a run of
-    /// identical RTTs), so `β·g = 0` and the cut is the clamp alone; the general form computes
-    /// the same (`vanished_gradient_cut_equals_the_general_one`).
+    /// [`beta_g_q32`], then [`apply_cut`](Self::apply_cut); inline while per-completion scaling
+    /// is off, where below `dthr` `β·g` is one shift and one `mulhu` and from `dthr` on
+    /// `β·g ≥ 1` takes the rate to `min_rate`. `vanished`: `rtt_diff = 0` with a positive
+    /// countdown (a run of identical RTTs), so `β·g = 0` and the cut is the clamp alone. The
+    /// general form [`dec_general`](Self::dec_general) computes the same
+    /// (`gradient_cut_fast_form_equals_the_general_one`,
+    /// `vanished_gradient_cut_equals_the_general_one`).
     #[inline(always)]
     #[allow(
         clippy::arithmetic_side_effects,
@@ -929,25 +941,25 @@ impl State {
     )] // rtt_diff > 0: its high word is ≥ 0; below dthr the shifted value is < 2^32
     fn dec(&mut self, cfg: &Config, bytes: u32, vanished: bool) -> Outcome {
         let h = self.diff_hi as u32;
-        if vanished {
-            // rtt_diff = 0: β·g = 0, the rate is only clamped (one compare when inside).
-            let r = self.rate_u;
-            if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
-                return Outcome::new(Branch::Dec, r);
-            }
+        let r = if vanished {
+            // rtt_diff = 0: β·g = 0, the rate is only clamped.
+            self.rate_u
         } else if h < cfg.dec_fast_below {
             // d >> bg_bits on two words (h < dthr ≤ 2^bg_bits: h's part fits).
             let x = (self.diff_mid >> (u32::from(cfg.bg_bits) & 31))
                 | (h << (u32::from(cfg.bg_lshift) & 31));
             // β·g < 1 in Q32: mulhu < 2^31, so << 1 fits.
-            let r = cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1);
-            // Finally clamp rate to [min_rate, max_rate]: one compare when inside.
-            if r.wrapping_sub(cfg.min_rate_u) < cfg.rate_span {
-                self.rate_u = r;
-                return Outcome::new(Branch::Dec, r);
-            }
-        }
-        Self::dec_general(cfg, self, bytes)
+            cut_rate(self.rate_u, mulhu(x, cfg.bg_mul) << 1)
+        } else if cfg.dec_fast_below != 0 {
+            // rtt_diff ≥ dthr without scaling: β·g ≥ 1, the rate reaches 0: min_rate after
+            // the clamp.
+            0
+        } else {
+            return Self::dec_general(cfg, self, bytes);
+        };
+        // Finally clamp rate to [min_rate, max_rate].
+        self.rate_u = clamp(cfg, r);
+        Outcome::new(Branch::Dec, self.rate_u)
     }
 
     /// [`dec`](Self::dec) in full: `β·g` at full width ([`beta_g_q32`]), then

@@ -974,15 +974,22 @@ proptest! {
         }
     }
 
-    /// An increase takes its inline form exactly when the general one ([`State::grow`], with
-    /// no optional rule) needs no clamp and no saturation, and then gives the same rate.
+    /// An increase gives the rate the general one ([`State::grow`]) gives, for any rate, on
+    /// configurations without an optional rule and with the application-limited rule firing
+    /// (sending rate 0); its range is where the sum needs no clamp and no saturation.
     #[test]
     fn increase_fast_form_equals_the_general_one(
-        c in 0usize..5,
+        c in 0usize..6,
         rate in prop_oneof![any::<u32>(), 0u32..100_000, (u32::MAX - 100_000)..=u32::MAX],
         hai: bool,
     ) {
-        let cfg = fast_form_configs()[c];
+        let (cfg, sending) = match fast_form_configs().get(c) {
+            Some(cfg) => (*cfg, u64::MAX),
+            None => (
+                Config::new(Params { app_limited: Some(Ratio::new(1, 2)), ..Params::DEFAULT }).unwrap(),
+                0,
+            ),
+        };
         let (branch, range, step) = if hai {
             (Branch::Hai, cfg.hai, cfg.delta_hai_u)
         } else {
@@ -990,30 +997,33 @@ proptest! {
         };
         let mut fast = State::from_raw(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
         let mut general = fast;
-        let a = fast.increase(&cfg, branch, range, step, 1500, u64::MAX);
-        let b = State::grow(&cfg, &mut general, branch, 1500, u64::MAX);
+        let a = fast.increase(&cfg, branch, range, step, 1500, sending);
+        let b = State::grow(&cfg, &mut general, branch, 1500, sending);
         prop_assert_eq!(a, b);
         prop_assert_eq!(fast, general);
-        let inline = rate.wrapping_sub(range.lo) < range.span;
-        let sum = u64::from(rate) + u64::from(step);
-        prop_assert_eq!(
-            inline,
-            sum <= u64::from(cfg.max_rate_u) && sum >= u64::from(cfg.min_rate_u)
-        );
+        if cfg.params.app_limited.is_none() {
+            let inline = rate.wrapping_sub(range.lo) < range.span;
+            let sum = u64::from(rate) + u64::from(step);
+            prop_assert_eq!(
+                inline,
+                sum <= u64::from(cfg.max_rate_u) && sum >= u64::from(cfg.min_rate_u)
+            );
+        }
     }
 
-    /// The gradient decrease's inline form (below `dthr`, no scaling, no clamp) gives the rate
-    /// the general form ([`beta_g_q32`], [`State::apply_cut`]) gives.
+    /// The gradient decrease's inline form (no scaling: below `dthr` one `mulhu`, from `dthr`
+    /// on `min_rate`; clamped) gives the rate the general form ([`beta_g_q32`],
+    /// [`State::apply_cut`]) gives, for any rate, inside the bounds or not.
     #[test]
     fn gradient_cut_fast_form_equals_the_general_one(
         c in 0usize..5,
         rate in prop_oneof![any::<u32>(), 70_000u32..80_000_000],
         d_frac in 1u64..=u64::MAX,
-        hi_share in 0u32..=1000,
+        hi_share in 0u32..=2000,
     ) {
         let cfg = fast_form_configs()[c];
-        // rtt_diff > 0 with its Q.4 word anywhere in [0, dthr] (dthr itself: the general form).
-        let hi = (u64::from(cfg.dthr_q4) * u64::from(hi_share) / 1000) as u32;
+        // rtt_diff > 0 with its Q.4 word anywhere in [0, 2·dthr] (from dthr on: β·g ≥ 1).
+        let hi = (u64::from(cfg.dthr_q4) * u64::from(hi_share) / 1000).min(i32::MAX as u64) as u32;
         let st = State {
             rate_u: rate,
             prev_rtt_q4: 0,
