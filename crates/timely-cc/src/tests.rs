@@ -1133,3 +1133,30 @@ proptest! {
         prop_assert_eq!(normalize_by_table(x), cc_math::recip::normalize(x));
     }
 }
+
+/// `from_raw` keeps a residual only with `rtt_diff`'s sign (or with `rtt_diff = 0`, either
+/// sign): a residual against a non-zero `rtt_diff`'s sign is dropped, and the next identical
+/// sample starts the countdown from `rtt_diff` as after any other sample.
+#[test]
+fn a_residual_against_rtt_diffs_sign_is_dropped_by_from_raw() {
+    for (diff_q4, resid, kept) in [
+        (5i64, -7i16, 0i16),
+        (-5, 7, 0),
+        (5, 7, 7),
+        (-5, -7, -7),
+        (0, 7, 7),
+        (0, -7, -7),
+    ] {
+        let st = raw(CFG.init_rate_u, 60_000 << 4, diff_q4, resid, 0, true);
+        assert_eq!(st.residual(), kept, "rtt_diff {diff_q4}, residual {resid}");
+    }
+    // The dropped one behaves as a fresh run: the same as a state built with residual 0.
+    let mut a = raw(CFG.init_rate_u / 2, 60_000 << 4, 5, -7, 0, true);
+    let mut b = raw(CFG.init_rate_u / 2, 60_000 << 4, 5, 0, 0, true);
+    let rtt = U28F4::from_bits(60_000 << 4);
+    assert_eq!(
+        a.on_rtt_rate(&CFG, rtt, 1500, None),
+        b.on_rtt_rate(&CFG, rtt, 1500, None)
+    );
+    assert_eq!(a, b);
+}
