@@ -584,7 +584,7 @@ impl State {
     /// returned in two registers. Division-free, panic-free; a leaf on its common path (spans
     /// below 134 ms on 32-bit words, Algorithm 1 with every rare case — long spans, rejected
     /// events, the first sample, the start of a run of identical RTTs, `T_high`, the optional
-    /// §5 rules, clamps — out of line, reached by tail calls).
+    /// §5 rules, an increase below `min_rate` — out of line, reached by tail calls).
     #[inline(always)]
     pub fn on_completion_rate(&mut self, cfg: &Config, ev: &Completion) -> Outcome {
         match Self::rtt_q4_fast(cfg, ev) {
@@ -671,7 +671,8 @@ impl State {
     /// order. `GENERAL = false` is the inline common path: it hands the whole event to
     /// [`step_general`](Self::step_general) (this code with `GENERAL = true`, out of line)
     /// before changing anything when the flow has not started, `α` is not dyadic, or a run of
-    /// identical RTTs starts; `T_high`, the optional §5 rules and clamps are out of line in both.
+    /// identical RTTs starts; `T_high`, the optional §5 rules and an increase below `min_rate`
+    /// are out of line in both.
     /// Every out-of-line part returns the [`Outcome`] itself, so the common path calls nothing
     /// but tail calls and needs no stack frame.
     #[inline(always)]
