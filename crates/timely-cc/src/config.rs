@@ -150,9 +150,12 @@ pub struct Config {
     pub(crate) t_high_q4: u32,
     /// `1 − α` in `Q0.32`, rounded (`0` for `α = 1`, ≤ `15/16·2^32`).
     pub(crate) one_minus_alpha_q32: u32,
-    /// `α = 2^32 − one_minus_alpha_q32` in `Q0.32`; `α = 1` is stored as `2^32 − 1` (the EWMA
-    /// is then `new_diff` less `|new_diff|·2^-68` ns).
-    pub(crate) alpha_q32: u32,
+    /// `β·T_high` (`T_high` in `Q.4`) as a mantissa `bt_norm = ⌊β·T_high·2^e⌋`, `e ≤ 31` the
+    /// largest exponent that keeps it below 2^32, and `bt_shift = e + 1`: `β·T_high/rtt` in
+    /// `Q29` is `mulhu(bt_norm, r) >> (bt_shift − s)` for the reciprocal `r ≈ 2^62/(rtt·2^s)`
+    /// of the normalised `rtt` (`State::high`).
+    pub(crate) bt_norm: u32,
+    pub(crate) bt_shift: u8,
     /// `k` when `1 − α = 2^-k` (`1 ≤ k ≤ 31`; the paper's `α = 7/8` is `k = 3`): the EWMA's
     /// `(1 − α)·rtt_diff` is then a shift. 0 for any other `α` (a product, out of line).
     pub(crate) oma_shift: u32,
@@ -323,6 +326,16 @@ impl Config {
             return Err(ConfigError::BetaOutOfRange);
         }
         let beta_q31 = (((b.num as u64) << 31) + b.den as u64 / 2) / b.den as u64; // ≤ 2^31
+        // β·T_high (Q.4) = num·T/den ≤ 2^31 · 2^32: its mantissa with the largest e ≤ 31 that
+        // keeps ⌊num·T·2^e/den⌋ below 2^32 (≥ 2^31 unless e = 31).
+        let (bt_norm, bt_exp) = {
+            let v = b.num as u128 * ((p.t_high_ns as u128) << RTT_FRAC_BITS);
+            let mut e = 0u32;
+            while e < 31 && (v << (e + 1)) / (b.den as u128) < 1 << 32 {
+                e += 1;
+            }
+            (((v << e) / b.den as u128) as u32, e)
+        };
         if p.hai_n == 0 {
             return Err(ConfigError::ZeroHaiN);
         }
@@ -426,11 +439,8 @@ impl Config {
             t_low_q4: p.t_low_ns << RTT_FRAC_BITS,
             t_high_q4: p.t_high_ns << RTT_FRAC_BITS,
             one_minus_alpha_q32: one_minus_alpha_q32 as u32,
-            alpha_q32: if one_minus_alpha_q32 == 0 {
-                u32::MAX
-            } else {
-                ((1u128 << 32) - one_minus_alpha_q32) as u32
-            },
+            bt_norm,
+            bt_shift: bt_exp as u8 + 1,
             oma_shift: if one_minus_alpha_q32.is_power_of_two() && one_minus_alpha_q32 >= 2 {
                 32 - one_minus_alpha_q32.trailing_zeros()
             } else {

@@ -120,7 +120,7 @@ fn decrease_above_t_high_worked_number() {
     let u = st.on_completion(&CFG, &ev(20, 1_000_000));
     assert!(
         (u.rate_bps as f64 - want * 0.6).abs() <= 256.0,
-        "{}",
+        "{} vs {want}",
         u.rate_bps
     );
     assert_eq!(st.hai_count(), 0);
@@ -974,15 +974,22 @@ proptest! {
         }
     }
 
-    /// An increase takes its inline form exactly when the general one ([`State::grow`], with
-    /// no optional rule) needs no clamp and no saturation, and then gives the same rate.
+    /// An increase gives the rate the general one ([`State::grow`]) gives, for any rate, on
+    /// configurations without an optional rule and with the application-limited rule firing
+    /// (sending rate 0); its range is where the sum needs no clamp and no saturation.
     #[test]
     fn increase_fast_form_equals_the_general_one(
-        c in 0usize..5,
+        c in 0usize..6,
         rate in prop_oneof![any::<u32>(), 0u32..100_000, (u32::MAX - 100_000)..=u32::MAX],
         hai: bool,
     ) {
-        let cfg = fast_form_configs()[c];
+        let (cfg, sending) = match fast_form_configs().get(c) {
+            Some(cfg) => (*cfg, u64::MAX),
+            None => (
+                Config::new(Params { app_limited: Some(Ratio::new(1, 2)), ..Params::DEFAULT }).unwrap(),
+                0,
+            ),
+        };
         let (branch, range, step) = if hai {
             (Branch::Hai, cfg.hai, cfg.delta_hai_u)
         } else {
@@ -990,30 +997,33 @@ proptest! {
         };
         let mut fast = State::from_raw(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
         let mut general = fast;
-        let a = fast.increase(&cfg, branch, range, step, 1500, u64::MAX);
-        let b = State::grow(&cfg, &mut general, branch, 1500, u64::MAX);
+        let a = fast.increase(&cfg, branch, range, step, 1500, sending);
+        let b = State::grow(&cfg, &mut general, branch, 1500, sending);
         prop_assert_eq!(a, b);
         prop_assert_eq!(fast, general);
-        let inline = rate.wrapping_sub(range.lo) < range.span;
-        let sum = u64::from(rate) + u64::from(step);
-        prop_assert_eq!(
-            inline,
-            sum <= u64::from(cfg.max_rate_u) && sum >= u64::from(cfg.min_rate_u)
-        );
+        if cfg.params.app_limited.is_none() {
+            let inline = rate.wrapping_sub(range.lo) < range.span;
+            let sum = u64::from(rate) + u64::from(step);
+            prop_assert_eq!(
+                inline,
+                sum <= u64::from(cfg.max_rate_u) && sum >= u64::from(cfg.min_rate_u)
+            );
+        }
     }
 
-    /// The gradient decrease's inline form (below `dthr`, no scaling, no clamp) gives the rate
-    /// the general form ([`beta_g_q32`], [`State::apply_cut`]) gives.
+    /// The gradient decrease's inline form (no scaling: below `dthr` one `mulhu`, from `dthr`
+    /// on `min_rate`; clamped) gives the rate the general form ([`beta_g_q32`],
+    /// [`State::apply_cut`]) gives, for any rate, inside the bounds or not.
     #[test]
     fn gradient_cut_fast_form_equals_the_general_one(
         c in 0usize..5,
         rate in prop_oneof![any::<u32>(), 70_000u32..80_000_000],
         d_frac in 1u64..=u64::MAX,
-        hi_share in 0u32..=1000,
+        hi_share in 0u32..=2000,
     ) {
         let cfg = fast_form_configs()[c];
-        // rtt_diff > 0 with its Q.4 word anywhere in [0, dthr] (dthr itself: the general form).
-        let hi = (u64::from(cfg.dthr_q4) * u64::from(hi_share) / 1000) as u32;
+        // rtt_diff > 0 with its Q.4 word anywhere in [0, 2·dthr] (from dthr on: β·g ≥ 1).
+        let hi = (u64::from(cfg.dthr_q4) * u64::from(hi_share) / 1000).min(i32::MAX as u64) as u32;
         let st = State {
             rate_u: rate,
             prev_rtt_q4: 0,
@@ -1024,10 +1034,55 @@ proptest! {
             hai_count: 3,
         };
         let (mut fast, mut general) = (st, st);
-        let a = fast.dec(&cfg, 1500);
+        let a = fast.dec(&cfg, 1500, false);
         let b = State::dec_general(&cfg, &mut general, 1500);
         prop_assert_eq!(a, b);
         prop_assert_eq!(fast, general);
+    }
+
+    /// A positive countdown with `rtt_diff = 0` cuts by nothing: the inline form (the clamp
+    /// test alone) gives what the general form (`β·g` of 0, [`State::apply_cut`]) gives, on
+    /// every configuration (scaling on too) and rate, inside the bounds or not.
+    #[test]
+    fn vanished_gradient_cut_equals_the_general_one(
+        c in 0usize..6,
+        rate in prop_oneof![any::<u32>(), 70_000u32..80_000_000],
+        resid in 1i16..=i16::MAX,
+    ) {
+        let cfg = match fast_form_configs().get(c) {
+            Some(cfg) => *cfg,
+            None => Config::new(Params { per_completion_scaling: true, ..Params::DEFAULT }).unwrap(),
+        };
+        let st = State::from_raw(RawParts { rate_u128bps: rate, residual: resid, hai_count: 3, started: true, ..RawParts::default() });
+        let (mut fast, mut general) = (st, st);
+        let a = fast.dec(&cfg, 1500, true);
+        let b = State::dec_general(&cfg, &mut general, 1500);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(fast, general);
+    }
+}
+
+/// A run of identical RTTs past the point where `rtt_diff` reaches 0 counts the residual down
+/// and takes `dec` (positive) or the increases (negative) without moving `rtt_diff`, and the
+/// rate of a `dec` only clamps.
+#[test]
+fn a_vanished_gradient_counts_down_and_leaves_the_rate() {
+    for (resid, branch) in [(3i16, Branch::Dec), (-3, Branch::Inc)] {
+        let rtt = 60_000u32 << 4; // between T_low and T_high
+        let mut st = raw(CFG.init_rate_u / 2, rtt, 0, resid, 0, true);
+        for left in (0..resid.abs()).rev() {
+            let before = st.rate_u128bps();
+            let o = st.on_rtt_rate(&CFG, U28F4::from_bits(rtt), 1500, None);
+            assert_eq!(o.branch(), branch);
+            assert_eq!(st.residual().abs(), left);
+            assert_eq!(st.rtt_diff_ns().to_bits(), 0);
+            if branch == Branch::Dec {
+                assert_eq!(st.rate_u128bps(), before);
+            }
+        }
+        // The countdown over: g = 0, an increase.
+        let o = st.on_rtt_rate(&CFG, U28F4::from_bits(rtt), 1500, None);
+        assert_eq!(o.branch(), Branch::Inc);
     }
 }
 
@@ -1053,18 +1108,55 @@ proptest! {
 }
 
 proptest! {
-    /// `T_high/rtt` on one word is the quotient the 64-bit shift of `T_high·r` gives (rounded,
-    /// capped at 2^30), for every `T_high` and every `rtt` above it.
+    /// The `T_high` cut is within 2^-28 of the exact `β·(1 − T_high/rtt)` (the refined
+    /// reciprocal's 2^-30 relative, the `Q29` floor, `β`'s and the mantissa's rounding, the
+    /// added 2^-31), never below 0, for every `T_high`, `β` and `rtt` above `T_high`.
     #[test]
-    fn t_high_ratio_is_the_rounded_64_bit_quotient(t_high_ns in 1u32..=MAX_RTT_NS, above in 1u32..=RTT_SAT_Q4) {
-        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, ..Params::DEFAULT }).unwrap();
+    fn t_high_cut_is_within_the_bound(
+        t_high_ns in 1u32..=MAX_RTT_NS,
+        above in prop_oneof![1u32..=RTT_SAT_Q4, 1u32..100_000],
+        beta_num in 1u32..=1000,
+    ) {
+        let cfg = Config::new(Params { t_low_ns: 0, t_high_ns, beta: Ratio::new(beta_num, 1000), ..Params::DEFAULT }).unwrap();
         let rtt = cfg.t_high_q4.saturating_add(above).min(RTT_SAT_Q4);
         prop_assume!(rtt > cfg.t_high_q4);
-        let (m, s) = cc_math::recip::normalize(core::num::NonZeroU32::new(rtt).unwrap());
-        let r = cc_math::RECIP.recip_norm_refined(m);
-        let p = u64::from(cfg.t_high_q4) * u64::from(r);
-        let sh = 32 - s;
-        let want = ((p >> sh) + ((p >> (sh - 1)) & 1)).min(1 << 30);
-        prop_assert_eq!(u64::from(t_high_ratio_q30(&cfg, rtt)), want);
+        let beta = f64::from(beta_num) / 1000.0;
+        let want = beta * (1.0 - f64::from(cfg.t_high_q4) / f64::from(rtt));
+        let got = f64::from(t_high_cut_q32(&cfg, rtt)) / 2f64.powi(32);
+        prop_assert!((got - want).abs() <= 2f64.powi(-28), "rtt {rtt}: {got} vs {want}");
     }
+
+    /// The table normalisation is cc-math's: the same mantissa and shift for every `x ≠ 0`.
+    #[test]
+    fn normalize_by_table_equals_cc_math_normalize(bits in 0u32..32, x: u32) {
+        let x = core::num::NonZeroU32::new((x >> bits) | (1 << (31 - bits))).unwrap();
+        prop_assert_eq!(normalize_by_table(x), cc_math::recip::normalize(x));
+    }
+}
+
+/// `from_raw` keeps a residual only with `rtt_diff`'s sign (or with `rtt_diff = 0`, either
+/// sign): a residual against a non-zero `rtt_diff`'s sign is dropped, and the next identical
+/// sample starts the countdown from `rtt_diff` as after any other sample.
+#[test]
+fn a_residual_against_rtt_diffs_sign_is_dropped_by_from_raw() {
+    for (diff_q4, resid, kept) in [
+        (5i64, -7i16, 0i16),
+        (-5, 7, 0),
+        (5, 7, 7),
+        (-5, -7, -7),
+        (0, 7, 7),
+        (0, -7, -7),
+    ] {
+        let st = raw(CFG.init_rate_u, 60_000 << 4, diff_q4, resid, 0, true);
+        assert_eq!(st.residual(), kept, "rtt_diff {diff_q4}, residual {resid}");
+    }
+    // The dropped one behaves as a fresh run: the same as a state built with residual 0.
+    let mut a = raw(CFG.init_rate_u / 2, 60_000 << 4, 5, -7, 0, true);
+    let mut b = raw(CFG.init_rate_u / 2, 60_000 << 4, 5, 0, 0, true);
+    let rtt = U28F4::from_bits(60_000 << 4);
+    assert_eq!(
+        a.on_rtt_rate(&CFG, rtt, 1500, None),
+        b.on_rtt_rate(&CFG, rtt, 1500, None)
+    );
+    assert_eq!(a, b);
 }
