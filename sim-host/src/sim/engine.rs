@@ -15,11 +15,10 @@
 //!   and then wait `segment/rate`. Receivers ACK every k-th packet (and a flow's or a
 //!   segment's last), and NACK a gap (go-back-N; a retransmission timer covers a lost tail).
 
-use super::ctrl::{Ctrl, Setup};
+use super::cc::{Ack, Cx, FlowCc, ProbeResponse, Reply, Sent};
+use super::ctrl::Setup;
 use super::record::Recorder;
-use super::scenario::{
-    Algorithm, BufferKind, ControllerKind, GroupKind, Loaded, Reaction, TopoKind,
-};
+use super::scenario::{BufferKind, ControllerKind, GroupKind, Loaded, TopoKind};
 use super::stats::{Hist, Stats};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -232,14 +231,16 @@ pub struct Flow {
     snd_nxt: u64,
     snd_una: u64,
     next_send_ps: u64,
-    ctrl: Ctrl,
+    /// The sender's congestion controller.
+    cc: Box<dyn FlowCc>,
+    /// Its rate, b/s, as last read.
     rate_bps: f64,
+    /// Its window, bytes, as last read.
     window: Option<f64>,
-    /// TIMELY: outstanding segments `(start, end, t_send_ns)`.
-    segs: VecDeque<(u64, u64, u64)>,
+    /// With TSO segments: the segment being sent `(start, end)` and when its first packet
+    /// went on the wire (ps).
+    seg: Option<(u64, u64)>,
     seg_t_send_ps: u64,
-    /// HPCC per-RTT reaction: the `snd_nxt` of the last update.
-    rtt_mark: u64,
     rcv_next: u64,
     rcv_count: u32,
     nack_for: Option<u64>,
@@ -322,8 +323,6 @@ pub struct Sim {
     pub flows: Vec<Flow>,
     setup: Setup,
     controller: ControllerKind,
-    algo: Algorithm,
-    reaction: Reaction,
     topo: TopoKind,
     hosts_per_leaf: u32,
     left_hosts: u32,
@@ -336,7 +335,8 @@ pub struct Sim {
     pfc: Option<(u64, u64)>,
     int_on: bool,
     mtu: u32,
-    seg_bytes: u32,
+    /// TSO segment bytes when the algorithm sends in segments.
+    seg_bytes: Option<u64>,
     ack_every: u32,
     jitter_ps: u64,
     rng: Pcg64Mcg,
@@ -360,11 +360,6 @@ pub struct Sim {
     plot_ps: u64,
     last_delivered: Vec<u64>,
     int_buf: [u8; 2 + 8 * MAX_HOPS],
-    /// DOCA PCC: the adapter's counter array (one per NIC port on the platform; one for the
-    /// whole network here: the totals).
-    pub pcc_counters: cc_pcc::Counters,
-    /// DOCA PCC with `pcc_inflight_cap`: `T` in ps (bytes in flight ≤ rate × T).
-    pcc_cap_ps: Option<u64>,
 }
 
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
@@ -372,24 +367,16 @@ fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
     (u128::from(bytes) * 8_000_000_000_000).div_ceil(u128::from(rate_bps)) as u64
 }
 
-/// DOCA PCC: host `h`'s NIC clock at `t_ps`, ns on 32 bits (wrapping every 4.29 s), with an
+/// Host `h`'s NIC clock at `t_ps`, ns on 32 bits (wrapping every 4.29 s), with an
 /// offset of its own (a hash of the host id: clocks of different hosts differ, and some wrap
 /// during a run).
-fn nic_clock(h: u32, t_ps: u64) -> u32 {
+pub(crate) fn nic_clock(h: u32, t_ps: u64) -> u32 {
     (t_ps / PS_PER_NS).wrapping_add(mix(0xD0CA_0000 ^ u64::from(h))) as u32
 }
 
 /// DOCA PCC: switch `sw`'s clock at `t_ps`, ns on 32 bits, with an offset of its own.
 fn switch_clock(sw: u32, t_ps: u64) -> u32 {
     (t_ps / PS_PER_NS).wrapping_add(mix(0x5717_0000 ^ u64::from(sw))) as u32
-}
-
-/// A flow's window, bytes: the controller's (HPCC's `W`), or under DOCA PCC with
-/// `pcc_inflight_cap` (`cap_ps` = `T`) the rate × `T`; `None`: no limit on bytes in flight.
-fn window(cap_ps: Option<u64>, rate_bps: f64, ctrl: &Ctrl) -> Option<f64> {
-    cap_ps
-        .map(|t| rate_bps * t as f64 / 8e12)
-        .or(ctrl.window_bytes())
 }
 
 fn mix(x: u64) -> u64 {
@@ -415,7 +402,7 @@ impl Sim {
     ) -> Sim {
         let sc = &l.sc;
         let t = &sc.topology;
-        let int_on = t.int.unwrap_or(sc.algorithm == Algorithm::Hpcc);
+        let int_on = t.int.unwrap_or(setup.entry().int_default);
         let n_hosts = l.hosts;
         let mut sim = Sim {
             now: 0,
@@ -427,10 +414,9 @@ impl Sim {
             switches: Vec::new(),
             hosts: Vec::new(),
             flows: Vec::new(),
+            seg_bytes: setup.algo().segment_bytes(),
             setup,
             controller,
-            algo: sc.algorithm,
-            reaction: sc.reaction,
             topo: t.kind,
             hosts_per_leaf: t.hosts_per_leaf.unwrap_or(1),
             left_hosts: t.left_hosts.unwrap_or(0),
@@ -448,7 +434,6 @@ impl Sim {
             }),
             int_on,
             mtu: sc.mtu_bytes,
-            seg_bytes: sc.segment_bytes,
             ack_every: sc.ack_every,
             jitter_ps: sc.send_jitter_ns * PS_PER_NS,
             rng: Pcg64Mcg::new(0xC0FF_EE00_D00D_u128 ^ (u128::from(seed) << 64 | u128::from(seed))),
@@ -477,12 +462,7 @@ impl Sim {
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
             last_delivered: Vec::new(),
             int_buf: [0; 2 + 8 * MAX_HOPS],
-            pcc_counters: cc_pcc::Counters::default(),
-            pcc_cap_ps: None,
         };
-        if sc.pcc_inflight_cap {
-            sim.pcc_cap_ps = Some(sim.setup.base_rtt_ps());
-        }
         // Hosts first (node ids 0..n_hosts), each with its one port.
         let host_delay = t.host_delay_ns * PS_PER_NS;
         let fab_rate = t.fabric_rate_bps.unwrap_or(t.host_rate_bps);
@@ -545,8 +525,8 @@ impl Sim {
             t.host_rate_bps.min(fab_rate),
         );
         sim.rto_ps = (worst_q_ps + 4 * (host_delay + fab_delay) + 100_000_000).min(10_000_000_000);
-        sim.rto_ps = sim.rto_ps.max(sim.setup.min_rto_ps());
-        sim.stats.rtt = super::stats::Hist::new(sim.setup.rtt_bucket_ns(), 1 << 20);
+        sim.rto_ps = sim.rto_ps.max(sim.setup.algo().min_rto_ps());
+        sim.stats.rtt = super::stats::Hist::new(sim.setup.algo().rtt_bucket_ns(), 1 << 20);
         // Workload.
         let groups = sim.groups.clone();
         for (gi, g) in groups.iter().enumerate() {
@@ -660,11 +640,11 @@ impl Sim {
         group: u32,
     ) -> u32 {
         let id = self.flows.len() as u32;
-        let ctrl = Ctrl::new(&self.setup, self.controller);
-        let web = super::web::WebFlow::new(&self.setup, self.controller);
+        let cc = self.setup.algo().new_flow(self.controller);
+        let web = self.setup.algo().new_app(self.controller);
         let size = size.or(web.as_ref().map(|w| w.total_bytes()));
-        let rate = ctrl.rate_bps(&self.setup);
-        let window = window(self.pcc_cap_ps, rate, &ctrl);
+        let rate = cc.rate_bps();
+        let window = cc.window_bytes();
         let (fab_links, sw_hops) = self.path_shape(src, dst);
         let hp = &self.ports[self.hosts[src as usize].port as usize];
         let host_rate = hp.rate_bps;
@@ -726,12 +706,11 @@ impl Sim {
             snd_nxt: 0,
             snd_una: 0,
             next_send_ps: start_ps,
-            ctrl,
+            cc,
             rate_bps: rate,
             window,
-            segs: VecDeque::new(),
+            seg: None,
             seg_t_send_ps: 0,
-            rtt_mark: 0,
             rcv_next: 0,
             rcv_count: 0,
             nack_for: None,
@@ -741,7 +720,9 @@ impl Sim {
             web,
         });
         if record {
-            self.rec.open(id, &self.setup, src, dst);
+            let lines = self.setup.set_lines();
+            self.rec
+                .open(id, self.setup.algo().record_format(), &lines, src, dst);
         }
         id
     }
@@ -903,6 +884,11 @@ impl Sim {
             .iter()
             .map(|p| (p.tx_bytes, p.rate_bps))
             .collect()
+    }
+
+    /// The run's controller setup.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
     }
 
     /// The end time, ns.
@@ -1249,18 +1235,18 @@ impl Sim {
     fn send_data(&mut self, fid: u32, port: u32) {
         let now = self.now;
         let mtu = u64::from(self.mtu);
-        let seg = u64::from(self.seg_bytes);
         let int_hdr = if self.int_on { INT_HDR_BYTES } else { 0 };
-        let timely = self.algo == Algorithm::Timely;
         let f = &mut self.flows[fid as usize];
         let mut payload = mtu.min(f.send_limit() - f.snd_nxt);
-        if timely {
+        let mut segment = None;
+        if let Some(seg) = self.seg_bytes {
             let boundary = (f.snd_nxt / seg + 1) * seg;
             payload = payload.min(boundary - f.snd_nxt);
-            if f.segs.back().is_none_or(|s| s.1 <= f.snd_nxt) {
+            if f.seg.is_none_or(|s| s.1 <= f.snd_nxt) {
                 let end = boundary.min(f.size);
-                f.segs.push_back((f.snd_nxt, end, now / PS_PER_NS));
+                f.seg = Some((f.snd_nxt, end));
                 f.seg_t_send_ps = now;
+                segment = f.seg;
             }
         }
         let pk = Pkt {
@@ -1273,25 +1259,27 @@ impl Sim {
             ..Pkt::default()
         };
         f.snd_nxt += payload;
-        if self.algo == Algorithm::Pcc {
-            // A TX event per packet: its bytes in 32-byte units (rounded up) and one packet.
-            let ts = nic_clock(f.src, now);
-            let units = pk.wire.div_ceil(32).min(0xFFFF);
-            self.pcc_event(
-                fid,
-                cc_pcc::EventType::Tx as u8,
-                [ts, units << 16 | 1, fid, 0],
-                None,
-            );
+        let sent = Sent {
+            seq: pk.seq,
+            payload: pk.payload,
+            wire: pk.wire,
+            segment,
+        };
+        let mut cx = Cx {
+            now_ps: now,
+            flow: fid,
+            src: f.src,
+            rec: if f.record { Some(&mut self.rec) } else { None },
+        };
+        if let Some(reply) = f.cc.on_send(&mut cx, &sent) {
+            self.apply(fid, reply);
         }
         let f = &mut self.flows[fid as usize];
         // Pacing.
         let rate = f.rate_bps.max(1.0);
-        if timely {
-            let seg_end = f.segs.back().map_or(f.snd_nxt, |s| s.1);
-            if f.snd_nxt >= seg_end {
-                let len = seg_end - f.segs.back().map_or(0, |s| s.0);
-                let gap = (len as f64 * 8e12 / rate) as u64;
+        if let Some((s0, s1)) = f.seg {
+            if f.snd_nxt >= s1 {
+                let gap = ((s1 - s0) as f64 * 8e12 / rate) as u64;
                 f.next_send_ps = (f.seg_t_send_ps + gap).max(now);
             } else {
                 f.next_send_ps = now;
@@ -1328,7 +1316,8 @@ impl Sim {
             // Go back to the first unacknowledged byte.
             self.c.timeouts += 1;
             f.snd_nxt = f.snd_una;
-            f.segs.clear();
+            f.seg = None;
+            f.cc.on_timeout();
             f.next_send_ps = now;
             f.last_progress_ps = now;
             let src = f.src;
@@ -1379,40 +1368,13 @@ impl Sim {
         self.start_tx(port);
     }
 
-    /// DOCA PCC: one event of flow `fid` for its controller (and its recording), then the
-    /// flow's new rate; a probe when the controller asks for one.
-    fn pcc_event(
-        &mut self,
-        fid: u32,
-        type_code: u8,
-        spec: [u32; 4],
-        telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
-    ) {
+    /// After a controller ran on an event of flow `fid`: its new rate and window, and an RTT
+    /// probe when it asks for one.
+    fn apply(&mut self, fid: u32, reply: Reply) {
         let f = &mut self.flows[fid as usize];
-        let ev = cc_pcc::Event {
-            type_code,
-            subtype: if type_code == cc_pcc::EventType::Nack as u8 {
-                1
-            } else {
-                0
-            },
-            port: 0,
-            flags: 0,
-            flow_tag: fid,
-            sn: 0,
-            ts_ns: nic_clock(f.src, self.now),
-            spec,
-        };
-        let tel = telemetry.copied().unwrap_or([0; cc_pcc::TELEMETRY_BYTES]);
-        let probe = f
-            .ctrl
-            .on_pcc(&self.setup, &ev, &tel, &mut self.pcc_counters);
-        f.rate_bps = f.ctrl.rate_bps(&self.setup);
-        f.window = window(self.pcc_cap_ps, f.rate_bps, &f.ctrl);
-        if f.record {
-            self.rec.pcc_row(fid, &ev, telemetry);
-        }
-        if probe {
+        f.rate_bps = f.cc.rate_bps();
+        f.window = f.cc.window_bytes();
+        if reply.probe {
             let src = f.src;
             let pk = Pkt {
                 flow: fid,
@@ -1438,7 +1400,6 @@ impl Sim {
         if f.done_ps.is_some() {
             return;
         }
-        let req_send = nic_clock(f.src, p.t_sent_ps);
         let cells = (p.hops[3] & 0xFFFF_FFFF_FFFF) / u64::from(cc_pcc::Telemetry::CELL_BYTES);
         let tel = cc_pcc::Telemetry {
             qlen_256b_cells: cells.min(u64::from(u16::MAX)) as u16,
@@ -1448,15 +1409,27 @@ impl Sim {
             tx_ts_ns: (p.hops[2] >> 32) as u32,
         }
         .encode();
-        let spec = [req_send, p.hops[0] as u32, p.hops[1] as u32, 0];
-        self.pcc_event(p.flow, cc_pcc::EventType::Rtt as u8, spec, Some(&tel));
+        let r = ProbeResponse {
+            req_send_ns: nic_clock(f.src, p.t_sent_ps),
+            req_recv_ns: p.hops[0] as u32,
+            resp_send_ns: p.hops[1] as u32,
+            telemetry: tel,
+        };
+        let f = &mut self.flows[p.flow as usize];
+        let mut cx = Cx {
+            now_ps: self.now,
+            flow: p.flow,
+            src: f.src,
+            rec: if f.record { Some(&mut self.rec) } else { None },
+        };
+        let reply = f.cc.on_probe_response(&mut cx, &r);
+        self.apply(p.flow, reply);
         let src = self.flows[p.flow as usize].src;
         self.host_try_send(src);
     }
 
     fn data_rx(&mut self, h: u32, pi: u32, p: Pkt) {
-        let seg = u64::from(self.seg_bytes);
-        let timely = self.algo == Algorithm::Timely;
+        let seg = self.seg_bytes;
         let ack_every = self.ack_every;
         let now_ns = self.now / PS_PER_NS;
         let f = &mut self.flows[p.flow as usize];
@@ -1468,7 +1441,8 @@ impl Sim {
             }
             f.rcv_count += 1;
             f.nack_for = None;
-            let last = f.rcv_next >= f.size || (timely && f.rcv_next.is_multiple_of(seg));
+            let last =
+                f.rcv_next >= f.size || seg.is_some_and(|s| f.rcv_next.is_multiple_of(s));
             if f.rcv_count >= ack_every || last {
                 f.rcv_count = 0;
                 Some(KIND_ACK)
@@ -1536,69 +1510,36 @@ impl Sim {
             f.snd_una = p.seq;
             f.last_progress_ps = now;
         }
-        if p.kind == KIND_NACK && p.seq < f.snd_nxt {
+        let nack = p.kind == KIND_NACK;
+        if nack && p.seq < f.snd_nxt {
             f.snd_nxt = p.seq.max(f.snd_una);
-            while f.segs.back().is_some_and(|s| s.1 > f.snd_nxt) {
-                f.segs.pop_back();
+            if f.seg.is_some_and(|s| s.1 > f.snd_nxt) {
+                f.seg = None;
             }
+            f.cc.on_rewind(f.snd_nxt);
             f.next_send_ps = f.next_send_ps.min(now);
         }
-        match self.algo {
-            Algorithm::Hpcc => {
-                let (ack32, nxt32) = (p.seq as u32, f.snd_nxt as u32);
-                let call = match self.reaction {
-                    Reaction::Hpcc => Some((ack32, nxt32)),
-                    Reaction::PerAck => Some((ack32, ack32)),
-                    Reaction::PerRtt => {
-                        if p.seq > f.rtt_mark || f.rtt_mark == 0 {
-                            f.rtt_mark = f.snd_nxt;
-                            Some((ack32, nxt32))
-                        } else {
-                            None
-                        }
-                    }
-                };
-                if let Some((a, s)) = call {
-                    f.ctrl.on_ack(&self.setup, a, s, &int[..n]);
-                    if f.record {
-                        self.rec.hpcc_row(fid, now_ns, a, s, &int[..n]);
-                        self.rec
-                            .hpcc_capture_row(fid, now_ns, p.seq, f.snd_nxt, &int[..n]);
-                    }
-                }
-            }
-            Algorithm::Timely => {
-                while let Some(&(s0, s1, t_send)) = f.segs.front() {
-                    if s1 > f.snd_una {
-                        break;
-                    }
-                    f.segs.pop_front();
-                    let bytes = (s1 - s0) as u32;
-                    f.ctrl.on_completion(&self.setup, t_send, now_ns, bytes);
-                    if f.record {
-                        self.rec.timely_row(fid, t_send, now_ns, bytes);
-                    }
-                }
-            }
-            Algorithm::Cats => {
-                if let Some(w) = &mut f.web {
-                    w.on_ack(f.snd_una, now_ns, &mut self.rec, fid, f.record);
-                }
-            }
-            Algorithm::Pcc => {
-                // An ACK or NACK event: first timestamp, first sequence number, one coalesced.
-                let ty = if p.kind == KIND_NACK {
-                    cc_pcc::EventType::Nack
-                } else {
-                    cc_pcc::EventType::Ack
-                };
-                let ts = nic_clock(f.src, now);
-                self.pcc_event(fid, ty as u8, [ts, p.seq as u32, 1, 0], None);
-            }
+        if let Some(w) = &mut f.web {
+            w.on_ack(f.snd_una, now_ns, &mut self.rec, fid, f.record);
         }
+        let ack = Ack {
+            seq: p.seq,
+            nack,
+            snd_una: f.snd_una,
+            snd_nxt: f.snd_nxt,
+            int: &int[..n],
+            ecn_echo: p.ecn,
+            rtt_ps: now - p.t_sent_ps,
+        };
+        let mut cx = Cx {
+            now_ps: now,
+            flow: fid,
+            src: f.src,
+            rec: if f.record { Some(&mut self.rec) } else { None },
+        };
+        let reply = f.cc.on_ack(&mut cx, &ack);
+        self.apply(fid, reply);
         let f = &mut self.flows[fid as usize];
-        f.rate_bps = f.ctrl.rate_bps(&self.setup);
-        f.window = window(self.pcc_cap_ps, f.rate_bps, &f.ctrl);
         if f.snd_una >= f.size {
             self.finish_flow(fid);
         }

@@ -9,6 +9,7 @@
 //! * [`ctrl`]: the per-flow controller dispatcher (`fixed` | `reference`).
 //! * [`stats`], [`record`]: what is measured, and `--record` traces in the replay formats.
 
+pub mod cc;
 pub mod ctrl;
 pub mod engine;
 pub mod record;
@@ -425,9 +426,8 @@ fn report(
     if c.probe_responses + c.probes_dropped > c.probes_sent {
         violations.push("more probes answered or dropped than sent".into());
     }
-    if l.sc.algorithm == scenario::Algorithm::Pcc && c.probe_responses == 0 {
-        // Nothing meaningful ran: the adapter never saw an RTT or telemetry sample.
-        violations.push("no RTT probe was answered: the controllers never ran Algorithm 1".into());
+    if let Some(v) = sim.setup().algo().nothing_ran(c) {
+        violations.push(v);
     }
     if c.in_flight != sim.data_packets_alive() {
         violations.push(format!(
@@ -453,7 +453,7 @@ fn report(
     }
     Report {
         scenario: l.sc.name.clone(),
-        algorithm: format!("{:?}", l.sc.algorithm).to_lowercase(),
+        algorithm: l.sc.algorithm.name().to_string(),
         controller: controller.name().into(),
         seed,
         sim_ns: end_ns,
@@ -485,13 +485,13 @@ fn report(
             .then(|| shares.iter().sum::<f64>() / shares.len() as f64),
         counters: c.clone(),
         web: None,
-        pcc: (l.sc.algorithm == scenario::Algorithm::Pcc).then(|| PccReport {
+        pcc: sim.setup().algo().counters().map(|pc| PccReport {
             probes_sent: c.probes_sent,
             probes_dropped: c.probes_dropped,
             probe_responses: c.probe_responses,
             counters: cc_pcc::COUNTER_NAMES
                 .iter()
-                .zip(sim.pcc_counters.0)
+                .zip(pc.0)
                 .filter(|(_, v)| *v > 0)
                 .map(|(n, v)| ((*n).to_string(), v))
                 .collect(),

@@ -55,6 +55,19 @@ pub enum Algorithm {
     Cats,
 }
 
+impl Algorithm {
+    /// The scenario's spelling, and the name of its entry in the controller registry
+    /// ([`super::cc::REGISTRY`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Timely => "timely",
+            Algorithm::Hpcc => "hpcc",
+            Algorithm::Pcc => "pcc",
+            Algorithm::Cats => "cats",
+        }
+    }
+}
+
 /// What feeds a CATS scenario's transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
