@@ -90,7 +90,10 @@ struct Fixed {
 impl Side for Fixed {
     const NAME: &'static str = "hpcc fixed";
     fn ack(&mut self, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> &'static str {
-        self.st.on_ack(&self.cfg, ack_seq, snd_nxt, int).branch.name()
+        self.st
+            .on_ack(&self.cfg, ack_seq, snd_nxt, int)
+            .branch
+            .name()
     }
     fn rate_bps(&self) -> f64 {
         self.cfg.rate_bps(self.st.window_bytes()) as f64

@@ -45,12 +45,7 @@ pub struct Entry {
 }
 
 /// Every algorithm `sim-host sim` runs. Adding one is a folder under `sim/cc/` and a line here.
-pub static REGISTRY: &[Entry] = &[
-    timely::ENTRY,
-    hpcc::ENTRY,
-    pcc::ENTRY,
-    cats::ENTRY,
-];
+pub static REGISTRY: &[Entry] = &[timely::ENTRY, hpcc::ENTRY, pcc::ENTRY, cats::ENTRY];
 
 /// The registry entry named `name`.
 pub fn entry(name: &str) -> Option<&'static Entry> {

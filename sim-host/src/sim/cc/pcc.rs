@@ -183,11 +183,7 @@ impl Algo for Pcc {
 /// One side of the adapter: one platform event; whether the flow asks for an RTT probe.
 trait Side: Send {
     const NAME: &'static str;
-    fn event(
-        &mut self,
-        ev: &cc_pcc::Event,
-        telemetry: &[u8; cc_pcc::TELEMETRY_BYTES],
-    ) -> bool;
+    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool;
     /// The rate, b/s, at line rate `line_bps`.
     fn rate_bps(&self, line_bps: f64) -> f64;
 }
@@ -205,24 +201,16 @@ struct Fixed {
 impl Side for Fixed {
     const NAME: &'static str = "pcc fixed";
     /// The adapter gets the 44 bytes as delivered.
-    fn event(
-        &mut self,
-        ev: &cc_pcc::Event,
-        telemetry: &[u8; cc_pcc::TELEMETRY_BYTES],
-    ) -> bool {
+    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
         let delivered = cc_pcc::Event::decode(&ev.encode());
         let mut counters = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         let r = match &*self.setup {
             PccSetup::Timely(b) => {
                 cc_pcc::timely_on_event(&b.cfg, &mut self.ctx, &delivered, &mut counters)
             }
-            PccSetup::Hpcc(b) => cc_pcc::hpcc_on_event(
-                &b.cfg,
-                &mut self.ctx,
-                &delivered,
-                telemetry,
-                &mut counters,
-            ),
+            PccSetup::Hpcc(b) => {
+                cc_pcc::hpcc_on_event(&b.cfg, &mut self.ctx, &delivered, telemetry, &mut counters)
+            }
         };
         self.rate_q20 = r.rate_q20;
         r.rtt_req
@@ -268,11 +256,7 @@ struct HpccRef {
 
 impl Side for HpccRef {
     const NAME: &'static str = "pcc hpcc reference";
-    fn event(
-        &mut self,
-        ev: &cc_pcc::Event,
-        telemetry: &[u8; cc_pcc::TELEMETRY_BYTES],
-    ) -> bool {
+    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
                 self.f.on_tx(&self.p, ev.ts_ns),
