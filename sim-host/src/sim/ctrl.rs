@@ -18,14 +18,7 @@ impl Setup {
     /// of the scenario's algorithm; a NIC rate key (`line_rate_bps` / `nic_rate_bps` /
     /// `line_rate_mbps`) defaults to the host link rate and must equal it.
     pub fn build(l: &Loaded, extra: &[Param]) -> Result<Setup, String> {
-        let name = l.sc.algorithm.name();
-        let Some(entry) = cc::entry(name) else {
-            return Err(format!(
-                "{}: key `algorithm`: {name} has no controller in the registry (sim/cc: {})",
-                l.file.display(),
-                cc::names().join(", ")
-            ));
-        };
+        let entry = l.sc.algorithm.entry();
         Ok(Setup {
             entry,
             algo: (entry.build)(l, extra)?,
@@ -125,10 +118,7 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
 /// page's `# set` lines describe the page and are not refused.)
 pub fn check_applied(l: &Loaded, extra: &[Param]) -> Result<(), String> {
     refuse_repeated(extra)?;
-    let Some(entry) = cc::entry(l.sc.algorithm.name()) else {
-        // Setup::build names the missing registry entry.
-        return Ok(());
-    };
+    let entry = l.sc.algorithm.entry();
     for p in l.params.iter().chain(extra) {
         if let Some(why) = (entry.refuses)(l, &p.key) {
             let at = if p.source == std::path::Path::new("--set") {

@@ -16,7 +16,9 @@ pub const ENTRY: Entry = Entry {
     setup: "the `replay cats --set` keys over the page's `# set` lines, and the `[web]` table",
     topo_keys: &[],
     refuses,
+    scenario_keys: &["web"],
     int_default: false,
+    needs_int: false,
     build,
 };
 

@@ -16,7 +16,9 @@ pub const ENTRY: Entry = Entry {
     setup: "the `replay hpcc --set` keys; nic_rate_bps = topology.host_rate_bps",
     topo_keys: &["nic_rate_bps"],
     refuses: super::applies_all,
+    scenario_keys: &["reaction"],
     int_default: true,
+    needs_int: true,
     build,
 };
 

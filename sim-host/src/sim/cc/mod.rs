@@ -38,8 +38,13 @@ pub struct Entry {
     /// Why the run does not apply parameter `key` of a scenario (CATS's conductor keys under
     /// `scheduler = "fifo"`), decided before the setup is built; `None`: it applies.
     pub refuses: fn(&Loaded, &str) -> Option<&'static str>,
+    /// The scenario's top-level keys only this algorithm reads (`reaction`,
+    /// `pcc_inflight_cap`, `web`): another algorithm's scenario giving one is refused.
+    pub scenario_keys: &'static [&'static str],
     /// Whether switches stamp INT when the scenario's `topology.int` is not given.
     pub int_default: bool,
+    /// Whether the algorithm cannot run without INT (`topology.int = false` is refused).
+    pub needs_int: bool,
     /// Builds the run's setup from the scenario and `--set` (errors name the file and key).
     pub build: fn(&Loaded, &[Param]) -> Result<Box<dyn Algo>, String>,
 }

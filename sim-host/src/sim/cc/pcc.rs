@@ -23,7 +23,9 @@ pub const ENTRY: Entry = Entry {
             topology.host_rate_bps, HPCC's link_speed_code = the host link's",
     topo_keys: &["line_rate_mbps", "link_speed_code"],
     refuses: super::applies_all,
+    scenario_keys: &["pcc_inflight_cap"],
     int_default: false,
+    needs_int: false,
     build,
 };
 

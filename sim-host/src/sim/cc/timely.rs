@@ -16,7 +16,9 @@ pub const ENTRY: Entry = Entry {
     setup: "the `replay timely --set` keys; line_rate_bps = topology.host_rate_bps",
     topo_keys: &["line_rate_bps"],
     refuses: super::applies_all,
+    scenario_keys: &[],
     int_default: false,
+    needs_int: false,
     build,
 };
 
