@@ -4,9 +4,12 @@
 //!
 //! * [`scenario`]: the TOML scenario files (unknown keys and impossible values are errors
 //!   naming the file and the key).
-//! * [`engine`]: events, links, switches (queues, buffer, ECN, INT at dequeue), NICs (pacing,
-//!   windows, TSO-segment completions), receivers (ACK every k, NACK, go-back-N).
-//! * [`ctrl`]: the per-flow controller dispatcher (`fixed` | `reference`).
+//! * [`engine`]: the event loop, and by concern the topology, switches (queues, buffer, ECN,
+//!   PFC, INT at dequeue), NICs (scheduling, pacing, probes), the transport (ACK every k,
+//!   NACK, go-back-N, RTO) and the workload.
+//! * [`cc`]: every congestion controller behind one trait, a fixed-point and an f64 side per
+//!   algorithm, one folder each, listed in one registry.
+//! * [`ctrl`]: the run's setup from the registry, and the parameters in force.
 //! * [`stats`], [`record`]: what is measured, and `--record` traces in the replay formats.
 
 pub mod cc;
