@@ -26,6 +26,10 @@ use super::record::{Format, Recorder};
 use super::scenario::{ControllerKind, Loaded};
 use crate::trace::Param;
 
+/// Builds an algorithm's setup from the scenario and `--set`; the error names the file and
+/// the key.
+pub type Build = fn(&Loaded, &[Param]) -> Result<Box<dyn Algo>, String>;
+
 /// One algorithm of the registry.
 pub struct Entry {
     /// The scenario's `algorithm` value.
@@ -46,7 +50,7 @@ pub struct Entry {
     /// Whether the algorithm cannot run without INT (`topology.int = false` is refused).
     pub needs_int: bool,
     /// Builds the run's setup from the scenario and `--set` (errors name the file and key).
-    pub build: fn(&Loaded, &[Param]) -> Result<Box<dyn Algo>, String>,
+    pub build: Build,
 }
 
 /// Every algorithm `sim-host sim` runs. Adding one is a folder under `sim/cc/` and a line here.

@@ -167,12 +167,7 @@ impl Algo for Pcc {
     }
 
     fn counters(&self) -> Option<cc_pcc::Counters> {
-        Some(
-            self.counters
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone(),
-        )
+        Some(*self.counters.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     fn nothing_ran(&self, c: &crate::sim::engine::Counters) -> Option<String> {
