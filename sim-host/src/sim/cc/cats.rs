@@ -13,7 +13,7 @@ use crate::trace::Param;
 /// The registry line.
 pub const ENTRY: Entry = Entry {
     name: "cats",
-    setup: "the `replay cats --set` keys over the page's `# set` lines, and the `[web]` table",
+    setup: "the `replay cats --set` keys over the page's `# set` lines",
     topo_keys: &[],
     refuses,
     scenario_keys: &["web"],

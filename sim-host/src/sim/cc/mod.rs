@@ -188,7 +188,9 @@ pub struct ProbeResponse {
 pub struct Reply {
     /// The flow asks the NIC for an RTT probe.
     pub probe: bool,
-    /// The branch of the last algorithm step the event ran (`None`: it ran none).
+    /// The branch of the last algorithm step the event ran (`None`: it ran none, or the
+    /// algorithm names no branches: the DOCA PCC adapter answers with a rate and a probe
+    /// request only).
     pub branch: Option<&'static str>,
 }
 

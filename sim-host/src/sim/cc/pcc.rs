@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// The registry line.
 pub const ENTRY: Entry = Entry {
     name: "pcc",
-    setup: "the `replay pcc --set` keys (`algorithm` = timely | hpcc); line_rate_mbps = \
-            topology.host_rate_bps, HPCC's link_speed_code = the host link's",
+    setup: "the `replay pcc --set` keys (`algorithm` = timely | hpcc), line_rate_mbps and \
+            HPCC's link_speed_code from the host links",
     topo_keys: &["line_rate_mbps", "link_speed_code"],
     refuses: super::applies_all,
     scenario_keys: &["pcc_inflight_cap"],

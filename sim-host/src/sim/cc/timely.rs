@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// The registry line.
 pub const ENTRY: Entry = Entry {
     name: "timely",
-    setup: "the `replay timely --set` keys; line_rate_bps = topology.host_rate_bps",
+    setup: "the `replay timely --set` keys, line_rate_bps from topology.host_rate_bps",
     topo_keys: &["line_rate_bps"],
     refuses: super::applies_all,
     scenario_keys: &[],
