@@ -122,6 +122,8 @@ impl Sim {
             f.cc.on_rewind(f.snd_nxt);
             f.next_send_ps = f.next_send_ps.min(now);
         }
+        // The flow's application (CATS's conductor) learns what was acknowledged; then the
+        // congestion controller gets the ACK.
         if let Some(w) = &mut f.web {
             w.on_ack(f.snd_una, now_ns, &mut self.rec, fid, f.record);
         }
