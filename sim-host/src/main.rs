@@ -150,7 +150,7 @@ enum Cmd {
     },
     /// Run a closed-loop packet-level simulation of a scenario (TOML) with the fixed-point
     /// controllers or the f64 references in the loop.
-    #[command(after_long_help = SIM_HELP)]
+    #[command(after_long_help = sim_help())]
     Sim {
         /// The scenario file (fixtures/scenarios/*.toml); several with --results (a sweep).
         #[arg(required = true, num_args = 1..)]
@@ -221,14 +221,28 @@ enum Cmd {
     },
 }
 
-const SIM_HELP: &str = "Scenario: TOML with name, algorithm (timely|hpcc|cats), controller, seed, \
-duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] (the `replay --set` keys), \
+/// `sim --help`'s text after the options: the scenario's keys, with the algorithms of the
+/// controller registry and the `[params]` each parses.
+fn sim_help() -> String {
+    let registry = sim_host::sim::cc::REGISTRY;
+    let names: Vec<&str> = registry.iter().map(|e| e.name).collect();
+    let params: Vec<String> = registry
+        .iter()
+        .map(|e| format!("{}: {}", e.name, e.setup))
+        .collect();
+    format!(
+        "Scenario: TOML with name, algorithm ({}), controller, seed, \
+duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] ({}), \
 [web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes), [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
 docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
 --seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
 finished and every invariant held; 1 an \
 invariant failed; 2 a bad scenario (the message names the file and the key) or an output that \
-could not be written.";
+could not be written.",
+        names.join("|"),
+        params.join("; ")
+    )
+}
 
 #[derive(Subcommand)]
 enum IntCmd {

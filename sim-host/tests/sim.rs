@@ -1288,3 +1288,157 @@ fn bad_pcc_scenarios_exit_2_naming_file_and_key() {
         assert!(err.contains(key), "{key}: {err}");
     }
 }
+
+// ---- The controller trait and the registry (sim/cc).
+
+use sim_host::sim::cc::{self, Ack, Cx, FlowCc, Sent};
+
+fn shipped(name: &str) -> scenario::Loaded {
+    scenario::load(&scenarios_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn flow_of(l: &scenario::Loaded, kind: ControllerKind) -> Box<dyn FlowCc> {
+    let s = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
+    s.algo().new_flow(kind)
+}
+
+fn cx(now_ns: u64) -> Cx<'static> {
+    Cx {
+        now_ps: now_ns * 1_000,
+        flow: 0,
+        src: 0,
+        rec: None,
+    }
+}
+
+fn ack(seq: u64, snd_nxt: u64) -> Ack<'static> {
+    Ack {
+        seq,
+        nack: false,
+        snd_una: seq,
+        snd_nxt,
+        int: &[],
+        ecn_echo: false,
+        rtt_ps: 10_000_000,
+    }
+}
+
+#[test]
+fn every_registry_algorithm_runs_in_a_shipped_scenario_on_both_sides() {
+    let mut seen = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            let name = l.sc.algorithm.name();
+            for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+                let f = flow_of(&l, kind);
+                assert!(
+                    f.name().starts_with(name),
+                    "{}: a {name} scenario's flow runs {}",
+                    p.display(),
+                    f.name()
+                );
+                assert!(
+                    f.rate_bps() > 0.0,
+                    "{}: {} starts at 0 b/s",
+                    p.display(),
+                    f.name()
+                );
+            }
+            seen.insert(name);
+        }
+    }
+    let all: std::collections::BTreeSet<_> = cc::names().into_iter().collect();
+    assert_eq!(seen, all, "every registry entry has a shipped scenario");
+}
+
+#[test]
+fn an_algorithm_outside_the_registry_is_refused_naming_the_registry() {
+    let (code, err, _t) = sim_exit(
+        "name = \"x\"\nalgorithm = \"dcqcn\"\nduration_ns = 1000\n[topology]\nkind = \"star\"\n\
+         hosts = 2\nhost_rate_bps = 100_000_000_000\n[[flows]]\nkind = \"long\"\nsrc = [0]\ndst = 1\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown variant `dcqcn`, expected one of `timely`, `hpcc`, `pcc`, `cats`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_timely_segment_completes_on_the_ack_of_its_last_byte_only() {
+    let l = shipped("timely_converge.toml");
+    for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let mut f = flow_of(&l, kind);
+        let sent = |seq: u64, segment| Sent {
+            seq,
+            payload: 1000,
+            wire: 1064,
+            segment,
+        };
+        // The send of a segment's first packet runs no step: it records the send time.
+        assert_eq!(f.on_send(&mut cx(1_000), &sent(0, Some((0, 2000)))), None);
+        assert_eq!(f.on_send(&mut cx(1_100), &sent(1000, None)), None);
+        // An ACK inside the segment completes nothing; its last byte's ACK completes it.
+        assert_eq!(f.on_ack(&mut cx(20_000), &ack(1000, 2000)).branch, None);
+        let done = f.on_ack(&mut cx(21_000), &ack(2000, 2000));
+        assert!(done.branch.is_some(), "{}: no step on completion", f.name());
+        assert_eq!(f.on_ack(&mut cx(22_000), &ack(2000, 2000)).branch, None);
+        // A NACK's go-back drops the segments to be resent: they do not complete.
+        assert_eq!(
+            f.on_send(&mut cx(30_000), &sent(2000, Some((2000, 4000)))),
+            None
+        );
+        f.on_rewind(2000);
+        assert_eq!(f.on_ack(&mut cx(40_000), &ack(4000, 4000)).branch, None);
+        // So does a timeout.
+        assert_eq!(
+            f.on_send(&mut cx(50_000), &sent(4000, Some((4000, 6000)))),
+            None
+        );
+        f.on_timeout();
+        assert_eq!(f.on_ack(&mut cx(60_000), &ack(6000, 6000)).branch, None);
+        assert_eq!(f.window_bytes(), None, "TIMELY is rate-based");
+    }
+}
+
+#[test]
+fn an_hpcc_per_rtt_flow_runs_one_step_per_round_trip() {
+    let l = shipped("hpcc_incast_16to1_per_rtt.toml");
+    for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let mut f = flow_of(&l, kind);
+        // The first ACK updates and marks snd_nxt = 10000; ACKs up to it do not update.
+        assert!(
+            f.on_ack(&mut cx(1_000), &ack(1000, 10_000))
+                .branch
+                .is_some()
+        );
+        assert_eq!(f.on_ack(&mut cx(2_000), &ack(5000, 12_000)).branch, None);
+        assert_eq!(f.on_ack(&mut cx(3_000), &ack(10_000, 14_000)).branch, None);
+        assert!(
+            f.on_ack(&mut cx(4_000), &ack(10_001, 16_000))
+                .branch
+                .is_some()
+        );
+        assert!(f.window_bytes().is_some(), "HPCC is window-based");
+    }
+}
+
+#[test]
+fn a_controller_that_ignores_an_event_keeps_its_rate_and_window() {
+    // The trait's default hooks (on_cnp for every controller today) change nothing.
+    for name in [
+        "timely_converge.toml",
+        "hpcc_incast_7to1.toml",
+        "hpcc_incast_7to1_pcc.toml",
+    ] {
+        let l = shipped(name);
+        for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+            let mut f = flow_of(&l, kind);
+            let (r, w) = (f.rate_bps(), f.window_bytes());
+            assert_eq!(f.on_cnp(&mut cx(1_000)), cc::Reply::default());
+            assert_eq!((f.rate_bps(), f.window_bytes()), (r, w), "{name}");
+        }
+    }
+}

@@ -4,11 +4,15 @@
 //!
 //! * [`scenario`]: the TOML scenario files (unknown keys and impossible values are errors
 //!   naming the file and the key).
-//! * [`engine`]: events, links, switches (queues, buffer, ECN, INT at dequeue), NICs (pacing,
-//!   windows, TSO-segment completions), receivers (ACK every k, NACK, go-back-N).
-//! * [`ctrl`]: the per-flow controller dispatcher (`fixed` | `reference`).
+//! * [`engine`]: the event loop, and by concern the topology, switches (queues, buffer, ECN,
+//!   PFC, INT at dequeue), NICs (scheduling, pacing, probes), the transport (ACK every k,
+//!   NACK, go-back-N, RTO) and the workload.
+//! * [`cc`]: every congestion controller behind one trait, a fixed-point and an f64 side per
+//!   algorithm, one folder each, listed in one registry.
+//! * [`ctrl`]: the run's setup from the registry, and the parameters in force.
 //! * [`stats`], [`record`]: what is measured, and `--record` traces in the replay formats.
 
+pub mod cc;
 pub mod ctrl;
 pub mod engine;
 pub mod record;
@@ -425,9 +429,8 @@ fn report(
     if c.probe_responses + c.probes_dropped > c.probes_sent {
         violations.push("more probes answered or dropped than sent".into());
     }
-    if l.sc.algorithm == scenario::Algorithm::Pcc && c.probe_responses == 0 {
-        // Nothing meaningful ran: the adapter never saw an RTT or telemetry sample.
-        violations.push("no RTT probe was answered: the controllers never ran Algorithm 1".into());
+    if let Some(v) = sim.setup().algo().nothing_ran(c) {
+        violations.push(v);
     }
     if c.in_flight != sim.data_packets_alive() {
         violations.push(format!(
@@ -453,7 +456,7 @@ fn report(
     }
     Report {
         scenario: l.sc.name.clone(),
-        algorithm: format!("{:?}", l.sc.algorithm).to_lowercase(),
+        algorithm: l.sc.algorithm.name().to_string(),
         controller: controller.name().into(),
         seed,
         sim_ns: end_ns,
@@ -485,13 +488,13 @@ fn report(
             .then(|| shares.iter().sum::<f64>() / shares.len() as f64),
         counters: c.clone(),
         web: None,
-        pcc: (l.sc.algorithm == scenario::Algorithm::Pcc).then(|| PccReport {
+        pcc: sim.setup().algo().counters().map(|pc| PccReport {
             probes_sent: c.probes_sent,
             probes_dropped: c.probes_dropped,
             probe_responses: c.probe_responses,
             counters: cc_pcc::COUNTER_NAMES
                 .iter()
-                .zip(sim.pcc_counters.0)
+                .zip(pc.0)
                 .filter(|(_, v)| *v > 0)
                 .map(|(n, v)| ((*n).to_string(), v))
                 .collect(),

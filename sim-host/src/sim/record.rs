@@ -3,13 +3,29 @@
 //! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
 //! and the ACKs with their INT, PSNs counting packets), written at the end.
 
-use super::ctrl::Setup;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The writers of one run.
+/// The replay format a controller's events are recorded in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `replay timely`: one row per completed segment.
+    Timely,
+    /// `replay hpcc`: one row per ACK the controller got, and a RoCEv2 pcapng.
+    Hpcc,
+    /// `replay cats`: the conductor's events.
+    Cats,
+    /// `replay pcc`: the platform's events; `telemetry`: the RTT rows carry the
+    /// switch-telemetry record (HPCC on the adapter).
+    Pcc {
+        /// The RTT rows carry the telemetry record.
+        telemetry: bool,
+    },
+}
+
 #[derive(Default)]
 pub struct Recorder {
     dir: Option<PathBuf>,
@@ -56,8 +72,8 @@ impl Recorder {
         self.dir.is_some() && self.flows.contains(&id)
     }
 
-    /// Opens flow `id`'s file.
-    pub fn open(&mut self, id: u32, setup: &Setup, src: u32, dst: u32) {
+    /// Opens flow `id`'s file: its `# set` lines (`set_lines`) and the header of `format`.
+    pub fn open(&mut self, id: u32, format: Format, set_lines: &[String], src: u32, dst: u32) {
         let Some(dir) = &self.dir else { return };
         let p = dir.join(format!("{}_flow{id}.csv", self.prefix));
         let f = match File::create(&p) {
@@ -74,18 +90,18 @@ impl Recorder {
             head.push_str(&format!("# {a}\n"));
         }
         head.push_str(&format!("# flow {id}: host {src} -> host {dst}\n"));
-        for s in setup.set_lines() {
+        for s in set_lines {
             head.push_str(&format!("# set {s}\n"));
         }
-        head.push_str(match setup {
-            Setup::Timely { .. } => crate::timely::HEADER,
-            Setup::Hpcc { .. } => {
+        head.push_str(match format {
+            Format::Timely => crate::timely::HEADER,
+            Format::Hpcc => {
                 self.acks.insert(id, (src, dst, Vec::new()));
                 crate::hpcc::HEADER
             }
-            Setup::Cats(_) => crate::cats::HEADER,
-            Setup::Pcc(p) => {
-                self.pcc_telemetry = matches!(**p, crate::pcc::params::Setup::Hpcc(_));
+            Format::Cats => crate::cats::HEADER,
+            Format::Pcc { telemetry } => {
+                self.pcc_telemetry = telemetry;
                 crate::pcc::HEADER
             }
         });

@@ -2,6 +2,7 @@
 //! Every table refuses unknown keys; every impossible value is an error naming the file and
 //! the key ([`ScenarioError`], exit 2).
 
+use super::cc::Entry;
 use crate::trace::Param;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -37,22 +38,68 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// Which algorithm every flow runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Algorithm {
-    /// TIMELY (rate from RTT gradients, per-segment completions).
-    Timely,
-    /// HPCC (window from INT, per-ACK).
-    Hpcc,
-    /// The NVIDIA DOCA PCC adapter (`cc-pcc`): TIMELY on probe RTTs or HPCC on one hop of
-    /// switch telemetry (`[params] algorithm = "timely" | "hpcc"`, the `replay pcc` keys),
-    /// rate only: the NIC paces every packet at the adapter's Q20 rate and sends the probes it
-    /// asks for.
-    Pcc,
-    /// One paced sender whose transport is fed by the CATS conductor or in application order
-    /// (the `[web]` table: the page, the scheduler, the pacing).
-    Cats,
+/// Which algorithm every flow runs: an entry of the controller registry
+/// ([`super::cc::REGISTRY`]), named by the scenario's `algorithm`.
+#[derive(Clone, Copy)]
+pub struct Algorithm(&'static Entry);
+
+impl Algorithm {
+    /// The algorithm named `name` in the registry.
+    pub fn named(name: &str) -> Option<Algorithm> {
+        super::cc::entry(name).map(Algorithm)
+    }
+
+    /// The scenario's spelling, and the name of its registry entry.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// Its registry entry.
+    pub fn entry(self) -> &'static Entry {
+        self.0
+    }
+
+    /// Whether the algorithm reads the scenario's top-level `key` (`reaction`,
+    /// `pcc_inflight_cap`, `web`).
+    pub fn reads(self, key: &str) -> bool {
+        self.0.scenario_keys.contains(&key)
+    }
+}
+
+impl PartialEq for Algorithm {
+    fn eq(&self, other: &Algorithm) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Algorithm {}
+
+impl std::fmt::Debug for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Algorithm {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Algorithm, D::Error> {
+        let name = String::deserialize(d)?;
+        Algorithm::named(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown variant `{name}`, expected one of `{}`",
+                super::cc::names().join("`, `")
+            ))
+        })
+    }
+}
+
+/// Which algorithms read the scenario's top-level `key`, for an error message.
+fn readers(key: &str) -> String {
+    let names: Vec<&str> = super::cc::REGISTRY
+        .iter()
+        .filter(|e| e.scenario_keys.contains(&key))
+        .map(|e| e.name)
+        .collect();
+    names.join(" or ")
 }
 
 /// What feeds a CATS scenario's transport.
@@ -623,7 +670,7 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if l.hosts > 4096 {
         return Err(l.err("topology", format!("{} hosts: at most 4096", l.hosts)));
     }
-    let int_on = t.int.unwrap_or(sc.algorithm == Algorithm::Hpcc);
+    let int_on = t.int.unwrap_or(sc.algorithm.entry().int_default);
     let mut rates = vec![("topology.host_rate_bps", t.host_rate_bps)];
     if t.kind != TopoKind::Star {
         rates.push((
@@ -690,11 +737,16 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     check_web(l)?;
     let sc = &l.sc;
     let hosts = l.hosts;
-    if sc.pcc_inflight_cap && sc.algorithm != Algorithm::Pcc {
-        return Err(l.err("pcc_inflight_cap", "applies to algorithm pcc only"));
+    if sc.pcc_inflight_cap && !sc.algorithm.reads("pcc_inflight_cap") {
+        let by = readers("pcc_inflight_cap");
+        return Err(l.err(
+            "pcc_inflight_cap",
+            format!("applies to algorithm {by} only"),
+        ));
     }
-    if sc.reaction != Reaction::Hpcc && sc.algorithm != Algorithm::Hpcc {
-        return Err(l.err("reaction", "applies to algorithm hpcc only"));
+    if sc.reaction != Reaction::Hpcc && !sc.algorithm.reads("reaction") {
+        let by = readers("reaction");
+        return Err(l.err("reaction", format!("applies to algorithm {by} only")));
     }
     if sc.output.sample_ns == 0 {
         return Err(l.err("output.sample_ns", "must be > 0"));
@@ -708,10 +760,13 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if sc.flows.len() > 255 {
         return Err(l.err("flows", "at most 255 flow groups"));
     }
-    if sc.algorithm == Algorithm::Hpcc && sc.topology.int == Some(false) {
+    if sc.algorithm.entry().needs_int && sc.topology.int == Some(false) {
         return Err(l.err(
             "topology.int",
-            "algorithm hpcc needs INT (its controller reads it from every ACK)",
+            format!(
+                "algorithm {} needs INT (its controller reads it from every ACK)",
+                sc.algorithm.name()
+            ),
         ));
     }
     let end = sc.duration_ns;
@@ -769,7 +824,7 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
                 }
                 if g.kind == GroupKind::Incast
                     && g.size_bytes.is_none()
-                    && sc.algorithm != Algorithm::Cats
+                    && !sc.algorithm.reads("web")
                 {
                     return Err(l.err(&key("size_bytes"), "required for incast"));
                 }
@@ -870,15 +925,17 @@ pub fn check_flow_ids(l: &Loaded, flows: usize) -> Result<(), ScenarioError> {
 /// The `[web]` table and the page (algorithm cats), and the one flow it needs.
 fn check_web(l: &mut Loaded) -> Result<(), ScenarioError> {
     let sc = &l.sc;
-    let cats = sc.algorithm == Algorithm::Cats;
+    let cats = sc.algorithm.reads("web");
     let Some(w) = &sc.web else {
         if cats {
-            return Err(l.err("web", "required for algorithm cats"));
+            let msg = format!("required for algorithm {}", sc.algorithm.name());
+            return Err(l.err("web", msg));
         }
         return Ok(());
     };
     if !cats {
-        return Err(l.err("web", "applies to algorithm cats only"));
+        let msg = format!("applies to algorithm {} only", readers("web"));
+        return Err(l.err("web", msg));
     }
     let one =
         sc.flows.len() == 1 && sc.flows[0].kind == GroupKind::Incast && sc.flows[0].src.len() == 1;

@@ -11,7 +11,7 @@
 //! attempt, an `ack` or a `feed` feeds until nothing is sent; `--record` writes these events
 //! in the replay's CSV format.
 
-use super::ctrl::{Setup, WebSetup};
+use super::cc::cats::WebSetup;
 use super::record::Recorder;
 use super::scenario::{ControllerKind, Scheduler};
 use crate::cats::reference::{RefConductor, RefDecision};
@@ -129,13 +129,8 @@ pub struct WebFlow {
 }
 
 impl WebFlow {
-    /// The flow's application when the scenario is a CATS one (`None` otherwise); `kind`
-    /// picks the conductor.
-    pub fn new(setup: &Setup, kind: ControllerKind) -> Option<Box<WebFlow>> {
-        let Setup::Cats(w) = setup else {
-            return None;
-        };
-        let w: &WebSetup = w;
+    /// The flow's application of a CATS scenario; `kind` picks the conductor.
+    pub fn new(w: &WebSetup, kind: ControllerKind) -> Box<WebFlow> {
         let feeder = match (w.scheduler, kind) {
             (Scheduler::Cats, ControllerKind::Fixed) => Feeder::Fixed(Box::default(), w.su.cfg),
             (Scheduler::Cats, ControllerKind::Reference) => {
@@ -147,7 +142,7 @@ impl WebFlow {
         for &(p, b) in &w.messages {
             total[usize::from(p)] += u64::from(b);
         }
-        Some(Box::new(WebFlow {
+        Box::new(WebFlow {
             feeder,
             scheduler: w.scheduler,
             messages: w.messages.clone(),
@@ -164,7 +159,7 @@ impl WebFlow {
             done_ns: [None; 5],
             chunks: Vec::new(),
             progress: Vec::new(),
-        }))
+        })
     }
 
     /// The page's size, bytes.

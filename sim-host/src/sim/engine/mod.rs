@@ -1,0 +1,691 @@
+//! The packet-level discrete-event engine: the event loop here, the rest by concern.
+//!
+//! * Time is integer picoseconds; events are ordered by `(time, sequence number)` in a binary
+//!   heap (one `u128` per event), so a run is a pure function of the scenario and the seed
+//!   (`rand_pcg::Pcg64Mcg`).
+//! * Packets live in a slab recycled through a free list: memory follows the packets in
+//!   flight, not the duration.
+//! * [`topology`](self::topology): hosts, switches and links, routes, the ideal FCT of a path.
+//! * [`switch`](self::switch): a port serialises one packet at a time (ACKs before data,
+//!   strict priority); switch egress queues share a buffer per switch or have one each; a data
+//!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data enqueued
+//!   above a threshold; PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
+//!   mod 2^24, tx bytes/128 mod 2^20, qlen/80).
+//! * [`nic`](self::nic): a host NIC serves its flows earliest-eligible-first within their
+//!   windows, pacing each packet (or each TSO segment, when the algorithm sends in segments)
+//!   at the controller's rate; it tells the controller of every packet sent and sends the
+//!   RTT probes a controller asks for.
+//! * [`transport`](self::transport): receivers ACK every k-th packet (and a flow's or a
+//!   segment's last) and NACK a gap (go-back-N; a retransmission timer covers a lost tail);
+//!   every ACK goes to the flow's controller ([`super::cc::FlowCc`]) with its INT bytes, ECN
+//!   echo and RTT sample.
+//! * [`workload`](self::workload): the flow groups and each flow's start and stop.
+//!
+//! The engine never looks at which algorithm runs: it calls the flow's controller and applies
+//! the rate and window it answers with.
+
+use super::cc::{Ack, Cx, FlowCc, ProbeResponse, Reply, Sent};
+use super::ctrl::Setup;
+use super::record::Recorder;
+use super::scenario::{BufferKind, ControllerKind, GroupKind, Loaded, TopoKind, Topology};
+use super::stats::{Hist, Stats};
+use rand_core::Rng;
+use rand_pcg::Pcg64Mcg;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+mod nic;
+mod switch;
+mod topology;
+mod transport;
+mod workload;
+
+pub(crate) use nic::nic_clock;
+
+/// Header bytes of a data packet (Ethernet, IP, UDP, BTH, ICRC, FCS), without INT.
+pub const HDR_BYTES: u32 = 64;
+/// Bytes of an ACK without INT.
+pub const ACK_BYTES: u32 = 64;
+/// INT header bytes (nhop, path id).
+pub const INT_HDR_BYTES: u32 = 2;
+/// INT bytes per hop.
+pub const INT_HOP_BYTES: u32 = 8;
+/// Most INT hops a packet carries (the firmware default).
+pub const MAX_HOPS: usize = hpcc_cc::DEFAULT_MAX_HOPS;
+const PS_PER_NS: u64 = 1_000;
+
+const KIND_DATA: u8 = 0;
+const KIND_ACK: u8 = 1;
+const KIND_NACK: u8 = 2;
+/// A DOCA PCC RTT probe request (sender → receiver, queued as data in switches).
+const KIND_PROBE: u8 = 3;
+/// Its response (receiver → sender, as an ACK).
+const KIND_PROBE_RESP: u8 = 4;
+/// Bytes of a probe and of its response on the wire (no payload).
+pub const PROBE_BYTES: u32 = 64;
+// A probe keeps its timestamps and telemetry in the hop words (INT is for data packets).
+const _: () = assert!(MAX_HOPS >= 4);
+
+#[derive(Clone, Copy, Default)]
+struct Pkt {
+    flow: u32,
+    /// Data: first byte; ACK/NACK: the next byte expected.
+    seq: u64,
+    payload: u32,
+    wire: u32,
+    kind: u8,
+    ecn: bool,
+    nhop: u8,
+    path_id: u16,
+    /// Data: when the sender put it on the wire (ps), echoed by the ACK.
+    t_sent_ps: u64,
+    hops: [u64; MAX_HOPS],
+    /// The port of the receiving node it arrived through (PFC's ingress accounting).
+    in_port: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Arrive {
+        node: u32,
+        pkt: u32,
+    },
+    TxDone {
+        port: u32,
+    },
+    Wake {
+        host: u32,
+    },
+    Start {
+        flow: u32,
+    },
+    Stop {
+        flow: u32,
+    },
+    Poisson {
+        group: u32,
+        host: u32,
+    },
+    Rto {
+        flow: u32,
+    },
+    Sample,
+    JainMark,
+    JainEnd,
+    /// A PFC frame reaches the sender side of `port`: pause (`on` = 1) or resume its data.
+    Pfc {
+        port: u32,
+        on: u32,
+    },
+    /// DOCA PCC: `host` sends the response to the probe `pkt` (after its turnaround).
+    Respond {
+        host: u32,
+        pkt: u32,
+    },
+}
+
+/// An event packed into 48 bits: the kind (4 bits), a node or group id (14 bits), a packet,
+/// port, host or flow id (30 bits). The heap key is `time (44 bits, ps) | sequence number (36
+/// bits) | event (48 bits)` in one `u128`: events pop in (time, order of scheduling), 16 bytes
+/// per heap entry.
+fn pack(ev: Ev) -> u128 {
+    let (k, a, b): (u128, u32, u32) = match ev {
+        Ev::Arrive { node, pkt } => (0, node, pkt),
+        Ev::TxDone { port } => (1, 0, port),
+        Ev::Wake { host } => (2, 0, host),
+        Ev::Start { flow } => (3, 0, flow),
+        Ev::Stop { flow } => (4, 0, flow),
+        Ev::Poisson { group, host } => (5, group, host),
+        Ev::Rto { flow } => (6, 0, flow),
+        Ev::Sample => (7, 0, 0),
+        Ev::JainMark => (8, 0, 0),
+        Ev::Pfc { port, on } => (9, on, port),
+        Ev::JainEnd => (10, 0, 0),
+        Ev::Respond { host, pkt } => (11, host, pkt),
+    };
+    debug_assert!(a < 1 << 14 && b < 1 << 30);
+    (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
+}
+
+fn unpack(x: u128) -> Ev {
+    let a = ((x >> 30) & 0x3FFF) as u32;
+    let b = (x & 0x3FFF_FFFF) as u32;
+    match (x >> 44) & 0xF {
+        0 => Ev::Arrive { node: a, pkt: b },
+        1 => Ev::TxDone { port: b },
+        2 => Ev::Wake { host: b },
+        3 => Ev::Start { flow: b },
+        4 => Ev::Stop { flow: b },
+        5 => Ev::Poisson { group: a, host: b },
+        6 => Ev::Rto { flow: b },
+        7 => Ev::Sample,
+        8 => Ev::JainMark,
+        10 => Ev::JainEnd,
+        11 => Ev::Respond { host: a, pkt: b },
+        _ => Ev::Pfc { port: b, on: a },
+    }
+}
+
+const T_MAX_PS: u64 = (1 << 44) - 1;
+const SEQ_MASK: u64 = (1 << 36) - 1;
+
+struct Port {
+    node: u32,
+    peer: u32,
+    rate_bps: u64,
+    delay_ps: u64,
+    speed_code: u8,
+    is_switch: bool,
+    q_ack: VecDeque<u32>,
+    q_data: VecDeque<u32>,
+    q_bytes: u64,
+    cur: Option<u32>,
+    tx_bytes: u64,
+    /// When the current transmission ends (ps): the next may not start earlier.
+    free_at_ps: u64,
+    /// Transmissions that started before the previous one ended (must stay 0).
+    overlaps: u64,
+    max_q_bytes: u64,
+    /// Has carried data (queue samples are taken on such ports only).
+    carried_data: bool,
+    /// The port at the other end of the link (the one facing this one).
+    rev: u32,
+    /// PFC: data that arrived through this port and is still buffered in this switch, bytes.
+    ingress_bytes: u64,
+    /// PFC: this port asked its upstream to pause and has not resumed it yet.
+    pause_sent: bool,
+    /// PFC: the downstream side paused this port's data (ACKs still go).
+    paused: bool,
+    /// PFC: when the current pause started (ps), for the paused-time total.
+    paused_since_ps: u64,
+}
+
+struct Switch {
+    ports: Vec<u32>,
+    used_bytes: u64,
+    max_used_bytes: u64,
+    id: u16,
+}
+
+struct Host {
+    port: u32,
+    active: Vec<u32>,
+    wake_at: u64,
+}
+
+/// One flow's sender and receiver state.
+pub struct Flow {
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Bytes the sender may send (`u64::MAX` while a long flow runs; a stopped flow's is what
+    /// it had sent when it stopped).
+    pub size: u64,
+    /// The flow's size as generated (`u64::MAX` for a long flow): its ideal FCT and its size
+    /// bucket.
+    pub size_bytes: u64,
+    /// The `[[flows]]` group it belongs to.
+    pub group: u32,
+    /// Long-lived (not in the FCT statistics).
+    pub long: bool,
+    /// Start, ps.
+    pub start_ps: u64,
+    /// Completion (last byte acknowledged), ps.
+    pub done_ps: Option<u64>,
+    /// Ideal FCT for its size (`size/line rate + base RTT`), ps.
+    pub ideal_ps: u64,
+    /// Bytes delivered in order to the receiver.
+    pub delivered: u64,
+    /// Bytes delivered at the start of the fairness window (`output.jain_from_ns`).
+    pub delivered_mark: Option<u64>,
+    /// Bytes delivered at the end of the fairness window (`output.jain_to_ns`, or the run's
+    /// end).
+    pub delivered_end: Option<u64>,
+    /// When its group's `stop_ns` stopped it before it had sent all its bytes, ps. A stopped
+    /// flow is not a finished flow: it is left out of the FCT statistics and counted apart.
+    pub stopped_ps: Option<u64>,
+    snd_nxt: u64,
+    snd_una: u64,
+    next_send_ps: u64,
+    /// The sender's congestion controller.
+    cc: Box<dyn FlowCc>,
+    /// Its rate, b/s, as last read.
+    rate_bps: f64,
+    /// Its window, bytes, as last read.
+    window: Option<f64>,
+    /// With TSO segments: the segment being sent `(start, end)` and when its first packet
+    /// went on the wire (ps).
+    seg: Option<(u64, u64)>,
+    seg_t_send_ps: u64,
+    rcv_next: u64,
+    rcv_count: u32,
+    nack_for: Option<u64>,
+    last_progress_ps: u64,
+    rto_armed: bool,
+    record: bool,
+    /// Algorithm cats: the application and conductor feeding this flow ([`super::web`]).
+    pub web: Option<Box<super::web::WebFlow>>,
+}
+
+impl Flow {
+    /// Bytes acknowledged (the sender's cumulative ACK).
+    pub fn acked(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// The stream offset the sender may send up to: the flow's size, or what a CATS
+    /// application has fed so far.
+    fn send_limit(&self) -> u64 {
+        self.web
+            .as_ref()
+            .map_or(self.size, |w| w.fed().min(self.size))
+    }
+}
+
+/// Counters the invariants are checked on.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Counters {
+    /// Data packets put on the wire by hosts (retransmissions included).
+    pub sent: u64,
+    /// Data packets that reached their destination host.
+    pub delivered: u64,
+    /// Data packets dropped at a full buffer.
+    pub dropped: u64,
+    /// Data packets still in the network at the end.
+    pub in_flight: u64,
+    /// ACKs and NACKs sent.
+    pub acks: u64,
+    /// NACKs sent.
+    pub nacks: u64,
+    /// Go-back-N retransmission timeouts.
+    pub timeouts: u64,
+    /// Data packets marked ECN CE.
+    pub ecn_marked: u64,
+    /// Events processed (all kinds).
+    pub events: u64,
+    /// Packet events (arrivals, transmission ends, NIC wake-ups).
+    pub packet_events: u64,
+    /// Ports whose transmissions ever overlapped (must be 0).
+    pub link_overlaps: u64,
+    /// Largest switch buffer occupancy seen (shared: per switch; per port: per port), bytes.
+    pub max_buffer_used_bytes: u64,
+    /// The buffer limit, bytes.
+    pub buffer_bytes: u64,
+    /// Packets in the slab at its largest (memory bound).
+    pub max_packets_alive: u64,
+    /// PFC pause frames sent (0 with PFC off).
+    pub pfc_pauses: u64,
+    /// PFC: time ports spent paused, summed over ports, ns.
+    pub pfc_paused_ns: u64,
+    /// DOCA PCC: RTT probes sent (0 for the other algorithms).
+    pub probes_sent: u64,
+    /// DOCA PCC: probes dropped at a full buffer.
+    pub probes_dropped: u64,
+    /// DOCA PCC: probe responses that reached their sender.
+    pub probe_responses: u64,
+}
+
+/// The simulator.
+pub struct Sim {
+    now: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<u128>>,
+    pkts: Vec<Pkt>,
+    free: Vec<u32>,
+    ports: Vec<Port>,
+    switches: Vec<Switch>,
+    hosts: Vec<Host>,
+    /// Every flow, in id order.
+    pub flows: Vec<Flow>,
+    setup: Setup,
+    controller: ControllerKind,
+    topo: TopoKind,
+    hosts_per_leaf: u32,
+    left_hosts: u32,
+    spines: u32,
+    n_hosts: u32,
+    buffer: BufferKind,
+    buffer_bytes: u64,
+    ecn_bytes: Option<u64>,
+    /// PFC `(xoff, xon)` thresholds per ingress port, bytes (`None`: PFC off).
+    pfc: Option<(u64, u64)>,
+    int_on: bool,
+    mtu: u32,
+    /// TSO segment bytes when the algorithm sends in segments.
+    seg_bytes: Option<u64>,
+    ack_every: u32,
+    jitter_ps: u64,
+    rng: Pcg64Mcg,
+    end_ps: u64,
+    sample_ps: u64,
+    rto_ps: u64,
+    /// Counters.
+    pub c: Counters,
+    /// Statistics.
+    pub stats: Stats,
+    /// `--record` writers.
+    pub rec: Recorder,
+    cdfs: Vec<Option<super::scenario::Cdf>>,
+    groups: Vec<super::scenario::FlowGroup>,
+    host_rate_bps: u64,
+    track: Vec<u32>,
+    jain_from_ps: u64,
+    jain_to_ps: u64,
+    stats_from_ps: u64,
+    next_plot_ps: u64,
+    plot_ps: u64,
+    last_delivered: Vec<u64>,
+    int_buf: [u8; 2 + 8 * MAX_HOPS],
+}
+
+fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
+    // ceil(bytes·8·10^12 / rate)
+    (u128::from(bytes) * 8_000_000_000_000).div_ceil(u128::from(rate_bps)) as u64
+}
+
+fn mix(x: u64) -> u64 {
+    // splitmix64 finaliser: the ECMP hash of a flow id.
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn uniform(rng: &mut Pcg64Mcg) -> f64 {
+    ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+}
+
+impl Sim {
+    /// Builds the network and the workload of a checked scenario.
+    pub fn new(
+        l: &Loaded,
+        setup: Setup,
+        controller: ControllerKind,
+        seed: u64,
+        rec: Recorder,
+    ) -> Sim {
+        let sc = &l.sc;
+        let t = &sc.topology;
+        let int_on = t.int.unwrap_or(setup.entry().int_default);
+        let n_hosts = l.hosts;
+        let mut sim = Sim {
+            now: 0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            pkts: Vec::new(),
+            free: Vec::new(),
+            ports: Vec::new(),
+            switches: Vec::new(),
+            hosts: Vec::new(),
+            flows: Vec::new(),
+            seg_bytes: setup.algo().segment_bytes(),
+            setup,
+            controller,
+            topo: t.kind,
+            hosts_per_leaf: t.hosts_per_leaf.unwrap_or(1),
+            left_hosts: t.left_hosts.unwrap_or(0),
+            spines: t.spines.unwrap_or(1),
+            n_hosts,
+            buffer: t.buffer,
+            buffer_bytes: t.buffer_bytes,
+            ecn_bytes: t.ecn_threshold_bytes,
+            pfc: t.pfc_xoff_bytes.map(|x| {
+                (
+                    x,
+                    t.pfc_xon_bytes
+                        .unwrap_or(x.saturating_sub(2 * u64::from(sc.mtu_bytes))),
+                )
+            }),
+            int_on,
+            mtu: sc.mtu_bytes,
+            ack_every: sc.ack_every,
+            jitter_ps: sc.send_jitter_ns * PS_PER_NS,
+            rng: Pcg64Mcg::new(0xC0FF_EE00_D00D_u128 ^ (u128::from(seed) << 64 | u128::from(seed))),
+            end_ps: sc.duration_ns * PS_PER_NS,
+            sample_ps: sc.output.sample_ns * PS_PER_NS,
+            rto_ps: 0,
+            c: Counters {
+                buffer_bytes: t.buffer_bytes,
+                ..Counters::default()
+            },
+            stats: Stats::new(&sc.output.size_buckets_bytes),
+            rec,
+            cdfs: l.cdfs.clone(),
+            groups: sc.flows.clone(),
+            host_rate_bps: t.host_rate_bps,
+            track: Vec::new(),
+            jain_from_ps: sc.output.jain_from_ns.unwrap_or(sc.duration_ns / 2) * PS_PER_NS,
+            jain_to_ps: sc
+                .output
+                .jain_to_ns
+                .unwrap_or(sc.duration_ns)
+                .min(sc.duration_ns)
+                * PS_PER_NS,
+            stats_from_ps: sc.output.stats_from_ns * PS_PER_NS,
+            next_plot_ps: 0,
+            plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
+            last_delivered: Vec::new(),
+            int_buf: [0; 2 + 8 * MAX_HOPS],
+        };
+        sim.build_topology(t);
+        let host_delay = t.host_delay_ns * PS_PER_NS;
+        let fab_rate = t.fabric_rate_bps.unwrap_or(t.host_rate_bps);
+        let fab_delay = t.fabric_delay_ns.unwrap_or(t.host_delay_ns) * PS_PER_NS;
+        // Retransmission timeout: generous against the largest queueing delay.
+        let worst_q_ps = ser_ps(
+            t.buffer_bytes.min(u64::from(u32::MAX)) as u32,
+            t.host_rate_bps.min(fab_rate),
+        );
+        sim.rto_ps = (worst_q_ps + 4 * (host_delay + fab_delay) + 100_000_000).min(10_000_000_000);
+        sim.rto_ps = sim.rto_ps.max(sim.setup.algo().min_rto_ps());
+        sim.stats.rtt = super::stats::Hist::new(sim.setup.algo().rtt_bucket_ns(), 1 << 20);
+        sim.schedule_groups();
+        sim.track = sc
+            .output
+            .track_flows
+            .clone()
+            .unwrap_or_else(|| (0..16).collect());
+        sim.last_delivered = vec![0; sim.track.len()];
+        sim.stats.tracked = sim.track.clone();
+        sim.push(0, Ev::Sample);
+        if sim.jain_from_ps < sim.end_ps {
+            sim.push(sim.jain_from_ps, Ev::JainMark);
+        }
+        if sim.jain_to_ps < sim.end_ps {
+            sim.push(sim.jain_to_ps, Ev::JainEnd);
+        }
+        sim
+    }
+
+    fn push(&mut self, t: u64, ev: Ev) {
+        // Times past 2^44 ps (17.6 s) are after every scenario's end: they never run.
+        self.seq = (self.seq + 1) & SEQ_MASK;
+        let key = (u128::from(t.min(T_MAX_PS)) << 84) | (u128::from(self.seq) << 48) | pack(ev);
+        self.heap.push(Reverse(key));
+    }
+
+    fn alloc(&mut self, p: Pkt) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            i
+        } else {
+            self.pkts.push(p);
+            self.c.max_packets_alive = self.pkts.len() as u64;
+            (self.pkts.len() - 1) as u32
+        }
+    }
+
+    fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    /// Runs to the end of the scenario; `progress` is called about every 2^16 events with
+    /// the simulated time (ns).
+    pub fn run(&mut self, mut progress: impl FnMut(u64)) {
+        while let Some(Reverse(it)) = self.heap.pop() {
+            let t = (it >> 84) as u64;
+            if t > self.end_ps {
+                self.heap.push(Reverse(it));
+                break;
+            }
+            self.now = t;
+            self.c.events += 1;
+            if self.c.events & 0xFFFF == 0 {
+                progress(self.now / PS_PER_NS);
+            }
+            match unpack(it) {
+                Ev::Arrive { node, pkt } => {
+                    self.c.packet_events += 1;
+                    if node < self.n_hosts {
+                        self.host_rx(node, pkt);
+                    } else {
+                        self.switch_rx(node - self.n_hosts, pkt);
+                    }
+                }
+                Ev::TxDone { port } => {
+                    self.c.packet_events += 1;
+                    self.tx_done(port);
+                }
+                Ev::Wake { host } => {
+                    self.c.packet_events += 1;
+                    if self.hosts[host as usize].wake_at == self.now {
+                        self.hosts[host as usize].wake_at = u64::MAX;
+                    }
+                    self.host_try_send(host);
+                }
+                Ev::Start { flow } => self.start_flow(flow),
+                Ev::Stop { flow } => self.stop_flow(flow),
+                Ev::Poisson { group, host } => self.poisson(group, host),
+                Ev::Rto { flow } => self.rto(flow),
+                Ev::Sample => self.sample(),
+                Ev::Pfc { port, on } => self.pfc_frame(port, on != 0),
+                Ev::JainMark => {
+                    for f in &mut self.flows {
+                        if f.long && f.stopped_ps.is_none() && f.start_ps <= self.now {
+                            f.delivered_mark = Some(f.delivered);
+                        }
+                    }
+                }
+                Ev::JainEnd => self.jain_end(),
+                Ev::Respond { host, pkt } => {
+                    self.c.packet_events += 1;
+                    self.respond(host, pkt);
+                }
+            }
+        }
+        self.now = self.now.max(self.end_ps);
+        if self.jain_to_ps >= self.end_ps {
+            self.jain_end();
+        }
+        self.c.in_flight = self.c.sent - self.c.delivered - self.c.dropped;
+        self.c.link_overlaps = self.ports.iter().filter(|p| p.overlaps > 0).count() as u64;
+        let end = self.now;
+        for pt in &mut self.ports {
+            if pt.paused {
+                self.c.pfc_paused_ns += (end - pt.paused_since_ps) / PS_PER_NS;
+                pt.paused_since_ps = end;
+            }
+        }
+        self.c.max_buffer_used_bytes = match self.buffer {
+            BufferKind::Shared => self.switches.iter().map(|s| s.max_used_bytes).max(),
+            BufferKind::PerPort => self
+                .ports
+                .iter()
+                .filter(|p| p.is_switch)
+                .map(|p| p.max_q_bytes)
+                .max(),
+        }
+        .unwrap_or(0);
+    }
+
+    /// The end of the fairness window: every long flow's bytes delivered so far.
+    fn jain_end(&mut self) {
+        for f in &mut self.flows {
+            if f.delivered_mark.is_some() && f.delivered_end.is_none() {
+                f.delivered_end = Some(f.delivered);
+            }
+        }
+    }
+
+    /// Data packets in the network now (counted in the slab, independently of the counters).
+    pub fn data_packets_alive(&self) -> u64 {
+        let mut free = vec![false; self.pkts.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.pkts
+            .iter()
+            .zip(free)
+            .filter(|(p, f)| !f && p.kind == KIND_DATA)
+            .count() as u64
+    }
+
+    /// `(tx bytes, rate b/s)` per port (the link-rate invariant).
+    pub fn port_tx(&self) -> Vec<(u64, u64)> {
+        self.ports
+            .iter()
+            .map(|p| (p.tx_bytes, p.rate_bps))
+            .collect()
+    }
+
+    /// The run's controller setup.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// The end time, ns.
+    pub fn end_ns(&self) -> u64 {
+        self.end_ps / PS_PER_NS
+    }
+
+    fn sample(&mut self) {
+        let mut qmax = 0;
+        let keep = self.now >= self.stats_from_ps;
+        for p in &self.ports {
+            if p.is_switch && p.carried_data {
+                if keep {
+                    self.stats.queue.add(p.q_bytes);
+                }
+                qmax = qmax.max(p.q_bytes);
+            }
+        }
+        if self.now >= self.next_plot_ps {
+            let dt = (self.now + self.plot_ps - self.next_plot_ps).max(1);
+            let mut rates = Vec::with_capacity(self.track.len());
+            let mut goodput = Vec::with_capacity(self.track.len());
+            for (k, &f) in self.track.iter().enumerate() {
+                match self.flows.get(f as usize) {
+                    Some(fl) if fl.start_ps <= self.now && fl.done_ps.is_none() => {
+                        rates.push(fl.rate_bps);
+                        goodput.push(
+                            (fl.delivered - self.last_delivered[k]) as f64 * 8e12 / dt as f64,
+                        );
+                        self.last_delivered[k] = fl.delivered;
+                    }
+                    Some(fl) => {
+                        rates.push(f64::NAN);
+                        goodput.push(f64::NAN);
+                        self.last_delivered[k] = fl.delivered;
+                    }
+                    None => {
+                        rates.push(f64::NAN);
+                        goodput.push(f64::NAN);
+                    }
+                }
+            }
+            let total: u64 = self.flows.iter().map(|f| f.delivered).sum();
+            self.stats
+                .series_point(self.now / PS_PER_NS, qmax, total, rates, goodput);
+            self.next_plot_ps = self.now + self.plot_ps;
+        }
+        if self.now + self.sample_ps <= self.end_ps {
+            self.push(self.now + self.sample_ps, Ev::Sample);
+        }
+    }
+
+    /// Hist of the queue (public for tests).
+    pub fn queue_hist(&self) -> &Hist {
+        &self.stats.queue
+    }
+}

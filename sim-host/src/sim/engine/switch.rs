@@ -1,0 +1,200 @@
+//! Ports and switches: the egress queues (ACKs before data), the shared or per-port
+//! buffer, ECN marking, PFC pause and resume, INT stamped at dequeue, serialisation on the
+//! link.
+
+use super::*;
+
+/// DOCA PCC: switch `sw`'s clock at `t_ps`, ns on 32 bits, with an offset of its own.
+fn switch_clock(sw: u32, t_ps: u64) -> u32 {
+    (t_ps / PS_PER_NS).wrapping_add(mix(0x5717_0000 ^ u64::from(sw))) as u32
+}
+
+impl Sim {
+    pub(super) fn switch_rx(&mut self, sw: u32, pi: u32) {
+        let p = self.pkts[pi as usize];
+        // Data and probes go forward in the data class; ACKs, NACKs and probe responses back.
+        let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
+        let dst = if forward {
+            self.flows[p.flow as usize].dst
+        } else {
+            self.flows[p.flow as usize].src
+        };
+        let port = self.route(sw, dst, p.flow);
+        if !forward {
+            self.ports[port as usize].q_ack.push_back(pi);
+        } else {
+            let w = u64::from(p.wire);
+            let s = &mut self.switches[sw as usize];
+            let pt = &mut self.ports[port as usize];
+            let fits = match self.buffer {
+                BufferKind::Shared => s.used_bytes + w <= self.buffer_bytes,
+                BufferKind::PerPort => pt.q_bytes + w <= self.buffer_bytes,
+            };
+            if !fits {
+                if p.kind == KIND_PROBE {
+                    self.c.probes_dropped += 1;
+                } else {
+                    self.c.dropped += 1;
+                }
+                self.release(pi);
+                return;
+            }
+            if self.now >= self.stats_from_ps {
+                self.stats.queue_seen.add(pt.q_bytes);
+            }
+            s.used_bytes += w;
+            s.max_used_bytes = s.max_used_bytes.max(s.used_bytes);
+            pt.q_bytes += w;
+            pt.max_q_bytes = pt.max_q_bytes.max(pt.q_bytes);
+            if let Some((xoff, _)) = self.pfc {
+                let ing = &mut self.ports[p.in_port as usize];
+                ing.ingress_bytes += w;
+                if ing.ingress_bytes > xoff && !ing.pause_sent {
+                    ing.pause_sent = true;
+                    self.c.pfc_pauses += 1;
+                    let (up, delay) = (ing.rev, ing.delay_ps);
+                    self.push(self.now + delay, Ev::Pfc { port: up, on: 1 });
+                }
+            }
+            let pt = &mut self.ports[port as usize];
+            if self.ecn_bytes.is_some_and(|k| pt.q_bytes > k) {
+                self.pkts[pi as usize].ecn = true;
+                self.c.ecn_marked += 1;
+            }
+            pt.q_data.push_back(pi);
+        }
+        self.start_tx(port);
+    }
+
+    /// Starts the next transmission on an idle port (switch queues, or a host's ACKs; a host
+    /// port with no ACK pulls data from the NIC scheduler).
+    pub(super) fn start_tx(&mut self, port: u32) {
+        let pt = &mut self.ports[port as usize];
+        if pt.cur.is_some() {
+            return;
+        }
+        let pi = if let Some(a) = pt.q_ack.pop_front() {
+            if !pt.is_switch {
+                // The NIC stamps a probe's request send time and a response's send time as
+                // they go on the wire.
+                let h = pt.node;
+                let pk = &mut self.pkts[a as usize];
+                match pk.kind {
+                    KIND_PROBE => pk.t_sent_ps = self.now,
+                    KIND_PROBE_RESP => pk.hops[1] = u64::from(nic_clock(h, self.now)),
+                    _ => {}
+                }
+            }
+            a
+        } else if pt.paused {
+            return;
+        } else if let Some(d) = pt.q_data.pop_front() {
+            let w = u64::from(self.pkts[d as usize].wire);
+            if let (true, Some((_, xon))) = (pt.is_switch, self.pfc) {
+                self.pfc_dequeued(self.pkts[d as usize].in_port, w, xon);
+            }
+            let pt = &mut self.ports[port as usize];
+            pt.q_bytes -= w;
+            pt.carried_data = true;
+            if pt.is_switch {
+                let sw = (pt.node - self.n_hosts) as usize;
+                self.switches[sw].used_bytes -= w;
+                if self.pkts[d as usize].kind == KIND_PROBE {
+                    // The switch-telemetry record of the port the probe leaves through; the
+                    // last switch's (the receiver's edge port) is the one delivered.
+                    let tx = pt.tx_bytes + u64::from(self.pkts[d as usize].wire);
+                    let clock = switch_clock(sw as u32, self.now);
+                    let q = pt.q_bytes;
+                    let pk = &mut self.pkts[d as usize];
+                    pk.hops[2] = (tx & 0xFFFF_FFFF) | (u64::from(clock) << 32);
+                    pk.hops[3] = q | ((sw as u64 & 0xFF) << 48);
+                } else if self.int_on {
+                    let id = self.switches[sw].id;
+                    let pk = &mut self.pkts[d as usize];
+                    if usize::from(pk.nhop) < MAX_HOPS {
+                        pk.wire += INT_HOP_BYTES;
+                        let tx = pt.tx_bytes + u64::from(pk.wire);
+                        let hop = hpcc_cc::Hop {
+                            speed: hpcc_cc::Speed::from_code(pt.speed_code)
+                                .unwrap_or(hpcc_cc::Speed::G100),
+                            ts_ns: ((self.now / PS_PER_NS) & 0xFF_FFFF) as u32,
+                            tx_units: ((tx / 128) & 0xF_FFFF) as u32,
+                            qlen_units: (pt.q_bytes / 80).min(u64::from(u16::MAX)) as u16,
+                        };
+                        pk.hops[usize::from(pk.nhop)] = hop.to_word();
+                        pk.nhop += 1;
+                        pk.path_id ^= id;
+                    }
+                }
+            }
+            d
+        } else {
+            if !pt.is_switch {
+                let h = pt.node;
+                self.host_try_send(h);
+            }
+            return;
+        };
+        self.transmit(port, pi);
+    }
+
+    pub(super) fn transmit(&mut self, port: u32, pi: u32) {
+        let wire = self.pkts[pi as usize].wire;
+        let pt = &mut self.ports[port as usize];
+        if self.now < pt.free_at_ps {
+            pt.overlaps += 1;
+        }
+        let d = ser_ps(wire, pt.rate_bps);
+        pt.free_at_ps = self.now + d;
+        pt.tx_bytes += u64::from(wire);
+        pt.cur = Some(pi);
+        self.push(self.now + d, Ev::TxDone { port });
+    }
+
+    /// PFC: a data packet that arrived through `in_port` left this switch's buffer; resume the
+    /// upstream sender once the port's buffered bytes are down to XON.
+    pub(super) fn pfc_dequeued(&mut self, in_port: u32, w: u64, xon: u64) {
+        let ing = &mut self.ports[in_port as usize];
+        ing.ingress_bytes -= w;
+        if ing.pause_sent && ing.ingress_bytes <= xon {
+            ing.pause_sent = false;
+            let (up, delay) = (ing.rev, ing.delay_ps);
+            self.push(self.now + delay, Ev::Pfc { port: up, on: 0 });
+        }
+    }
+
+    /// PFC: a pause or resume frame arrives at the sender side of `port` (after the link's
+    /// propagation delay; the frame itself is not serialised). The packet being sent finishes;
+    /// data waits while paused, ACKs do not (they travel in another priority class).
+    pub(super) fn pfc_frame(&mut self, port: u32, on: bool) {
+        let now = self.now;
+        let pt = &mut self.ports[port as usize];
+        if on == pt.paused {
+            return;
+        }
+        pt.paused = on;
+        if on {
+            pt.paused_since_ps = now;
+        } else {
+            self.c.pfc_paused_ns += (now - pt.paused_since_ps) / PS_PER_NS;
+            self.start_tx(port);
+        }
+    }
+
+    pub(super) fn tx_done(&mut self, port: u32) {
+        let pt = &mut self.ports[port as usize];
+        let Some(pi) = pt.cur.take() else {
+            return;
+        };
+        let (peer, delay, rev) = (pt.peer, pt.delay_ps, pt.rev);
+        self.pkts[pi as usize].in_port = rev;
+        self.push(
+            self.now + delay,
+            Ev::Arrive {
+                node: peer,
+                pkt: pi,
+            },
+        );
+        self.start_tx(port);
+    }
+}

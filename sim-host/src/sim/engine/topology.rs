@@ -1,0 +1,202 @@
+//! The network: hosts, switches and links of the scenario's topology, routes (ECMP by a hash
+//! of the flow id on the leaf-spine) and the ideal FCT of a path.
+
+use super::*;
+
+impl Sim {
+    pub(super) fn link(&mut self, a: u32, b: u32, rate_bps: u64, delay_ps: u64) {
+        let code = hpcc_cc::int::SPEED_BPS
+            .iter()
+            .position(|&r| r == rate_bps)
+            .unwrap_or(0) as u8;
+        for (x, y) in [(a, b), (b, a)] {
+            let id = self.ports.len() as u32;
+            let is_switch = x >= self.n_hosts;
+            self.ports.push(Port {
+                node: x,
+                peer: y,
+                rate_bps,
+                delay_ps,
+                speed_code: code,
+                is_switch,
+                q_ack: VecDeque::new(),
+                q_data: VecDeque::new(),
+                q_bytes: 0,
+                cur: None,
+                tx_bytes: 0,
+                free_at_ps: 0,
+                overlaps: 0,
+                max_q_bytes: 0,
+                carried_data: false,
+                // The two ports of a link are created together, each facing the other.
+                rev: if x == a { id + 1 } else { id - 1 },
+                ingress_bytes: 0,
+                pause_sent: false,
+                paused: false,
+                paused_since_ps: 0,
+            });
+            if is_switch {
+                self.switches[(x - self.n_hosts) as usize].ports.push(id);
+            } else {
+                self.hosts[x as usize].port = id;
+            }
+        }
+    }
+
+    /// Switches on the path from `src` to `dst` (for the base RTT and the INT hop count) and
+    /// the links: `(fabric links, switch hops)`.
+    pub(super) fn path_shape(&self, src: u32, dst: u32) -> (u64, u64) {
+        match self.topo {
+            TopoKind::Star => (0, 1),
+            TopoKind::Dumbbell => {
+                let same = (src < self.left_hosts) == (dst < self.left_hosts);
+                if same { (0, 1) } else { (1, 2) }
+            }
+            TopoKind::LeafSpine => {
+                if src / self.hosts_per_leaf == dst / self.hosts_per_leaf {
+                    (0, 1)
+                } else {
+                    (2, 3)
+                }
+            }
+        }
+    }
+
+    pub(super) fn route(&self, sw: u32, dst: u32, flow: u32) -> u32 {
+        let ports = &self.switches[sw as usize].ports;
+        let i = match self.topo {
+            TopoKind::Star => dst,
+            TopoKind::Dumbbell => {
+                let lh = self.left_hosts;
+                let right = self.n_hosts - lh;
+                match (sw, dst < lh) {
+                    (0, true) => dst,
+                    (0, false) => lh,
+                    (_, false) => dst - lh,
+                    (_, true) => right,
+                }
+            }
+            TopoKind::LeafSpine => {
+                let hpl = self.hosts_per_leaf;
+                let leaves = self.n_hosts / hpl;
+                if sw < leaves {
+                    if dst / hpl == sw {
+                        dst % hpl
+                    } else {
+                        hpl + (mix(u64::from(flow)) % u64::from(self.spines)) as u32
+                    }
+                } else {
+                    dst / hpl
+                }
+            }
+        };
+        ports[i as usize]
+    }
+
+    /// Builds the network: hosts first (node ids `0..n_hosts`), each with its one port, then
+    /// the switches and the links of the topology.
+    pub(super) fn build_topology(&mut self, t: &Topology) {
+        let n_hosts = self.n_hosts;
+        let host_delay = t.host_delay_ns * PS_PER_NS;
+        let fab_rate = t.fabric_rate_bps.unwrap_or(t.host_rate_bps);
+        let fab_delay = t.fabric_delay_ns.unwrap_or(t.host_delay_ns) * PS_PER_NS;
+        let n_sw = match t.kind {
+            TopoKind::Star => 1,
+            TopoKind::Dumbbell => 2,
+            TopoKind::LeafSpine => t.leaves.unwrap_or(0) + t.spines.unwrap_or(0),
+        };
+        for s in 0..n_sw {
+            self.switches.push(Switch {
+                ports: Vec::new(),
+                used_bytes: 0,
+                max_used_bytes: 0,
+                id: ((s + 1) & 0xFFF) as u16,
+            });
+        }
+        for _ in 0..n_hosts {
+            self.hosts.push(Host {
+                port: 0,
+                active: Vec::new(),
+                wake_at: u64::MAX,
+            });
+        }
+        let sw_node = |s: u32| n_hosts + s;
+        match t.kind {
+            TopoKind::Star => {
+                for h in 0..n_hosts {
+                    self.link(h, sw_node(0), t.host_rate_bps, host_delay);
+                }
+            }
+            TopoKind::Dumbbell => {
+                let lh = self.left_hosts;
+                for h in 0..n_hosts {
+                    let s = if h < lh { 0 } else { 1 };
+                    self.link(h, sw_node(s), t.host_rate_bps, host_delay);
+                }
+                self.link(sw_node(0), sw_node(1), fab_rate, fab_delay);
+            }
+            TopoKind::LeafSpine => {
+                let leaves = t.leaves.unwrap_or(0);
+                for h in 0..n_hosts {
+                    self.link(
+                        h,
+                        sw_node(h / self.hosts_per_leaf),
+                        t.host_rate_bps,
+                        host_delay,
+                    );
+                }
+                for l in 0..leaves {
+                    for s in 0..self.spines {
+                        self.link(sw_node(l), sw_node(leaves + s), fab_rate, fab_delay);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ideal FCT of `size_v` bytes from `src` to `dst`, ps: every packet's bytes at the
+    /// host's line rate plus the base RTT of the path (propagation both ways, an ACK's
+    /// serialisation per link back, and a header-only packet's serialisation on every link
+    /// after the first); when a fabric link on the path is slower, every packet's bytes at that
+    /// rate plus propagation and the ACK's serialisation, if that is longer.
+    pub(super) fn ideal_fct_ps(&self, src: u32, dst: u32, size_v: u64) -> u64 {
+        let (fab_links, sw_hops) = self.path_shape(src, dst);
+        let hp = &self.ports[self.hosts[src as usize].port as usize];
+        let host_rate = hp.rate_bps;
+        let host_delay = hp.delay_ps;
+        // Fabric rate/delay: any switch-to-switch port.
+        let (fab_rate, fab_delay) = self
+            .ports
+            .iter()
+            .find(|p| p.is_switch && p.peer >= self.n_hosts)
+            .map_or((host_rate, host_delay), |p| (p.rate_bps, p.delay_ps));
+        let int_bytes = |hops: u64| {
+            if self.int_on {
+                INT_HDR_BYTES + INT_HOP_BYTES * hops as u32
+            } else {
+                0
+            }
+        };
+        // Base RTT: propagation both ways, an ACK's serialisation per link back, and a
+        // header-only packet's serialisation on every link after the first.
+        let links = 2 + fab_links;
+        let prop = 2 * (2 * host_delay + fab_links * fab_delay);
+        let ack_wire = ACK_BYTES + int_bytes(sw_hops);
+        let ack_ser = 2 * ser_ps(ack_wire, host_rate) + fab_links * ser_ps(ack_wire, fab_rate);
+        let hdr_ser = ser_ps(HDR_BYTES, host_rate) + (links - 2) * ser_ps(HDR_BYTES, fab_rate);
+        let base_rtt = prop + ack_ser + hdr_ser;
+        // Every packet's bytes at the host's line rate plus the base RTT; when a fabric link
+        // on the path is slower (the CATS dumbbell's 2 Mb/s bottleneck behind 100 Mb/s host
+        // links), every packet's bytes at that rate plus propagation and the ACK's
+        // serialisation, if that is longer. Both are lower bounds of the FCT.
+        let pk = size_v.div_ceil(u64::from(self.mtu));
+        let wire = u128::from(size_v + pk * u64::from(HDR_BYTES + int_bytes(0)));
+        let at = |rate: u64| (wire * 8_000_000_000_000).div_ceil(u128::from(rate)) as u64;
+        let first_link = at(host_rate) + base_rtt;
+        if fab_links > 0 && fab_rate < host_rate {
+            first_link.max(at(fab_rate) + prop + ack_ser)
+        } else {
+            first_link
+        }
+    }
+}
