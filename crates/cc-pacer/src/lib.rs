@@ -60,8 +60,10 @@
 //! Per event a bounded amount of work independent of `N`: [`next`](Pacer::next) reads two bitmap
 //! words, pops one list head, does two multiplies and appends to one list;
 //! [`set_rate`](Pacer::set_rate) is one reciprocal (table, one correction, exact fix-up) and a
-//! store. Entering a new page (at most once per 65.5 µs) moves that page's flows into level 0,
-//! each flow once. docs/pacer.md has the measured instruction counts.
+//! store. A page's flows filed ahead in level 1 are moved into level 0 during the page before
+//! it, at most four per call of `next` while [`earliest`](Pacer::earliest) asks for the calls
+//! (all at once only when a caller let that page's time come first). docs/pacer.md has the
+//! measured instruction counts.
 //!
 //! # State size (riscv32)
 //! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
@@ -894,7 +896,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     ///
     /// The common case is in line: the first slot's head is a paced flow whose rate has not
     /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
-    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is an
+    /// (turning a page, moving pending flows, the lazy update, idle flows, windows, hybrid bursts,
+    /// heads to re-file) is an
     /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
     /// common case free of register saves; both run the same send path.
     #[inline(always)]
@@ -963,7 +966,7 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         PacerNext::Send
     }
 
-    /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
+    /// [`next`](Self::next) in general: moving pending flows, turning a page, the lazy update, idle flows, windows,
     /// hybrid bursts, heads that are not due.
     #[inline(never)]
     fn next_general(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
@@ -1113,8 +1116,12 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     }
 
     /// No segment leaves before this instant (`None`: nothing is scheduled). Calling
-    /// [`next`](Self::next) then may still return `None` (an idle flow's pacing memory expired, a
-    /// page was entered): ask again.
+    /// [`next`](Self::next) then may still return `None` (an idle flow's pacing memory expired,
+    /// flows filed ahead were moved into the wheel's first level): ask again. While flows filed
+    /// ahead are being moved (a few per call of `next`) it is the current page's start, at or
+    /// before `now`: call again now; with nothing in the current and the next page it is the
+    /// start of the page before the first page filed ahead, so that page's flows are moved
+    /// during the page before their own.
     #[must_use]
     pub fn earliest(&self) -> Option<Instant> {
         if self.wheel.has_pending() {
