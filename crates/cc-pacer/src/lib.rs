@@ -895,7 +895,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// [`PacerNext::None`] when nothing may leave yet (`*out` untouched).
     ///
     /// The common case is in line: the first slot's head is a paced flow whose rate has not
-    /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
+    /// dropped since it was scheduled, and it either sends or holds its slot (with no flows
+    /// pending: a call that hands out nothing moves some). Everything else
     /// (turning a page, moving pending flows, the lazy update, idle flows, windows, hybrid bursts,
     /// heads to re-file) is an
     /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
@@ -903,27 +904,28 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     #[inline(always)]
     pub fn next_into(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let t = now.raw();
-        if !self.wheel.has_pending()
-            && let Some(k) = self.wheel.l0_first(self.page)
-        {
+        if let Some(k) = self.wheel.l0_first(self.page) {
             let f = self.wheel.l0_head(k);
             if let Some(fl) = self.flows.get(usize::from(f))
                 && fl.tpb <= fl.tpb_sched
             {
-                // No lazy update pending: `fl.due` is the due time.
+                // No lazy update pending: `fl.due` is the due time. A call that hands out
+                // nothing while flows are pending moves some (the general path).
                 let due = fl.due;
                 if after(due, t) {
-                    if self.holds_slot(k, due, t) {
+                    if self.holds_slot(k, due, t) && !self.wheel.has_pending() {
                         self.refresh(t);
                         return PacerNext::None;
                     }
                 } else if fl.backlog != 0 && fl.flags & (WINDOW | HYBRID) == 0 {
                     let bytes = fl.seg_bytes().min(fl.backlog);
                     let t_send = self.t_send(due);
-                    if after(t_send, t) {
+                    if !after(t_send, t) {
+                        return self.send(k, f, t_send, bytes, None, out);
+                    }
+                    if !self.wheel.has_pending() {
                         return PacerNext::None; // the line is busy
                     }
-                    return self.send(k, f, t_send, bytes, None, out);
                 }
             }
         }
