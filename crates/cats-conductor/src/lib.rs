@@ -626,9 +626,14 @@ fn account(st: &mut State, cfg: &Config, j: usize, bit: u8, n: u32) {
     // watermarks and never accrues debt. Wrapping is exact: D_j ≤ 2^31 before (an Eligible
     // queue, see `State`) and N ≤ 65 535.
     if let Some(d) = st.debt_bytes.get_mut(j) {
-        let nd = d.wrapping_add(n);
+        let old = *d;
+        let nd = old.wrapping_add(n);
         *d = nd;
-        st.owing |= bit;
+        // D_j > 0 now (N ≥ 1); its owing bit is already set unless D_j was 0.
+        if old == 0 {
+            core::hint::cold_path();
+            st.owing |= bit;
+        }
         if nd >= cfg.high(j) {
             st.eligible &= !bit;
         }
