@@ -760,8 +760,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     }
 
     /// A page after the next: level 1 (beyond the horizon, which the time contract rules out:
-    /// the last page, to be re-filed when it comes). Inlined: a call would make `next`'s common case save
-    /// registers.
+    /// the last page, to be re-filed when it comes). Inlined: a call would make `next`'s common
+    /// case save registers.
     #[inline(always)]
     fn insert_far(&mut self, f: u16, due: u32, dpage: u32) {
         let (page, key) = if (dpage as usize) < L1 {
@@ -896,11 +896,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     ///
     /// The common case is in line: the first slot's head is a paced flow whose rate has not
     /// dropped since it was scheduled, and it either sends or holds its slot (with no flows
-    /// pending: a call that hands out nothing moves some). Everything else
-    /// (turning a page, moving pending flows, the lazy update, idle flows, windows, hybrid bursts,
-    /// heads to re-file) is an
-    /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
-    /// common case free of register saves; both run the same send path.
+    /// pending: a call that hands out nothing moves some). Everything else (turning a page,
+    /// moving pending flows, the lazy update, idle flows, windows, hybrid bursts, heads to
+    /// re-file) is an out-of-line tail call with the same arguments, so a caller such as the C
+    /// ABI reaches it without a second frame; both run the same send path.
     #[inline(always)]
     pub fn next_into(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let t = now.raw();
@@ -968,8 +967,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         PacerNext::Send
     }
 
-    /// [`next`](Self::next) in general: moving pending flows, turning a page, the lazy update, idle flows, windows,
-    /// hybrid bursts, heads that are not due.
+    /// [`next`](Self::next) in general: moving pending flows, turning a page, the lazy update,
+    /// idle flows, windows, hybrid bursts, heads that are not due.
     #[inline(never)]
     fn next_general(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let now = now.raw();
