@@ -229,14 +229,22 @@ pub struct ChunkRecord {
 /// stays at most 2^31 (it grows only by sending, and a send that reaches `H_p ≤ 2^24` makes it
 /// In-Debt), one chunk adds at most 65 535, and an In-Debt queue's debt only falls. So the
 /// per-chunk debt addition cannot wrap and needs no saturation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct State {
     debt_bytes: [u32; 4],
-    /// Bit `p` (p < 4) set when queue `p` is In-Debt. Invariant: only for `D_p > 0`.
-    in_debt: u8,
+    /// The complement of the In-Debt mask: bit `p` clear when queue `p` (p < 4) is In-Debt, every
+    /// other bit set, so that a decision's Eligible non-empty queues are one `and` with the
+    /// non-empty mask. Invariant: a bit is clear only for `D_p > 0`.
+    eligible: u8,
     /// Bit `p` set when `D_p > 0` (derived from `debt_bytes`; lets payback skip debt-free queues).
     owing: u8,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl State {
@@ -250,7 +258,7 @@ impl State {
     pub const fn new() -> Self {
         Self {
             debt_bytes: [0; 4],
-            in_debt: 0,
+            eligible: u8::MAX,
             owing: 0,
         }
     }
@@ -281,7 +289,7 @@ impl State {
         }
         Self {
             debt_bytes: debts,
-            in_debt: in_debt_mask & owing,
+            eligible: !(in_debt_mask & owing),
             owing,
         }
     }
@@ -293,7 +301,7 @@ impl State {
 
     /// The In-Debt mask (bit `p` for queue `p`).
     pub const fn in_debt_mask(&self) -> u8 {
-        self.in_debt
+        !self.eligible
     }
 
     /// `D_p` (0 for P4).
@@ -307,7 +315,7 @@ impl State {
 
     /// Whether queue `p` is In-Debt (never for P4).
     pub const fn is_in_debt(&self, p: Prio) -> bool {
-        self.in_debt & (1 << p as u8) != 0
+        self.eligible & (1 << p as u8) == 0
     }
 }
 
@@ -471,7 +479,7 @@ impl<const N: usize> Conductor<N> {
         }
         // Pick the highest-priority queue that is non-empty and Eligible (lowest set bit; P4's
         // bit is never In-Debt).
-        let eligible = nonempty & !self.state.in_debt;
+        let eligible = nonempty & self.state.eligible;
         if eligible == 0 {
             // Deadlock: data queued, but every non-empty queue is In-Debt (so P4 is empty).
             return self.next_chunk_deadlock(cfg, space_bytes, out);
@@ -499,7 +507,7 @@ impl<const N: usize> Conductor<N> {
         // the choice is known from the bits alone; the debts are scaled (in place) only when
         // the resolution is kept.
         let resolved = nonempty & self.state.owing & 0x0F;
-        let eligible = nonempty & !(self.state.in_debt & !resolved);
+        let eligible = nonempty & (self.state.eligible | resolved);
         if eligible == 0 {
             // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), so
             // every In-Debt non-empty queue is in `resolved`.
@@ -618,11 +626,16 @@ fn account(st: &mut State, cfg: &Config, j: usize, bit: u8, n: u32) {
     // watermarks and never accrues debt. Wrapping is exact: D_j ≤ 2^31 before (an Eligible
     // queue, see `State`) and N ≤ 65 535.
     if let Some(d) = st.debt_bytes.get_mut(j) {
-        let nd = d.wrapping_add(n);
+        let old = *d;
+        let nd = old.wrapping_add(n);
         *d = nd;
-        st.owing |= bit;
+        // D_j > 0 now (N ≥ 1); its owing bit is already set unless D_j was 0.
+        if old == 0 {
+            core::hint::cold_path();
+            st.owing |= bit;
+        }
         if nd >= cfg.high(j) {
-            st.in_debt |= bit;
+            st.eligible &= !bit;
         }
     }
     // Payback: for all i < j with D_i > 0: D_i(t+1) = max(0, D_i(t) − trunc(N × M_j)); an
@@ -650,9 +663,9 @@ fn payback(st: &mut State, cfg: &Config, j: usize, n: u32, owing_above: u32) {
             if nd == 0 {
                 st.owing &= !(1u8 << i);
             }
-            // Clearing the flag of a queue that is not In-Debt changes nothing, so no test.
+            // Marking Eligible a queue that is not In-Debt changes nothing, so no test.
             if nd < cfg.low(i) {
-                st.in_debt &= !(1u8 << i);
+                st.eligible |= 1u8 << i;
             }
         }
     }
@@ -678,5 +691,5 @@ fn resolve_deadlock(st: &mut State, cfg: &Config, resolved: u8) {
         }
     }
     // Eligible when D_p < L_p: always true after the clamp.
-    st.in_debt &= !resolved;
+    st.eligible |= resolved;
 }

@@ -444,6 +444,38 @@ fn any_cfg() -> impl Strategy<Value = Config> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
+    /// The state's derived masks stay what its raw parts say after every decision: the owing
+    /// mask is the queues with `D > 0` (a send sets a queue's owing bit only when its debt was
+    /// 0) and the Eligible mask the complement of the In-Debt flags, so rebuilding the state from
+    /// its debts and In-Debt mask gives it back.
+    #[test]
+    fn state_equals_its_raw_parts_after_every_decision(
+        cfg in any_cfg(),
+        ops in prop::collection::vec(op(), 1..200),
+    ) {
+        let mut c: Conductor<8> = Conductor::new();
+        let mut handle = 0u32;
+        let mut decisions = 0usize;
+        for o in ops {
+            let space = match o {
+                Op::Enq(p, l) => {
+                    handle += 1;
+                    let _ = c.enqueue(Prio::from_index(p as usize).unwrap(), desc(handle, l));
+                    1_500
+                }
+                Op::Feed(space) => space,
+            };
+            while c.next_chunk(&cfg, space).chunk().is_some() {
+                decisions += 1;
+                let st = c.state();
+                prop_assert_eq!(State::from_raw(st.debt_bytes(), st.in_debt_mask()), st);
+                if decisions.is_multiple_of(7) {
+                    break;
+                }
+            }
+        }
+    }
+
     /// Byte conservation: per priority, the chunks fed cover every enqueued message exactly once,
     /// in order, with no gap or overlap; after draining, nothing is left and nothing was invented.
     #[test]

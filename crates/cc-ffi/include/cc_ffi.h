@@ -42,11 +42,11 @@
 // Flows one [`CcPacer`] block holds; all of them may be window or hybrid flows.
 #define CC_PACER_CAPACITY 1024
 
-// Bytes of a [`CcPacer`] block: the wheel (8 588), five words of scheduler state, the flow
+// Bytes of a [`CcPacer`] block: the wheel (12 820), five words of scheduler state, the flow
 // table's length, and per flow 20 (pacing state) + 4 (wheel link) + 8 (window or hybrid state)
-// bytes: 41 380 on ilp32 (riscv32), 41 384 on LP64 hosts (an 8-byte length), rounded to the
+// bytes: 45 612 on ilp32 (riscv32), 45 616 on LP64 hosts (an 8-byte length), rounded to the
 // block's alignment.
-#define CC_PACER_BYTES 41384
+#define CC_PACER_BYTES 45616
 
 // Words of the platform's per-flow context (48 bytes).
 #define CC_PCC_CONTEXT_WORDS 12

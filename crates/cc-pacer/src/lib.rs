@@ -60,12 +60,14 @@
 //! Per event a bounded amount of work independent of `N`: [`next`](Pacer::next) reads two bitmap
 //! words, pops one list head, does two multiplies and appends to one list;
 //! [`set_rate`](Pacer::set_rate) is one reciprocal (table, one correction, exact fix-up) and a
-//! store. Entering a new page (at most once per 65.5 µs) moves that page's flows into level 0,
-//! each flow once. docs/pacer.md has the measured instruction counts.
+//! store. A page's flows filed ahead in level 1 are moved into level 0 during the page before
+//! it, at most four per call of `next` while [`earliest`](Pacer::earliest) asks for the calls
+//! (all at once only when a caller let that page's time come first). docs/pacer.md has the
+//! measured instruction counts.
 //!
 //! # State size (riscv32)
 //! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
-//! be window or hybrid flows (the first `X` flows). The wheel: 8 588 bytes whatever `N`.
+//! be window or hybrid flows (the first `X` flows). The wheel: 12 820 bytes whatever `N`.
 #![doc = "\n"]
 #![doc = include_str!("../../../docs/formats/pacer.md")]
 #![no_std]
@@ -95,6 +97,8 @@ use wheel::{L1_PAGES as L1, NIL, PAGE_MASK, Wheel};
 #[allow(clippy::cast_possible_truncation)]
 const L1_32: u32 = L1 as u32;
 const L1_MASK32: u32 = L1_32.wrapping_sub(1);
+/// Pending flows [`Pacer::next`] moves into level 0 per call (docs/pacer.md §3).
+const MOVES_PER_CALL: u32 = 4;
 /// The mask of a slot within a page.
 #[allow(clippy::cast_possible_truncation)]
 const L0_MASK32: u32 = (L0_SLOTS as u32).wrapping_sub(1);
@@ -433,9 +437,9 @@ struct Ext {
 /// The pacer: up to `N` flows (`N ≤ 65 535`), the first `X ≤ N` of which may be window or hybrid
 /// flows.
 ///
-/// Size on riscv32: `8 588` (wheel) `+ 24` + `N·24` (flows: 20 bytes of pacing state and the
+/// Size on riscv32: `12 820` (wheel) `+ 24` + `N·24` (flows: 20 bytes of pacing state and the
 /// 4-byte wheel link each) + `X·8`
-/// (41 380 bytes for `Pacer<1024, 1024>`).
+/// (45 612 bytes for `Pacer<1024, 1024>`).
 ///
 /// In C order: the scalars and the wheel's level-0 maps and lists first, so that the common
 /// case of [`next`](Self::next) reaches them by a load's offset from the pacer's address.
@@ -455,6 +459,9 @@ pub struct Pacer<const N: usize, const X: usize = 0> {
     wheel: Wheel,
     flows: heapless::Vec<Flow, N>,
     ext: [Ext; X],
+    /// Pending flows moved into level 0 so far (tests).
+    #[cfg(test)]
+    moved: usize,
 }
 
 /// What a window or hybrid flow at the head of the wheel did.
@@ -482,6 +489,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             flows: heapless::Vec::new(),
             ext: [Ext { a: 0, b: 0 }; X],
             wheel: Wheel::new(),
+            #[cfg(test)]
+            moved: 0,
         }
     }
 
@@ -737,7 +746,9 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     #[inline(always)]
     fn insert(&mut self, f: u16, due: u32) {
         let dpage = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK;
-        if dpage == 0 {
+        if dpage < 2 {
+            // The current or the next page: level 0 (its index is the due time's slot number
+            // modulo 2048: the page's parity and the slot).
             self.wheel.l0_push_back(
                 self.flows.as_mut_slice(),
                 (due >> wheel::SLOT_SHIFT) as usize,
@@ -748,9 +759,9 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         }
     }
 
-    /// A later page: level 1 (beyond the horizon, which the time contract rules out: the last
-    /// page, to be re-filed when it comes). Inlined: a call would make `next`'s common case save
-    /// registers.
+    /// A page after the next: level 1 (beyond the horizon, which the time contract rules out:
+    /// the last page, to be re-filed when it comes). Inlined: a call would make `next`'s common
+    /// case save registers.
     #[inline(always)]
     fn insert_far(&mut self, f: u16, due: u32, dpage: u32) {
         let (page, key) = if (dpage as usize) < L1 {
@@ -762,41 +773,83 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
             .l1_push(self.flows.as_mut_slice(), page as usize, f, key);
     }
 
-    /// Level 0 is empty: enter the next non-empty page if it has started (moving its flows into
-    /// level 0), else skip ahead to `now`'s page. Returns whether level 0 may now hold flows.
+    /// The current page's slots are empty: make a later page the current one if its time has
+    /// come. With flows in the next page (in level 0 or pending) that is the next page, once it
+    /// has started: what is still pending is moved first, in full (the calls since it became the
+    /// next page were too few to move it a few at a time). Otherwise the current page skips ahead
+    /// to `now`'s page, or to the page before the first page filed in level 1 if that comes
+    /// first, whose list then becomes the pending one: it is moved during the page before its
+    /// own, a few flows per call. Returns whether the current page's slots may now hold flows.
     #[inline(never)]
-    fn enter_page(&mut self, now: u32) -> bool {
-        let now_page = now >> PAGE_SHIFT;
-        let Some(j) = self
-            .wheel
-            .l1_first_from((self.page as usize).wrapping_add(1))
-        else {
-            self.page = now_page;
-            return false;
-        };
-        #[allow(clippy::cast_possible_truncation)] // j < 2048
-        let dist = (j as u32).wrapping_sub(self.page) & (L1_MASK32);
-        let target = self.page.wrapping_add(if dist == 0 { L1_32 } else { dist }) & PAGE_MASK;
-        if now_page.wrapping_sub(target) & PAGE_MASK >= L1_32 {
-            // Its page has not started: nothing is due before it.
-            self.page = now_page;
+    fn advance(&mut self, now: u32) -> bool {
+        let mut n = (now >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK;
+        if n >= L1_32 {
+            // `now` before the current page (outside the time contract): nothing is due.
+            n = 0;
+        }
+        if n == 0 {
             return false;
         }
-        self.page = target;
-        while let Some(g) = self.wheel.l1_pop(self.flows.as_slice(), j) {
-            // Into the slot it was filed for, even if a rate drop has since moved its due time
-            // (it is re-filed when that slot's time comes, as in level 0).
+        let next = self.page.wrapping_add(1);
+        if self.wheel.l0_holds(next) || self.wheel.has_pending() {
+            self.move_pending(u32::MAX);
+            self.turn_to(next);
+            return true;
+        }
+        // Nothing in the current or the next page: the first page filed in level 1 is at least
+        // two pages ahead; stop one page before it.
+        let step = match self
+            .wheel
+            .l1_first_from((self.page as usize).wrapping_add(2))
+        {
+            #[allow(clippy::cast_possible_truncation)] // j < 2048
+            Some(j) => n.min(((j as u32).wrapping_sub(self.page) & L1_MASK32).saturating_sub(1)),
+            None => n,
+        };
+        if step == 0 {
+            return false;
+        }
+        self.turn_to(self.page.wrapping_add(step));
+        self.wheel.has_pending()
+    }
+
+    /// `page` becomes the current page (the slots of the pages before it are empty, nothing is
+    /// pending), and the level-1 list of the page after it the pending list.
+    #[inline(always)]
+    fn turn_to(&mut self, page: u32) {
+        self.page = page & PAGE_MASK;
+        self.wheel.l1_take(self.page.wrapping_add(1) as usize);
+    }
+
+    /// Moves up to `limit` pending flows into the next page's level-0 slots, each to the front of
+    /// the slot it was filed for (also if a rate drop has since moved its due time: it is
+    /// re-filed when that slot's time comes, as in level 0).
+    #[inline(never)]
+    fn move_pending(&mut self, limit: u32) {
+        let half = (self.page.wrapping_add(1) & 1) << (PAGE_SHIFT - wheel::SLOT_SHIFT);
+        let mut left = limit;
+        while left != 0 {
+            let Some(g) = self.wheel.pending_pop(self.flows.as_slice()) else {
+                return;
+            };
+            left = left.wrapping_sub(1);
+            #[cfg(test)]
+            {
+                self.moved = self.moved.wrapping_add(1);
+            }
             let key = wheel::key_of(self.flows.as_slice(), g);
             if key & (wheel::PARKED >> 16) == 0 {
-                self.wheel
-                    .l0_push_front(self.flows.as_mut_slice(), key as usize, g);
+                self.wheel.l0_push_front(
+                    self.flows.as_mut_slice(),
+                    (half | (key & L0_MASK32)) as usize,
+                    g,
+                );
             } else {
                 // Parked beyond the horizon: filed again from its due time.
-                let due = self.flows.get(usize::from(g)).map_or(now, |fl| fl.due);
+                let due = self.flows.get(usize::from(g)).map_or(0, |fl| fl.due);
                 self.insert(g, due);
             }
         }
-        true
     }
 
     /// A head of slot `k` due at `due`, after `now`, holds its slot: the slot's time has not
@@ -842,32 +895,36 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// [`PacerNext::None`] when nothing may leave yet (`*out` untouched).
     ///
     /// The common case is in line: the first slot's head is a paced flow whose rate has not
-    /// dropped since it was scheduled, and it either sends or holds its slot. Everything else
-    /// (page entry, the lazy update, idle flows, windows, hybrid bursts, heads to re-file) is an
-    /// out-of-line tail call with the same arguments, so a caller such as the C ABI keeps the
-    /// common case free of register saves; both run the same send path.
+    /// dropped since it was scheduled, and it either sends or holds its slot (with no flows
+    /// pending: a call that hands out nothing moves some). Everything else (turning a page,
+    /// moving pending flows, the lazy update, idle flows, windows, hybrid bursts, heads to
+    /// re-file) is an out-of-line tail call with the same arguments, so a caller such as the C
+    /// ABI reaches it without a second frame; both run the same send path.
     #[inline(always)]
     pub fn next_into(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let t = now.raw();
-        if let Some(k) = self.wheel.l0_first() {
+        if let Some(k) = self.wheel.l0_first(self.page) {
             let f = self.wheel.l0_head(k);
             if let Some(fl) = self.flows.get(usize::from(f))
                 && fl.tpb <= fl.tpb_sched
             {
-                // No lazy update pending: `fl.due` is the due time.
+                // No lazy update pending: `fl.due` is the due time. A call that hands out
+                // nothing while flows are pending moves some (the general path).
                 let due = fl.due;
                 if after(due, t) {
-                    if self.holds_slot(k, due, t) {
+                    if self.holds_slot(k, due, t) && !self.wheel.has_pending() {
                         self.refresh(t);
                         return PacerNext::None;
                     }
                 } else if fl.backlog != 0 && fl.flags & (WINDOW | HYBRID) == 0 {
                     let bytes = fl.seg_bytes().min(fl.backlog);
                     let t_send = self.t_send(due);
-                    if after(t_send, t) {
+                    if !after(t_send, t) {
+                        return self.send(k, f, t_send, bytes, None, out);
+                    }
+                    if !self.wheel.has_pending() {
                         return PacerNext::None; // the line is busy
                     }
-                    return self.send(k, f, t_send, bytes, None, out);
                 }
             }
         }
@@ -910,14 +967,15 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         PacerNext::Send
     }
 
-    /// [`next`](Self::next) in general: page entry, the lazy update, idle flows, windows,
-    /// hybrid bursts, heads that are not due.
+    /// [`next`](Self::next) in general: moving pending flows, turning a page, the lazy update,
+    /// idle flows, windows, hybrid bursts, heads that are not due.
     #[inline(never)]
     fn next_general(&mut self, now: Instant, out: &mut Segment) -> PacerNext {
         let now = now.raw();
+        self.move_pending(MOVES_PER_CALL);
         loop {
-            let Some(k) = self.wheel.l0_first() else {
-                if self.enter_page(now) {
+            let Some(k) = self.wheel.l0_first(self.page) else {
+                if self.advance(now) {
                     continue;
                 }
                 self.refresh(now);
@@ -1059,26 +1117,40 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     }
 
     /// No segment leaves before this instant (`None`: nothing is scheduled). Calling
-    /// [`next`](Self::next) then may still return `None` (an idle flow's pacing memory expired, a
-    /// page was entered): ask again.
+    /// [`next`](Self::next) then may still return `None` (an idle flow's pacing memory expired,
+    /// flows filed ahead were moved into the wheel's first level): ask again. While flows filed
+    /// ahead are being moved (a few per call of `next`) it is the current page's start, at or
+    /// before `now`: call again now; with nothing in the current and the next page it is the
+    /// start of the page before the first page filed ahead, so that page's flows are moved
+    /// during the page before their own.
     #[must_use]
     pub fn earliest(&self) -> Option<Instant> {
-        let lower = if let Some(k) = self.wheel.l0_first() {
-            #[allow(clippy::cast_possible_truncation)] // k < 1024
-            let start = (self.page << PAGE_SHIFT) | ((k as u32) << wheel::SLOT_SHIFT);
+        if self.wheel.has_pending() {
+            // Flows to move: call again now (the current page has started).
+            return Some(Instant::from_raw(self.page << PAGE_SHIFT));
+        }
+        let next = self.page.wrapping_add(1);
+        let first = |page: u32| self.wheel.l0_first(page).map(|k| (page, k));
+        let lower = if let Some((page, k)) = first(self.page).or_else(|| first(next)) {
+            #[allow(clippy::cast_possible_truncation)] // k < 2048
+            let slot = ((page << 10) | k as u32) & 0x3F_FFFF;
+            let start = slot << wheel::SLOT_SHIFT;
             let f = usize::from(self.wheel.l0_head(k));
             let due = self.flows.get(f).map_or(start, |fl| self.lazy_due(f, fl).0);
-            let in_slot = (due >> PAGE_SHIFT).wrapping_sub(self.page) & PAGE_MASK == 0
-                && (due >> wheel::SLOT_SHIFT) as usize & (L0_SLOTS - 1) == k;
-            if in_slot { due } else { start }
+            if due >> wheel::SLOT_SHIFT == slot {
+                due
+            } else {
+                start
+            }
         } else {
+            // The page before the first page filed in level 1: its flows are moved into level 0
+            // during that page, a few per call.
             let j = self
                 .wheel
-                .l1_first_from((self.page as usize).wrapping_add(1))?;
+                .l1_first_from((self.page as usize).wrapping_add(2))?;
             #[allow(clippy::cast_possible_truncation)] // j < 2048
-            let dist = (j as u32).wrapping_sub(self.page) & (L1_MASK32);
-            let dist = if dist == 0 { L1_32 } else { dist };
-            (self.page.wrapping_add(dist) & PAGE_MASK) << PAGE_SHIFT
+            let dist = ((j as u32).wrapping_sub(self.page) & L1_MASK32).max(2);
+            (self.page.wrapping_add(dist).wrapping_sub(1) & PAGE_MASK) << PAGE_SHIFT
         };
         let lower = Instant::from_raw(lower);
         Some(lower.max(Instant::from_raw(self.line_free)))
@@ -1088,10 +1160,10 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
     /// for tests and host tools.
     #[must_use]
     pub fn first_filed(&self) -> Option<(u32, FlowId)> {
-        let k = self.wheel.l0_first()?;
-        #[allow(clippy::cast_possible_truncation)] // k < 1024
+        let k = self.wheel.l0_first(self.page)?;
+        #[allow(clippy::cast_possible_truncation)] // k < 2048, its bit 10 the page's parity
         Some((
-            (self.page << 10) | k as u32,
+            ((self.page << 10) | k as u32) & 0x3F_FFFF,
             FlowId::from_index(self.wheel.l0_head(k)),
         ))
     }

@@ -36,7 +36,7 @@ fn drain<const N: usize, const X: usize>(p: &mut Pacer<N, X>, now: Instant) -> V
 fn sizes() {
     assert_eq!(core::mem::size_of::<Flow>(), 24); // 20 of pacing state, 4 of wheel link
     assert_eq!(core::mem::size_of::<Ext>(), 8);
-    assert_eq!(core::mem::size_of::<Wheel>(), 8588);
+    assert_eq!(core::mem::size_of::<Wheel>(), 12_820);
 }
 
 #[test]
@@ -378,6 +378,62 @@ fn many_flows_in_one_slot_keep_fifo_through_level_one() {
     assert_eq!(order.len(), 128);
     // Every flow sent its two segments, first segments in flow order.
     assert_eq!(&order[..64], &(0..64).collect::<Vec<_>>()[..]);
+}
+
+/// 600 flows whose second segments all fall in level-1 pages (1.3 ms ahead), run to the end
+/// twice: polled at every `earliest()`, and polled once every 3 ms. Returns the segments and,
+/// for the first run, the most pending flows one call moved and how many calls moved some.
+fn six_hundred_flows(poll_at_earliest: bool) -> (Vec<Segment>, usize, usize) {
+    // 16 KiB at 100 Mb/s: a 1.31 ms gap (20 pages); the 400 Gb/s line spreads the 600 first
+    // segments over 600 · 327.7 ns = 197 µs, i.e. the second ones over three or four pages.
+    let mut p: Box<Pacer<600>> = Box::new(Pacer::new(
+        &Config::new(Rate::from_bps(400_000_000_000)).unwrap(),
+    ));
+    for _ in 0..600 {
+        let f = p
+            .add_flow(FlowSpec::paced(16_384, Rate::from_bps(100_000_000)))
+            .unwrap();
+        p.enqueue(f, 3 * 16_384, ns(0)).unwrap();
+    }
+    let (mut segs, mut most, mut calls_moving) = (Vec::new(), 0, 0);
+    let mut now = 0u32;
+    for _ in 0..200_000 {
+        loop {
+            let before = p.moved;
+            let s = p.next(Instant::from_raw(now));
+            if p.moved > before {
+                most = most.max(p.moved - before);
+                calls_moving += 1;
+            }
+            let Some(s) = s else { break };
+            segs.push(s);
+        }
+        let Some(e) = p.earliest() else { break };
+        now = if poll_at_earliest {
+            if e.is_after(Instant::from_raw(now)) {
+                e.raw()
+            } else {
+                now + 1
+            }
+        } else {
+            now + 3 * 16_000_000 / 1_000 * 1_000 // 3 ms
+        };
+    }
+    (segs, most, calls_moving)
+}
+
+#[test]
+fn a_page_of_level_one_is_moved_a_few_flows_per_call() {
+    let (dense, most, calls) = six_hundred_flows(true);
+    assert_eq!(dense.len(), 1_800);
+    // Polled at `earliest`, no call moves more than MOVES_PER_CALL flows of a page's list.
+    assert!(most as u32 <= MOVES_PER_CALL, "{most}");
+    assert!(calls >= 600 / MOVES_PER_CALL as usize, "{calls}");
+    // Polled every 3 ms, whole pages are moved in one call, and the segments are the same:
+    // same order, same send times (they are virtual: `max(due, line free)`).
+    let (sparse, most_sparse, _) = six_hundred_flows(false);
+    assert!(most_sparse > MOVES_PER_CALL as usize, "{most_sparse}");
+    assert_eq!(dense, sparse);
 }
 
 #[test]
