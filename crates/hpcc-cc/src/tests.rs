@@ -770,6 +770,34 @@ fn hop_words_of_the_int_format_take_the_same_steps_as_on_ack() {
 }
 
 proptest! {
+    /// A one-hop block takes `step_one_hop`; the loop (`step_hops`) is the same Algorithm 1
+    /// compiled for any hop count: on the same one-hop blocks (paths changing, counters wrapping,
+    /// Δts ≥ T, Δts = 0) both leave the same state and take the same branch.
+    #[test]
+    fn the_one_hop_function_and_the_loop_take_the_same_steps(
+        acks in proptest::collection::vec((0u32..3000, 0u32..20_000, 0u32..3000, 0u32..60, 0u16..3000, 1u8..=9, 0u16..3), 1..150),
+    ) {
+        let c = Config::PAPER;
+        let (mut a, mut b): (State, State) = (State::new(&c), State::new(&c));
+        let (mut seq, mut ts, mut tx) = (0u32, 0u32, 0u32);
+        let mut buf = [0u8; 10];
+        for (dseq, ahead, dts, dtx, q, code, path) in acks {
+            seq = seq.wrapping_add(dseq);
+            ts = (ts + dts * 7) & 0xFF_FFFF;
+            tx = (tx + dtx) & 0xF_FFFF;
+            let hop = Hop { speed: Speed::from_code(code).unwrap(), ts_ns: ts, tx_units: tx, qlen_units: q };
+            int::encode::<5>(path, &[hop], &mut buf).unwrap();
+            let nxt = seq.wrapping_add(ahead);
+            let header = u16::from_be_bytes([buf[0], buf[1]]);
+            let ua = a.on_ack(&c, seq, nxt, &buf);
+            let bb = b.step_hops::<IntHop>(&c, seq, nxt, header, &buf[2..]);
+            prop_assert_eq!(ua.branch, bb);
+            prop_assert_eq!(a, b);
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(20_000))]
     /// MD's fast form (U ∈ [0.5, 2), η ≥ 1/2: one-bit normalisation, η folded into the
     /// reciprocal) and its general form (any U, out of line) are the same function of
