@@ -77,22 +77,39 @@ pub struct Flow {
     pub line: usize,
 }
 
-/// Whitespace-separated tokens with their line numbers: ns-3 reads both files with `>>`, so
-/// line breaks carry no meaning, but every error names the line of the token at fault.
+/// Whitespace-separated tokens with their line numbers, read as they are asked for: ns-3 reads
+/// both files with `>>`, so line breaks carry no meaning, but every error names the line of the
+/// token at fault.
 struct Tokens<'a> {
     file: &'a Path,
-    toks: Vec<(usize, &'a str)>,
-    i: usize,
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    cur: std::str::SplitWhitespace<'a>,
+    line: usize,
+    /// The line of the last token read (for "the file ends" errors).
+    last: usize,
 }
 
 impl<'a> Tokens<'a> {
     fn new(file: &'a Path, text: &'a str) -> Tokens<'a> {
-        let toks = text
-            .lines()
-            .enumerate()
-            .flat_map(|(i, l)| l.split_whitespace().map(move |t| (i + 1, t)))
-            .collect();
-        Tokens { file, toks, i: 0 }
+        Tokens {
+            file,
+            lines: text.lines().enumerate(),
+            cur: "".split_whitespace(),
+            line: 0,
+            last: 1,
+        }
+    }
+
+    fn token(&mut self) -> Option<(usize, &'a str)> {
+        loop {
+            if let Some(t) = self.cur.next() {
+                self.last = self.line;
+                return Some((self.line, t));
+            }
+            let (i, l) = self.lines.next()?;
+            self.line = i + 1;
+            self.cur = l.split_whitespace();
+        }
     }
 
     fn err(&self, line: usize, msg: impl std::fmt::Display) -> String {
@@ -100,16 +117,8 @@ impl<'a> Tokens<'a> {
     }
 
     fn next(&mut self, what: &str) -> Result<(usize, &'a str), String> {
-        match self.toks.get(self.i) {
-            Some(&t) => {
-                self.i += 1;
-                Ok(t)
-            }
-            None => {
-                let line = self.toks.last().map_or(1, |t| t.0);
-                Err(self.err(line, format!("the file ends where {what} is expected")))
-            }
-        }
+        self.token()
+            .ok_or_else(|| self.err(self.last, format!("the file ends where {what} is expected")))
     }
 
     fn uint(&mut self, what: &str, max: u64) -> Result<(usize, u64), String> {
@@ -134,9 +143,9 @@ impl<'a> Tokens<'a> {
         Ok((line, v as u32))
     }
 
-    fn end(&self, what: &str) -> Result<(), String> {
-        match self.toks.get(self.i) {
-            Some(&(line, t)) => Err(self.err(
+    fn end(&mut self, what: &str) -> Result<(), String> {
+        match self.token() {
+            Some((line, t)) => Err(self.err(
                 line,
                 format!("{t:?} after {what}: the first line's count does not match the lines"),
             )),
@@ -305,8 +314,8 @@ pub fn parse_topology(file: &Path, text: &str) -> Result<Topology, String> {
     })
 }
 
-/// Reads an ns-3 flow file: the count, then one `src dst pg dport size start_s` per flow.
-/// `nodes` (when the topology is known) bounds the node ids; `is_host` refuses switches.
+/// Reads an ns-3 flow file: the count, then one `src dst pg dport size start_s` per flow;
+/// `is_host` says which node ids are hosts (the others are refused).
 pub fn parse_flows(
     file: &Path,
     text: &str,
