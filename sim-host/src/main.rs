@@ -185,6 +185,17 @@ enum Cmd {
         /// Override an algorithm parameter (the `replay --set` keys), repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
         set: Vec<Param>,
+        /// Write the HPCC authors' ns-3 simulator's files into this directory: fct.txt,
+        /// pfc.txt, qlen.txt, and the topology.txt and flow.txt of the run (docs/sim.md).
+        #[arg(long, value_name = "DIR")]
+        ns3_out: Option<PathBuf>,
+        /// Read the network from an ns-3 topology file (a star, dumbbell or leaf-spine); it
+        /// replaces the scenario's [topology] shape keys.
+        #[arg(long, value_name = "FILE")]
+        ns3_topology: Option<PathBuf>,
+        /// Read the flows from an ns-3 flow file; they replace the scenario's [[flows]].
+        #[arg(long, value_name = "FILE")]
+        ns3_flows: Option<PathBuf>,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -330,11 +341,22 @@ fn main() -> ExitCode {
             controller,
             seed,
             set,
+            ns3_out,
+            ns3_topology,
+            ns3_flows,
             json,
         } => match results {
             Some(dir) => {
                 use sim_host::sim::{scenario::ControllerKind, sweep};
-                if plot.is_some() || out.is_some() || record.is_some() || seed.is_some() || json {
+                if plot.is_some()
+                    || out.is_some()
+                    || record.is_some()
+                    || seed.is_some()
+                    || json
+                    || ns3_out.is_some()
+                    || ns3_topology.is_some()
+                    || ns3_flows.is_some()
+                {
                     eprintln!(
                         "error: a sweep (--results) takes --seeds, --shard, --controller and --set only"
                     );
@@ -400,6 +422,9 @@ fn main() -> ExitCode {
                     seed,
                     set,
                     progress: true,
+                    ns3_out,
+                    ns3_topology,
+                    ns3_flows,
                 };
                 sim_host::sim::cli(&scenario[0], &o, json)
             }

@@ -15,6 +15,7 @@
 pub mod cc;
 pub mod ctrl;
 pub mod engine;
+pub mod ns3;
 pub mod record;
 pub mod scenario;
 pub mod stats;
@@ -46,6 +47,12 @@ pub struct SimOpts {
     pub set: Vec<Param>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
+    /// `--ns3-out DIR`: the HPCC ns-3 simulator's files.
+    pub ns3_out: Option<PathBuf>,
+    /// `--ns3-topology FILE`: an ns-3 topology file replaces `[topology]`'s shape.
+    pub ns3_topology: Option<PathBuf>,
+    /// `--ns3-flows FILE`: an ns-3 flow file replaces `[[flows]]`.
+    pub ns3_flows: Option<PathBuf>,
 }
 
 /// One flow-size bucket: the slowdown percentiles of its finished flows, and the flows that did
@@ -157,6 +164,9 @@ pub struct Report {
     pub pcc: Option<PccReport>,
     /// Invariant violations (empty when all hold).
     pub violations: Vec<String>,
+    /// `--ns3-out` and the ns-3 inputs (absent when neither was used).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns3: Option<ns3::Ns3Report>,
     /// Files written.
     pub files: Vec<String>,
 }
@@ -201,6 +211,16 @@ pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimEr
 
 /// Runs a loaded scenario.
 pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    let with_ns3;
+    let (l, ns3_in) = if o.ns3_topology.is_some() || o.ns3_flows.is_some() {
+        let mut m = l.clone();
+        let inp = ns3::apply(&mut m, o.ns3_topology.as_deref(), o.ns3_flows.as_deref())
+            .map_err(SimError::Other)?;
+        with_ns3 = m;
+        (&with_ns3, inp)
+    } else {
+        (l, ns3::Ns3Inputs::default())
+    };
     ctrl::check_applied(l, &o.set).map_err(SimError::Other)?;
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
     let params = ctrl::in_force(l, &o.set, &setup);
@@ -212,6 +232,7 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         (&o.out, "--out"),
         (&o.plot, "--plot"),
         (&o.record, "--record"),
+        (&o.ns3_out, "--ns3-out"),
     ] {
         if let Some(d) = d {
             prepare_dir(d, what)?;
@@ -248,6 +269,9 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     } else {
         None
     };
+    if o.ns3_out.is_some() {
+        sim.log_ns3();
+    }
     let t0 = Instant::now();
     sim.run(|t| {
         if let Some(b) = &bar {
@@ -304,8 +328,19 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     if let (Some(w), Some(r), Some(d)) = (web_flow, &rep.web, &o.out) {
         staged.extend(web::out_files(d, &sc.name, r, w, baseline.as_deref()));
     }
+    if let Some(d) = &o.ns3_out {
+        let (fs, r) = ns3::files(&sim, &ns3_in);
+        staged.extend(fs.into_iter().map(|(name, text)| (d.join(name), text)));
+        rep.ns3 = Some(r);
+    } else if ns3_in.any() {
+        rep.ns3 = Some(ns3::Ns3Report {
+            inputs: Some(ns3_in.clone()),
+            ..ns3::Ns3Report::default()
+        });
+    }
     let dir = l.file.parent().unwrap_or(Path::new(""));
     let mut inputs: Vec<PathBuf> = vec![l.file.clone()];
+    inputs.extend(o.ns3_topology.iter().chain(&o.ns3_flows).cloned());
     inputs.extend(
         sc.flows
             .iter()
@@ -500,6 +535,7 @@ fn report(
                 .collect(),
         }),
         violations,
+        ns3: None,
         files: Vec::new(),
     }
 }
@@ -662,6 +698,9 @@ pub fn text(r: &Report) -> String {
     }
     if let Some(w) = &r.web {
         s.push_str(&web::text(w));
+    }
+    if let Some(n) = &r.ns3 {
+        s.push_str(&ns3::text(n));
     }
     if r.violations.is_empty() {
         let _ = writeln!(s, "  invariants: all hold");

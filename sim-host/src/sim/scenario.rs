@@ -592,12 +592,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
             line: None,
         });
     }
-    let t = &sc.topology;
-    let hosts = match t.kind {
-        TopoKind::Star => t.hosts.unwrap_or(0),
-        TopoKind::Dumbbell => t.left_hosts.unwrap_or(0) + t.right_hosts.unwrap_or(0),
-        TopoKind::LeafSpine => t.leaves.unwrap_or(0) * t.hosts_per_leaf.unwrap_or(0),
-    };
+    let hosts = sc.topology_hosts();
     let mut l = Loaded {
         file: file.to_path_buf(),
         sc,
@@ -606,8 +601,34 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
         hosts,
         page: None,
     };
+    // A file's groups; an ns-3 flow file's flows (one group each, `--ns3-flows`) are not
+    // bounded by it.
+    if l.sc.flows.len() > 255 {
+        return Err(l.err("flows", "at most 255 flow groups"));
+    }
     check(&mut l)?;
     Ok(l)
+}
+
+impl Scenario {
+    /// The topology's host count (0 when a count it needs is missing; `check` refuses that).
+    pub fn topology_hosts(&self) -> u32 {
+        let t = &self.topology;
+        match t.kind {
+            TopoKind::Star => t.hosts.unwrap_or(0),
+            TopoKind::Dumbbell => t.left_hosts.unwrap_or(0) + t.right_hosts.unwrap_or(0),
+            TopoKind::LeafSpine => t.leaves.unwrap_or(0) * t.hosts_per_leaf.unwrap_or(0),
+        }
+    }
+}
+
+/// Checks a loaded scenario again after its topology or flows were replaced (`--ns3-topology`,
+/// `--ns3-flows`), as [`parse`] checks a file.
+pub fn recheck(l: &mut Loaded) -> Result<(), ScenarioError> {
+    l.hosts = l.sc.topology_hosts();
+    l.cdfs = Vec::new();
+    l.page = None;
+    check(l)
 }
 
 fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
@@ -756,9 +777,6 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             "output.sample_ns",
             "too small for the duration (over 5·10^7 samples)",
         ));
-    }
-    if sc.flows.len() > 255 {
-        return Err(l.err("flows", "at most 255 flow groups"));
     }
     if sc.algorithm.entry().needs_int && sc.topology.int == Some(false) {
         return Err(l.err(

@@ -35,10 +35,13 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 mod nic;
+mod ns3;
 mod switch;
 mod topology;
 mod transport;
 mod workload;
+
+pub use ns3::{Ns3Log, Ns3Net, QlenHist};
 
 pub(crate) use nic::nic_clock;
 
@@ -377,6 +380,8 @@ pub struct Sim {
     plot_ps: u64,
     last_delivered: Vec<u64>,
     int_buf: [u8; 2 + 8 * MAX_HOPS],
+    /// `--ns3-out`: the PFC frames and queue histograms (`None`: not kept).
+    ns3_log: Option<Box<Ns3Log>>,
 }
 
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
@@ -467,6 +472,7 @@ impl Sim {
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
             last_delivered: Vec::new(),
             int_buf: [0; 2 + 8 * MAX_HOPS],
+            ns3_log: None,
         };
         sim.build_topology(t);
         let host_delay = t.host_delay_ns * PS_PER_NS;
@@ -650,6 +656,7 @@ impl Sim {
                 qmax = qmax.max(p.q_bytes);
             }
         }
+        self.ns3_sample(keep);
         if self.now >= self.next_plot_ps {
             let dt = (self.now + self.plot_ps - self.next_plot_ps).max(1);
             let mut rates = Vec::with_capacity(self.track.len());

@@ -167,6 +167,7 @@ impl Sim {
     /// propagation delay; the frame itself is not serialised). The packet being sent finishes;
     /// data waits while paused, ACKs do not (they travel in another priority class).
     pub(super) fn pfc_frame(&mut self, port: u32, on: bool) {
+        self.ns3_pfc(port, on);
         let now = self.now;
         let pt = &mut self.ports[port as usize];
         if on == pt.paused {
