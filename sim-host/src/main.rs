@@ -218,6 +218,35 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
     },
+    /// FCT slowdown by flow size as the HPCC authors' fct_analysis.py bins it: finished flows
+    /// sorted by size, 20 bins of 5 % of the flows, p50/p95/p99 per bin; reads `sim --out`'s
+    /// NAME_flows.csv or an ns-3 fct.txt (docs/sim.md, "Slowdown analysis").
+    Slowdown {
+        /// Per-flow CSVs (`sim --out`) or ns-3 fct.txt files; inputs with one --label merge.
+        #[arg(required = true, num_args = 1..)]
+        inputs: Vec<PathBuf>,
+        /// The series name of each input, in order (legend, CSV) [default: the path].
+        #[arg(long, value_name = "NAME")]
+        label: Vec<String>,
+        /// Leave out flows that start before this time, ns.
+        #[arg(long, value_name = "NS", default_value_t = 0)]
+        warmup_ns: u64,
+        /// The end of the load window, ns [default: the last flow start].
+        #[arg(long, value_name = "NS")]
+        end_ns: Option<u64>,
+        /// Host link rate times hosts, b/s: reports the window's realised load.
+        #[arg(long, value_name = "BPS")]
+        capacity_bps: Option<f64>,
+        /// fct.txt: keep only this destination port (100 normal, 200 incast, as fct_analysis.py -t).
+        #[arg(long, value_name = "PORT")]
+        dport: Option<u32>,
+        /// Write the bins as CSV.
+        #[arg(long, value_name = "FILE.csv")]
+        out: Option<PathBuf>,
+        /// Draw p50/p95/p99 slowdown against flow size (log axis), one line per series.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+    },
     /// Regenerate the shipped fixtures (deterministic), or check that they are unchanged.
     Fixtures {
         /// Where the fixtures live.
@@ -440,6 +469,34 @@ fn main() -> ExitCode {
             summary.as_deref(),
             plot.as_deref(),
         ),
+        Cmd::Slowdown {
+            inputs,
+            label,
+            warmup_ns,
+            end_ns,
+            capacity_bps,
+            dport,
+            out,
+            plot,
+        } => {
+            if let Some(c) = capacity_bps.filter(|c| !(c.is_finite() && *c > 0.0)) {
+                eprintln!("error: --capacity-bps {c}: a positive number of b/s");
+                return ExitCode::from(replay::EXIT_INPUT as u8);
+            }
+            let o = sim_host::sim::slowdown::Opts {
+                warmup_ns,
+                end_ns,
+                capacity_bps,
+            };
+            sim_host::sim::slowdown::cli(
+                &inputs,
+                &label,
+                dport,
+                &o,
+                out.as_deref(),
+                plot.as_deref(),
+            )
+        }
         Cmd::Fixtures { dir, check, only } => {
             let kinds: Vec<Kind> = match only {
                 Some(k) => vec![k],

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod ns3;
 pub mod record;
 pub mod scenario;
+pub mod slowdown;
 pub mod stats;
 pub mod sweep;
 pub mod web;
