@@ -239,7 +239,7 @@ enum Cmd {
         capacity_bps: Option<f64>,
         /// fct.txt: keep only this destination port (100 normal, 200 incast, as fct_analysis.py -t).
         #[arg(long, value_name = "PORT")]
-        dport: Option<u32>,
+        dport: Option<u16>,
         /// Write the bins as CSV.
         #[arg(long, value_name = "FILE.csv")]
         out: Option<PathBuf>,

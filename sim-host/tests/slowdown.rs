@@ -44,6 +44,7 @@ fn a_malformed_fct_txt_is_refused_naming_file_and_line() {
         ),
         ("0b000001 0b000101 10000 100 1k 0 1000 900\n", "size"),
         ("zz000001 0b000101 10000 100 1000 0 1000 900\n", "sip"),
+        ("0b000001 0b000101 70000 100 1000 0 1000 900\n", "sport"),
         ("\n", "0 fields"),
     ];
     for (k, (bad, what)) in cases.iter().enumerate() {

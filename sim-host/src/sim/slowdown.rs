@@ -88,7 +88,7 @@ fn ns(p: &Path, line: u64, what: &str, v: &str) -> Result<f64, InputError> {
 /// Reads `p`: a per-flow CSV when its first line is [`FLOWS_HEADER`], an ns-3 `fct.txt`
 /// otherwise. `dport`: keep only fct.txt lines with this destination port (refused for a
 /// per-flow CSV, which has no ports).
-pub fn read(p: &Path, dport: Option<u32>) -> Result<Input, InputError> {
+pub fn read(p: &Path, dport: Option<u16>) -> Result<Input, InputError> {
     let text =
         std::fs::read_to_string(p).map_err(|e| InputError::file(p, format!("cannot read: {e}")))?;
     let format = if text.lines().next().map(str::trim_end) == Some(FLOWS_HEADER) {
@@ -193,8 +193,8 @@ pub fn read(p: &Path, dport: Option<u32>) -> Result<Input, InputError> {
                         ));
                     }
                 }
-                let _sport: u32 = num(p, ln, "sport", t[2])?;
-                let port: u32 = num(p, ln, "dport", t[3])?;
+                let _sport: u16 = num(p, ln, "sport", t[2])?;
+                let port: u16 = num(p, ln, "dport", t[3])?;
                 let size: u64 = num(p, ln, "size", t[4])?;
                 let start_ns: u64 = num(p, ln, "start_ns", t[5])?;
                 let fct: u64 = num(p, ln, "fct_ns", t[6])?;
@@ -610,7 +610,7 @@ fn draw(path: &Path, series: &[Series], title: &str) -> Result<(), String> {
 pub fn cli(
     inputs: &[PathBuf],
     labels: &[String],
-    dport: Option<u32>,
+    dport: Option<u16>,
     o: &Opts,
     out: Option<&Path>,
     plot_to: Option<&Path>,
@@ -633,7 +633,7 @@ pub fn cli(
 fn run(
     inputs: &[PathBuf],
     labels: &[String],
-    dport: Option<u32>,
+    dport: Option<u16>,
     o: &Opts,
     out: Option<&Path>,
     plot_to: Option<&Path>,
