@@ -578,6 +578,7 @@ fn draw(path: &Path, series: &[Series], title: &str) -> Result<(), String> {
         let pad = ((y_hi - y_lo) * 0.05).max(0.05);
         let mut chart = ChartBuilder::on(&plot_area)
             .margin(10)
+            .margin_right(30) // room for the last decade's label
             .x_label_area_size(35)
             .y_label_area_size(70)
             .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo - pad)..(y_hi + pad))
