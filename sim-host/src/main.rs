@@ -135,6 +135,12 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `slowdown --help`'s exit codes.
+const SLOWDOWN_EXIT_CODES: &str = "Exit codes: 0 the analysis was written; 2 an unreadable or \
+malformed input (file, line and what is wrong), a --label count other than the input count, \
+--dport with a per-flow CSV, an output naming an input, or a series with no finished flow after \
+the warm-up (nothing is written then).";
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Replay a trace (or every trace under a directory) and report fidelity.
@@ -221,6 +227,7 @@ enum Cmd {
     /// FCT slowdown by flow size as the HPCC authors' fct_analysis.py bins it: finished flows
     /// sorted by size, 20 bins of 5 % of the flows, p50/p95/p99 per bin; reads `sim --out`'s
     /// NAME_flows.csv or an ns-3 fct.txt (docs/sim.md, "Slowdown analysis").
+    #[command(after_long_help = SLOWDOWN_EXIT_CODES)]
     Slowdown {
         /// Per-flow CSVs (`sim --out`) or ns-3 fct.txt files; inputs with one --label merge.
         #[arg(required = true, num_args = 1..)]
@@ -487,15 +494,9 @@ fn main() -> ExitCode {
                 warmup_ns,
                 end_ns,
                 capacity_bps,
-            };
-            sim_host::sim::slowdown::cli(
-                &inputs,
-                &label,
                 dport,
-                &o,
-                out.as_deref(),
-                plot.as_deref(),
-            )
+            };
+            sim_host::sim::slowdown::cli(&inputs, &label, &o, out.as_deref(), plot.as_deref())
         }
         Cmd::Fixtures { dir, check, only } => {
             let kinds: Vec<Kind> = match only {

@@ -130,6 +130,13 @@ fn the_svg_is_written_whole_with_log_size_axis_and_legend() {
     }
     assert_eq!(t.matches("HPCC fixed").count(), 3, "one legend per panel");
     let c = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        c.starts_with(
+            "# sim-host slowdown: warmup_ns 0, end_ns last start, capacity_bps not given, \
+             dport any\n# HPCC fixed: sized 400, finished 400,"
+        ),
+        "{c}"
+    );
     let rows: Vec<&str> = c.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(
         rows[0],

@@ -299,6 +299,8 @@ pub struct Opts {
     pub end_ns: Option<u64>,
     /// Host link rate × hosts, b/s: turns the window's bytes into a load.
     pub capacity_bps: Option<f64>,
+    /// fct.txt: only this destination port (`--dport`).
+    pub dport: Option<u16>,
 }
 
 /// Bins the flows of `inputs` (one series).
@@ -373,14 +375,25 @@ pub fn analyse(label: &str, inputs: &[&Input], o: &Opts) -> Series {
     }
 }
 
+/// The options in force, for the report and the CSV's head.
+fn params(o: &Opts) -> String {
+    format!(
+        "warmup_ns {}, end_ns {}, capacity_bps {}, dport {}",
+        o.warmup_ns,
+        o.end_ns.map_or("last start".into(), |e| e.to_string()),
+        o.capacity_bps
+            .map_or("not given".into(), |c| format!("{c:.0}")),
+        o.dport.map_or("any".into(), |d| d.to_string())
+    )
+}
+
 /// The report: per series, what went in and what was left out, and every bin with few flows.
 pub fn text(series: &[Series], o: &Opts) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "slowdown by flow size: {BINS} bins of 5 % of the finished flows (as fct_analysis.py), \
-         warm-up {} ns",
-        o.warmup_ns
+        "slowdown by flow size: {BINS} bins of 5 % of the finished flows (as fct_analysis.py); {}",
+        params(o)
     );
     for r in series {
         let c = &r.counts;
@@ -451,14 +464,7 @@ pub fn warnings(series: &[Series]) -> Vec<String> {
 /// The CSV: `#` lines with each series' counts, then one row per series and bin.
 pub fn csv(series: &[Series], o: &Opts) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# sim-host slowdown: warmup_ns {}, end_ns {}, capacity_bps {}",
-        o.warmup_ns,
-        o.end_ns.map_or("last start".into(), |e| e.to_string()),
-        o.capacity_bps
-            .map_or("not given".into(), |c| format!("{c:.0}"))
-    );
+    let _ = writeln!(s, "# sim-host slowdown: {}", params(o));
     for r in series {
         let c = &r.counts;
         let _ = writeln!(
@@ -611,12 +617,11 @@ fn draw(path: &Path, series: &[Series], title: &str) -> Result<(), String> {
 pub fn cli(
     inputs: &[PathBuf],
     labels: &[String],
-    dport: Option<u16>,
     o: &Opts,
     out: Option<&Path>,
     plot_to: Option<&Path>,
 ) -> i32 {
-    match run(inputs, labels, dport, o, out, plot_to) {
+    match run(inputs, labels, o, out, plot_to) {
         Ok((text, warns)) => {
             crate::out!("{text}");
             for w in warns {
@@ -634,7 +639,6 @@ pub fn cli(
 fn run(
     inputs: &[PathBuf],
     labels: &[String],
-    dport: Option<u16>,
     o: &Opts,
     out: Option<&Path>,
     plot_to: Option<&Path>,
@@ -657,7 +661,7 @@ fn run(
     }
     let read: Vec<Input> = inputs
         .iter()
-        .map(|p| read(p, dport))
+        .map(|p| read(p, o.dport))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
     // Series in order of first appearance; inputs with one label are merged.
@@ -688,9 +692,12 @@ fn run(
         .collect();
     for r in &series {
         if r.counts.finished == 0 {
+            let c = &r.counts;
             return Err(format!(
-                "{}: no finished flow started after the warm-up ({} ns): nothing to bin",
-                r.label, o.warmup_ns
+                "{}: no finished flow started after the warm-up ({} ns): nothing to bin \
+                 ({} sized flows read: {} in the warm-up, {} unfinished, {} stopped; {} lines \
+                 of another --dport)",
+                r.label, o.warmup_ns, c.sized, c.warmup, c.unfinished, c.stopped, c.other_dport
             ));
         }
     }
@@ -819,6 +826,7 @@ mod tests {
             warmup_ns: 1000,
             end_ns: None,
             capacity_bps: Some(8e9),
+            dport: None,
         };
         let r = analyse("x", &[&inp], &o);
         let c = &r.counts;
