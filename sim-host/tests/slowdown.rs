@@ -222,3 +222,44 @@ fn the_per_flow_csv_and_fct_txt_of_one_run_bin_the_same_flows() {
     };
     assert_eq!(edges(&sa), edges(&sb));
 }
+
+/// A directory stands for its one per-flow CSV, or its fct.txt when it has none; two CSVs
+/// are refused, naming both.
+#[test]
+fn a_run_directory_stands_for_its_per_flow_csv_or_fct_txt() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("fct.txt"), fct_txt(40)).unwrap();
+    let o = sim_host(&["slowdown", s(&dir)]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("run/fct.txt"));
+    let row = "0,0,0,1,1000,0,finished,1000,1500.000,1000.000,1.5000";
+    std::fs::write(dir.join("a_flows.csv"), format!("{FLOWS_HEADER}\n{row}\n")).unwrap();
+    let o = sim_host(&["slowdown", s(&dir)]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        out.contains("run/a_flows.csv") && out.contains("1 sized flows"),
+        "{out}"
+    );
+    std::fs::write(dir.join("b_flows.csv"), format!("{FLOWS_HEADER}\n{row}\n")).unwrap();
+    let o = sim_host(&["slowdown", s(&dir)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("a_flows.csv, b_flows.csv"), "{err}");
+    // An output over the file a directory stands for is refused, and the file is kept.
+    std::fs::remove_file(dir.join("b_flows.csv")).unwrap();
+    let a_csv = dir.join("a_flows.csv");
+    let o = sim_host(&["slowdown", s(&dir), "--out", s(&a_csv)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(std::fs::read_to_string(&a_csv).unwrap().contains(row));
+    let empty = d.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert_eq!(sim_host(&["slowdown", s(&empty)]).status.code(), Some(2));
+}

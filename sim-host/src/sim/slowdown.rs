@@ -224,6 +224,45 @@ pub fn read(p: &Path, dport: Option<u16>) -> Result<Input, InputError> {
     Ok(inp)
 }
 
+/// An input path: a file as given; a directory (`sim --out` / `--ns3-out`) gives its one
+/// `*_flows.csv`, or its `fct.txt` when it has no per-flow CSV.
+pub fn resolve(p: &Path) -> Result<PathBuf, InputError> {
+    if !p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    let rd = std::fs::read_dir(p).map_err(|e| InputError::file(p, format!("cannot read: {e}")))?;
+    let mut csvs: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|f| {
+            f.is_file()
+                && f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with("_flows.csv") && !n.starts_with('.'))
+        })
+        .collect();
+    csvs.sort();
+    match csvs.len() {
+        1 => Ok(csvs.remove(0)),
+        0 if p.join("fct.txt").is_file() => Ok(p.join("fct.txt")),
+        0 => Err(InputError::file(
+            p,
+            "a directory without a *_flows.csv (sim --out) or an fct.txt (sim --ns3-out)",
+        )),
+        _ => Err(InputError::file(
+            p,
+            format!(
+                "{} per-flow CSVs ({}): name the file",
+                csvs.len(),
+                csvs.iter()
+                    .filter_map(|f| f.file_name().and_then(|n| n.to_str()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
 /// One bin: 5 % of a series' finished flows, by size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bin {
@@ -655,11 +694,16 @@ fn run(
     {
         return Err(format!("{}: --out and --plot name one file", a.display()));
     }
-    let ins: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let files: Vec<PathBuf> = inputs
+        .iter()
+        .map(|p| resolve(p))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let ins: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     for p in out.iter().chain(plot_to.iter()) {
         refuse_inputs(p, &ins).map_err(|e| e.to_string())?;
     }
-    let read: Vec<Input> = inputs
+    let read: Vec<Input> = files
         .iter()
         .map(|p| read(p, o.dport))
         .collect::<Result<_, _>>()
