@@ -138,8 +138,8 @@ fn capitalised(s: &str) -> String {
 /// `slowdown --help`'s exit codes.
 const SLOWDOWN_EXIT_CODES: &str = "Exit codes: 0 the analysis was written; 2 an unreadable or \
 malformed input (file, line and what is wrong), a --label count other than the input count, \
---dport with a per-flow CSV, an output naming an input, or a series with no finished flow after \
-the warm-up (nothing is written then).";
+--dport with a per-flow CSV, an output naming an input, --end-ns at or before --warmup-ns, or a \
+series with no finished flow after the warm-up (nothing is written then).";
 
 #[derive(Subcommand)]
 enum Cmd {

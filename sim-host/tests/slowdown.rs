@@ -14,6 +14,10 @@ fn sim_host(args: &[&str]) -> Output {
         .unwrap()
 }
 
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -167,6 +171,9 @@ fn a_warm_up_past_every_flow_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let a = d.path().join("fct.txt");
     std::fs::write(&a, fct_txt(40)).unwrap();
+    let o = sim_host(&["slowdown", s(&a), "--warmup-ns", "5", "--end-ns", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("--end-ns 5"), "{}", err(&o));
     let o = sim_host(&["slowdown", s(&a), "--warmup-ns", "3000000000"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");

@@ -689,6 +689,12 @@ fn run(
             inputs.len()
         ));
     }
+    if let Some(e) = o.end_ns.filter(|&e| e <= o.warmup_ns) {
+        return Err(format!(
+            "--end-ns {e}: the load window ends at or before the warm-up's end ({} ns)",
+            o.warmup_ns
+        ));
+    }
     if let (Some(a), Some(b)) = (out, plot_to)
         && crate::output::same_file(a, b)
     {
