@@ -306,7 +306,8 @@ pub struct Counts {
     pub window_bytes: u64,
     /// The window: from the warm-up's end to the last start (or `--end-ns`), ns.
     pub window_ns: (u64, u64),
-    /// `8·window_bytes / (window · capacity)`, with `--capacity-bps`.
+    /// `8·window_bytes / (runs · window · capacity)`, with `--capacity-bps`; runs = the
+    /// series' inputs.
     pub load: Option<f64>,
 }
 
@@ -378,10 +379,11 @@ pub fn analyse(label: &str, inputs: &[&Input], o: &Opts) -> Series {
         .filter(|f| f.start_ns >= o.warmup_ns && f.start_ns <= end)
         .map(|f| f.size)
         .sum();
-    c.load = o
-        .capacity_bps
-        .filter(|_| end > o.warmup_ns)
-        .map(|cap| c.window_bytes as f64 * 8.0 / ((end - o.warmup_ns) as f64 * 1e-9 * cap));
+    c.load = o.capacity_bps.filter(|_| end > o.warmup_ns).map(|cap| {
+        // Each input is one run of the network: merged runs share the capacity k times.
+        let runs = inputs.len().max(1) as f64;
+        c.window_bytes as f64 * 8.0 / ((end - o.warmup_ns) as f64 * 1e-9 * cap * runs)
+    });
     c.finished = fin.len();
     // By size; equal sizes by slowdown (theirs: `sort -n -k 2`, ties by the line's text,
     // which starts with the slowdown).
@@ -925,8 +927,16 @@ mod tests {
     fn merged_inputs_of_one_label_form_one_series() {
         let a = input((1..=20).map(|s| fin(s, 0, 1.0)).collect());
         let b = input((21..=40).map(|s| fin(s, 0, 2.0)).collect());
-        let r = analyse("fixed", &[&a, &b], &Opts::default());
+        let o = Opts {
+            capacity_bps: Some(1e9),
+            end_ns: Some(1000),
+            ..Opts::default()
+        };
+        let r = analyse("fixed", &[&a, &b], &o);
         assert_eq!(r.counts.finished, 40);
+        // 820 B over two runs of 1 µs at 1 Gb/s: 8·820 / (2 · 1000) = 3.28.
+        assert_eq!(r.counts.window_bytes, 820);
+        assert!((r.counts.load.unwrap() - 3.28).abs() < 1e-12);
         assert_eq!(r.bins[19].size, Some((39, 40)));
         assert_eq!(r.bins[19].pct, Some([2.0, 2.0, 2.0]));
     }
