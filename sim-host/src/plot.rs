@@ -244,6 +244,32 @@ pub const PALETTE: [RGBColor; 5] = [
 /// Smallest value a log-scale panel shows (relative errors of exactly 0 are drawn here).
 pub const LOG_FLOOR: f64 = 1e-12;
 
+/// Height of the legend strip above a panel, pixels.
+pub const LEGEND_PX: u32 = 22;
+
+/// Draws a legend strip (a short line in each entry's colour, then its name) into `legend`,
+/// left to right: the strip sits above its panel, never over the data.
+pub fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, RGBColor)],
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw plot: {e}");
+    let mut lx = 90i32;
+    for (name, color) in entries {
+        legend
+            .draw(&PathElement::new(
+                vec![(lx, 12), (lx + 22, 12)],
+                color.stroke_width(3),
+            ))
+            .map_err(|e| err(&e))?;
+        legend
+            .draw(&Text::new(name.clone(), (lx + 28, 5), ("sans-serif", 13)))
+            .map_err(|e| err(&e))?;
+        lx += 40 + 7 * i32::try_from(name.chars().count()).unwrap_or(20);
+    }
+    Ok(())
+}
+
 /// Draws `panels` stacked vertically into an SVG file.
 pub fn draw(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result<(), String> {
     // Drawn beside the target and renamed into place: a failed plot leaves no partial file.
@@ -258,7 +284,6 @@ pub fn draw(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result
 }
 
 fn draw_svg(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result<(), String> {
-    const LEGEND_PX: u32 = 22;
     let height = 60 + 320 * panels.len().max(1) as u32;
     let root = SVGBackend::new(path, (1100, height)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| format!("cannot draw plot: {e}");
@@ -293,19 +318,7 @@ fn draw_svg(path: &Path, title: &str, x_label: &str, panels: &[Panel]) -> Result
         if let Some((name, m)) = &panel.marks {
             entries.push((format!("{name} ({})", m.len()), MARK));
         }
-        let mut lx = 90i32;
-        for (name, color) in &entries {
-            legend
-                .draw(&PathElement::new(
-                    vec![(lx, 12), (lx + 22, 12)],
-                    color.stroke_width(3),
-                ))
-                .map_err(|e| err(&e))?;
-            legend
-                .draw(&Text::new(name.clone(), (lx + 28, 5), ("sans-serif", 13)))
-                .map_err(|e| err(&e))?;
-            lx += 40 + 7 * i32::try_from(name.chars().count()).unwrap_or(20);
-        }
+        draw_legend(&legend, &entries)?;
         let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for s in &panel.series {
             for &(_, y) in &s.points {

@@ -7,7 +7,7 @@
 //! is a line of the Fig. 10/11-style plot. docs/sim.md, "Slowdown analysis".
 
 use crate::output::{commit_temp, refuse_inputs, temp_beside};
-use crate::plot::PALETTE;
+use crate::plot::{LEGEND_PX, PALETTE, draw_legend};
 use crate::trace::InputError;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -597,25 +597,13 @@ fn draw(path: &Path, series: &[Series], title: &str) -> Result<(), String> {
         .map_err(|e| err(&e))?;
     let areas = root.split_evenly((3, 1));
     for (k, (area, name)) in areas.iter().zip(["p50", "p95", "p99"]).enumerate() {
-        let (legend, plot_area) = area.split_vertically(22);
-        let mut lx = 90i32;
-        for (i, r) in series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            legend
-                .draw(&PathElement::new(
-                    vec![(lx, 12), (lx + 22, 12)],
-                    color.stroke_width(3),
-                ))
-                .map_err(|e| err(&e))?;
-            legend
-                .draw(&Text::new(
-                    r.label.clone(),
-                    (lx + 28, 5),
-                    ("sans-serif", 13),
-                ))
-                .map_err(|e| err(&e))?;
-            lx += 40 + 7 * i32::try_from(r.label.chars().count()).unwrap_or(20);
-        }
+        let (legend, plot_area) = area.split_vertically(LEGEND_PX);
+        let entries: Vec<(String, RGBColor)> = series
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.label.clone(), PALETTE[i % PALETTE.len()]))
+            .collect();
+        draw_legend(&legend, &entries)?;
         let y_hi = series
             .iter()
             .flat_map(|r| pts(r, k))
