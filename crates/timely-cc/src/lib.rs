@@ -554,9 +554,10 @@ impl State {
         if (ev.t_complete_ns >> 32) != (ev.t_send_ns >> 32) {
             return None;
         }
-        // Same high word: t_complete ≥ t_send exactly when this does not wrap.
-        let dt = (ev.t_complete_ns as u32).wrapping_sub(ev.t_send_ns as u32);
-        if dt >= FAST_DT_NS || ev.bytes > cfg.ser_cap_bytes {
+        // Same high word: t_complete ≥ t_send exactly when the low words' difference does not
+        // borrow (a completion before its send is the general form's skip).
+        let (dt, before) = (ev.t_complete_ns as u32).overflowing_sub(ev.t_send_ns as u32);
+        if before || dt >= FAST_DT_NS || ev.bytes > cfg.ser_cap_bytes {
             return None;
         }
         // bytes ≤ ser_cap_bytes: ⌊bytes·M/2^32⌋ < 2^32 (config).

@@ -953,7 +953,7 @@ proptest! {
     fn rtt_engine_fast_form_equals_the_general_one(
         c in 0usize..5,
         t_send: u64,
-        dt in prop_oneof![0u64..2_000_000, 0u64..(1 << 28), any::<u64>()],
+        dt in prop_oneof![0u64..2_000_000, 0u64..(1 << 28), ((1u64 << 32) - (1 << 28))..(1u64 << 32), any::<u64>()],
         bytes in prop_oneof![0u32..70_000, any::<u32>()],
         before: bool,
     ) {
@@ -1159,4 +1159,18 @@ fn a_residual_against_rtt_diffs_sign_is_dropped_by_from_raw() {
         b.on_rtt_rate(&CFG, rtt, 1500, None)
     );
     assert_eq!(a, b);
+}
+
+/// A completion that arrives before its send is skipped even when the two times share their
+/// high 32 bits and the low words' difference wraps to a small span (the fuzzer's case:
+/// `t_send` 4 286 543 145 ns, `t_complete` 444 457 ns, a wrapped span of 8.9 ms).
+#[test]
+fn a_completion_long_before_its_send_in_one_2_32_window_is_skipped() {
+    let cfg = Config::default();
+    let mut st = State::new(&cfg);
+    let before = st;
+    let ev = Completion::new(4_286_543_145, 444_457, 4_194_556);
+    assert_eq!(st.on_completion(&cfg, &ev).branch, Branch::Skip);
+    assert_eq!(st, before);
+    assert_eq!(State::rtt_ns(&cfg, &ev), None);
 }
