@@ -380,7 +380,7 @@ pub struct Sim {
     plot_ps: u64,
     last_delivered: Vec<u64>,
     int_buf: [u8; 2 + 8 * MAX_HOPS],
-    /// `--ns3-out`: the PFC frames and queue histograms (`None`: not kept).
+    /// `--ns3-out`: the PFC frames and queue histograms (`None` without `--ns3-out`).
     ns3_log: Option<Box<Ns3Log>>,
 }
 
