@@ -378,16 +378,19 @@ fn ns3_topologies_the_engine_cannot_route_are_refused() {
 #[test]
 fn a_bad_ns3_file_exits_2_naming_it() {
     let d = tempfile::tempdir().unwrap();
+    let run_with_flows = |f: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .arg("sim")
+            .arg(fixture("leaf_spine.toml"))
+            .arg("--ns3-topology")
+            .arg(fixture("topology.txt"))
+            .arg("--ns3-flows")
+            .arg(f)
+            .output()
+            .unwrap()
+    };
     let f = write(d.path(), "flow.txt", "1\n1 6 3 100 1000 2x\n");
-    let out = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(fixture("leaf_spine.toml"))
-        .arg("--ns3-topology")
-        .arg(fixture("topology.txt"))
-        .arg("--ns3-flows")
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = run_with_flows(&f);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -396,15 +399,7 @@ fn a_bad_ns3_file_exits_2_naming_it() {
     );
     // A flow after the scenario's end is refused, not dropped.
     let f = write(d.path(), "late.txt", "1\n1 6 3 100 1000 9\n");
-    let out = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(fixture("leaf_spine.toml"))
-        .arg("--ns3-topology")
-        .arg(fixture("topology.txt"))
-        .arg("--ns3-flows")
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = run_with_flows(&f);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2: the flow starts at"));
 }
