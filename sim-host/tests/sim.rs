@@ -683,6 +683,58 @@ fn cats_web_page_orders_by_priority_fifo_by_application_and_both_load_the_page_a
     assert_eq!(runs[0].baseline, runs[1].baseline);
 }
 
+/// Table I of the CATS paper as the authors' released experiment wrote it
+/// (`paper/experiment/results/{cats,baseline}/priority_completion.tsv` at tag v1.0-icic2025 of
+/// github smarizvi110/ns-3-dev-git), ms from the first byte at the receiver, P0..P4.
+const TABLE_I_CATS_MS: [f64; 5] = [130.0, 282.0, 523.0, 815.0, 1327.0];
+const TABLE_I_BASELINE_MS: [f64; 5] = [1327.0, 1293.0, 1187.0, 1018.0, 764.0];
+
+#[test]
+fn the_authors_network_with_slow_start_gives_table_i_within_15_ms() {
+    let l = scenario::load(&scenarios_dir().join("cats_web_page_authors.toml")).unwrap();
+    let r = check_invariants(&l, ControllerKind::Fixed);
+    let w = r.web.expect("a cats report");
+    let b = w.baseline.expect("the FIFO baseline ran");
+    assert_eq!(w.run.transport.initial_window_bytes, Some(10_000));
+    for (run, paper) in [(&w.run, TABLE_I_CATS_MS), (&b, TABLE_I_BASELINE_MS)] {
+        let first = run.first_byte_ns.unwrap();
+        for p in 0..5 {
+            let ms = (run.completion_ns[p].unwrap() - first) as f64 / 1e6;
+            assert!(
+                (ms - paper[p]).abs() < 15.0,
+                "{} P{p}: {ms:.1} ms vs the authors' {}",
+                run.scheduler,
+                paper[p]
+            );
+        }
+    }
+}
+
+#[test]
+fn slow_start_idles_the_bottleneck_only_in_the_first_round_trips() {
+    // The same page and network with and without slow start: the page takes longer with it,
+    // by less than two round trips (the window reaches the pipe in the second), and the first
+    // byte arrives at the same time (the first packet goes at once in both).
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cats/web_page.csv");
+    let plain = cats_page_scenario(&page, "");
+    let slow = plain.replace("[web]\n", "[web]\ninitial_window_packets = 2\n");
+    assert_ne!(plain, slow);
+    let run = |text: &str| {
+        let r = check_invariants(&load("t_cats.toml", text), ControllerKind::Fixed);
+        r.web.unwrap().run
+    };
+    let (a, b) = (run(&plain), run(&slow));
+    assert_eq!(a.transport.initial_window_bytes, None);
+    assert_eq!(b.transport.initial_window_bytes, Some(2_000));
+    assert_eq!(a.first_byte_ns, b.first_byte_ns);
+    let (la, lb) = (a.page_load_ns.unwrap(), b.page_load_ns.unwrap());
+    // Base RTT 50 ms plus serialisation: 2 packets, then 4, 8: the pipe (about 12 packets) is
+    // full in the fourth round trip; each earlier one idles the link for part of its RTT.
+    assert!(lb > la + 50_000_000, "slow start costs idle time: {la} vs {lb}");
+    assert!(lb < la + 4 * 60_000_000, "but only in the first round trips: {la} vs {lb}");
+    assert_eq!(a.completion_order, b.completion_order);
+}
+
 #[test]
 fn cats_deadlocks_in_the_loop_agree_fixed_and_reference_and_the_recording_replays() {
     // No P4 and a configuration that breaks Eq. 1: every queue falls into debt, the deadlock
@@ -748,6 +800,10 @@ fn bad_cats_scenarios_exit_2_naming_file_and_key() {
         ),
         (good.replace("web_page.csv", "nope.csv"), "web.page"),
         (cats_page_scenario(&page, "[params]\nh9 = 3"), "h9"),
+        (
+            good.replace("[web]\n", "[web]\ninitial_window_packets = 0\n"),
+            "web.initial_window_packets",
+        ),
         (
             INCAST_DROPS.replace("[params]", "[web]\npage = \"x.csv\"\n[params]"),
             "web",

@@ -147,6 +147,10 @@ pub struct WebSpec {
     pub pacing_rate_bps: Option<u64>,
     /// Bytes in flight at most (default: twice the bottleneck's bandwidth-delay product).
     pub window_bytes: Option<u64>,
+    /// Slow start: the window starts at this many packets and grows by the bytes each ACK
+    /// newly acknowledges (RFC 5681 §3.1), up to `window_bytes`; absent: the window is
+    /// `window_bytes` from the first packet.
+    pub initial_window_packets: Option<u32>,
 }
 
 /// The page of a CATS scenario, read from `[web] page`.
@@ -976,6 +980,9 @@ fn check_web(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     if w.window_bytes.is_some_and(|b| b < u64::from(sc.mtu_bytes)) {
         return Err(l.err("web.window_bytes", "must hold at least one packet"));
+    }
+    if w.initial_window_packets == Some(0) {
+        return Err(l.err("web.initial_window_packets", "must be at least 1"));
     }
     let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
     let path = dir.join(&w.page);

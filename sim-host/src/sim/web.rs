@@ -122,6 +122,10 @@ pub struct WebFlow {
     pub delivered: [u64; 5],
     /// When each priority's last byte reached the receiver, ns after the flow's start.
     pub done_ns: [Option<u64>; 5],
+    /// When the page's first byte reached the receiver, ns after the flow's start.
+    pub first_byte_ns: Option<u64>,
+    /// The transport the page went through.
+    transport: Transport,
     /// Every chunk fed, in stream order: (priority, bytes).
     pub chunks: Vec<(u8, u64)>,
     /// Bytes delivered per priority after each in-order delivery: (ns after the start, bytes).
@@ -157,6 +161,13 @@ impl WebFlow {
             fed_bytes: [0; 5],
             delivered: [0; 5],
             done_ns: [None; 5],
+            first_byte_ns: None,
+            transport: Transport {
+                pacing_rate_bps: w.pacing_rate_bps,
+                window_bytes: w.window_bytes,
+                initial_window_bytes: w.initial_window_bytes,
+                origin: w.transport_origin,
+            },
             chunks: Vec::new(),
             progress: Vec::new(),
         })
@@ -239,6 +250,9 @@ impl WebFlow {
     /// The receiver has every byte below `rcv_next` in order.
     pub fn on_deliver(&mut self, rcv_next: u64, now_ns: u64) {
         let t = now_ns.saturating_sub(self.start_ns);
+        if rcv_next > 0 && self.first_byte_ns.is_none() {
+            self.first_byte_ns = Some(t);
+        }
         while self.delivered_upto < rcv_next {
             let Some(&(end, p)) = self.pending.front() else {
                 break;
@@ -291,6 +305,8 @@ impl WebFlow {
             bytes: self.total,
             delivered_bytes: self.delivered,
             completion_ns: self.done_ns,
+            first_byte_ns: self.first_byte_ns,
+            transport: self.transport,
             page_load_ns: page_load,
             fcp_ns: fcp,
             completion_order: order.into_iter().map(|(_, p)| p).collect(),
@@ -312,6 +328,11 @@ pub struct WebRun {
     /// When the last byte of each priority reached the receiver, ns after the start (`None`:
     /// not by the end, or no such bytes).
     pub completion_ns: [Option<u64>; 5],
+    /// When the page's first byte reached the receiver, ns after the start: the origin of the
+    /// CATS authors' released experiment's completion times (theirs count from it).
+    pub first_byte_ns: Option<u64>,
+    /// The transport's pacing and window in force.
+    pub transport: Transport,
     /// Total page load: every priority complete, ns.
     pub page_load_ns: Option<u64>,
     /// First contentful paint: P0 and P1 complete, ns.
@@ -322,6 +343,20 @@ pub struct WebRun {
     pub chunks: u64,
     /// Deadlock resolutions by the conductor.
     pub deadlocks_resolved: u64,
+}
+
+/// The CATS sender's transport in force: `[web] pacing_rate_bps`, `window_bytes` and
+/// `initial_window_packets` (× MSS), or their defaults.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Transport {
+    /// Pacing rate on the wire, b/s.
+    pub pacing_rate_bps: u64,
+    /// Bytes in flight at most.
+    pub window_bytes: u64,
+    /// Slow start's first window, bytes; `None`: no slow start.
+    pub initial_window_bytes: Option<u64>,
+    /// Where the pacing rate and the window came from: the `[web]` key or the default.
+    pub origin: [&'static str; 2],
 }
 
 /// A CATS scenario's page results: this run, and the FIFO baseline when it ran.
@@ -394,16 +429,34 @@ fn ms(v: Option<u64>) -> String {
 pub fn text(r: &WebReport) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
+    let t = &r.run.transport;
     let _ = writeln!(
         s,
-        "  page completion      P0           P1           P2           P3           P4      page load          FCP"
+        "  transport: paced at {} b/s ({}), window {} B ({}){}",
+        t.pacing_rate_bps,
+        t.origin[0],
+        t.window_bytes,
+        t.origin[1],
+        t.initial_window_bytes.map_or(String::new(), |b| format!(
+            ", slow start from {b} B (web.initial_window_packets)"
+        ))
+    );
+    let _ = writeln!(
+        s,
+        "  page completion      P0           P1           P2           P3           P4      page load          FCP   first byte"
     );
     let mut row = |w: &WebRun| {
         let _ = write!(s, "    {:<8}", w.scheduler);
         for p in 0..5 {
             let _ = write!(s, " {:>12}", ms(w.completion_ns[p]));
         }
-        let _ = writeln!(s, " {:>14} {:>12}", ms(w.page_load_ns), ms(w.fcp_ns));
+        let _ = writeln!(
+            s,
+            " {:>14} {:>12} {:>12}",
+            ms(w.page_load_ns),
+            ms(w.fcp_ns),
+            ms(w.first_byte_ns)
+        );
     };
     row(&r.run);
     if let Some(b) = &r.baseline {

@@ -39,6 +39,11 @@ pub struct WebSetup {
     pub pacing_rate_bps: u64,
     /// Bytes in flight at most.
     pub window_bytes: u64,
+    /// Slow start's first window, bytes (`[web] initial_window_packets` × MSS, at most
+    /// `window_bytes`); `None`: the window is `window_bytes` from the first packet.
+    pub initial_window_bytes: Option<u64>,
+    /// Where the pacing rate and the window came from (`[web]` key or default), for the report.
+    pub transport_origin: [&'static str; 2],
 }
 
 impl WebSetup {
@@ -87,12 +92,28 @@ impl WebSetup {
         let window = w
             .window_bytes
             .unwrap_or((2 * bdp as u64).max(2 * u64::from(mss)));
+        let initial = w
+            .initial_window_packets
+            .map(|n| (u64::from(n) * u64::from(mss)).min(window));
         Ok(WebSetup {
             su,
             scheduler: w.scheduler,
             messages: page.messages.clone(),
             pacing_rate_bps: pacing,
             window_bytes: window,
+            initial_window_bytes: initial,
+            transport_origin: [
+                if w.pacing_rate_bps.is_some() {
+                    "web.pacing_rate_bps"
+                } else {
+                    "default: the slowest link"
+                },
+                if w.window_bytes.is_some() {
+                    "web.window_bytes"
+                } else {
+                    "default: 2 × the bottleneck's BDP"
+                },
+            ],
         })
     }
 }
@@ -122,9 +143,14 @@ impl Algo for WebSetup {
 
     /// The controller kind picks the conductor ([`Algo::new_app`]), not the transport.
     fn new_flow(&self, _kind: ControllerKind) -> Box<dyn FlowCc> {
+        let cap = self.window_bytes as f64;
+        let initial = self.initial_window_bytes.map_or(cap, |b| b as f64);
         Box::new(Paced {
             rate_bps: self.pacing_rate_bps as f64,
-            window: self.window_bytes as f64,
+            window: initial,
+            initial,
+            cap,
+            snd_una: 0,
         })
     }
 
@@ -147,10 +173,17 @@ impl Algo for WebSetup {
     }
 }
 
-/// A fixed pacing rate (b/s) and window (bytes): the CATS sender's transport.
+/// A fixed pacing rate (b/s) and a window (bytes): the CATS sender's transport. With slow
+/// start the window opens from `initial` by the bytes each ACK newly acknowledges, up to `cap`
+/// (RFC 5681 §3.1: cwnd += min(N, SMSS) per ACK, N the bytes it acknowledges; the receiver
+/// here ACKs every packet, so N is at most one MSS); without it `initial == cap`.
 struct Paced {
     rate_bps: f64,
     window: f64,
+    initial: f64,
+    cap: f64,
+    /// The cumulative ACK seen last.
+    snd_una: u64,
 }
 
 impl FlowCc for Paced {
@@ -158,9 +191,20 @@ impl FlowCc for Paced {
         "cats paced"
     }
 
-    /// The rate and window do not move; the conductor gets the ACK as the application.
-    fn on_ack(&mut self, _cx: &mut Cx<'_>, _a: &Ack<'_>) -> Reply {
+    /// The rate does not move; the window opens by the bytes newly acknowledged until it
+    /// reaches its cap. The conductor gets the ACK as the application.
+    fn on_ack(&mut self, _cx: &mut Cx<'_>, a: &Ack<'_>) -> Reply {
+        if a.snd_una > self.snd_una {
+            self.window = (self.window + (a.snd_una - self.snd_una) as f64).min(self.cap);
+            self.snd_una = a.snd_una;
+        }
         Reply::default()
+    }
+
+    /// A retransmission timeout starts slow start again from the first window (RFC 5681 §3.1
+    /// would take one segment; the first window keeps the model's one parameter).
+    fn on_timeout(&mut self) {
+        self.window = self.initial;
     }
 
     fn rate_bps(&self) -> f64 {
