@@ -98,6 +98,18 @@ pub trait Algo: Send + Sync {
         10
     }
 
+    /// Receivers send a flow a CNP when CE-marked data arrives, at most one per this
+    /// interval, ps; `None` (the default): the algorithm reads no CNPs and none are sent.
+    fn cnp_interval_ps(&self) -> Option<u64> {
+        None
+    }
+
+    /// Why the algorithm has no fixed-point side (no firmware crate), or `None` when it has
+    /// one. A run or sweep asking for `--controller fixed` is then refused with this reason.
+    fn reference_only(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The replay format `--record` writes a flow's events in.
     fn record_format(&self) -> Format;
 
@@ -220,9 +232,9 @@ pub trait FlowCc: Send {
     /// The retransmission timer fired: the sender goes back to its cumulative ACK.
     fn on_timeout(&mut self) {}
 
-    /// A congestion notification packet (RoCEv2 CNP) for this flow arrived. The engine does
-    /// not generate CNPs yet: the receiver-side CNP generation comes with the controllers that
-    /// read them (DCQCN).
+    /// A congestion notification packet (RoCEv2 CNP) for this flow arrived. Receivers send
+    /// them when the algorithm asks for them ([`Algo::cnp_interval_ps`]): at most one per flow
+    /// per interval, as CE-marked data arrives, back in the ACK class.
     fn on_cnp(&mut self, _cx: &mut Cx<'_>) -> Reply {
         Reply::default()
     }
