@@ -18,7 +18,9 @@
 //! the entry builds the setup. The engine never looks at which algorithm runs.
 
 pub mod cats;
+pub mod dcqcn;
 pub mod hpcc;
+pub(crate) mod keys;
 pub mod pcc;
 pub mod timely;
 
@@ -54,7 +56,13 @@ pub struct Entry {
 }
 
 /// Every algorithm `sim-host sim` runs. Adding one is a folder under `sim/cc/` and a line here.
-pub static REGISTRY: &[Entry] = &[timely::ENTRY, hpcc::ENTRY, pcc::ENTRY, cats::ENTRY];
+pub static REGISTRY: &[Entry] = &[
+    timely::ENTRY,
+    hpcc::ENTRY,
+    pcc::ENTRY,
+    cats::ENTRY,
+    dcqcn::ENTRY,
+];
 
 /// The registry entry named `name`.
 pub fn entry(name: &str) -> Option<&'static Entry> {
