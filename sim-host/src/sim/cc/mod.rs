@@ -19,6 +19,7 @@
 
 pub mod cats;
 pub mod dcqcn;
+pub mod dctcp;
 pub mod hpcc;
 pub(crate) mod keys;
 pub mod pcc;
@@ -62,6 +63,7 @@ pub static REGISTRY: &[Entry] = &[
     pcc::ENTRY,
     cats::ENTRY,
     dcqcn::ENTRY,
+    dctcp::ENTRY,
 ];
 
 /// The registry entry named `name`.
