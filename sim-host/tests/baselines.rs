@@ -416,6 +416,17 @@ fn controller_fixed_with_dcqcn_or_dctcp_is_refused() {
         );
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains("key `controller`"), "{err}");
+        // A sweep without --controller runs both sides: refused before any job runs.
+        let tmp = tempfile::tempdir().unwrap();
+        let res = tmp.path().join("res");
+        let (code, err) = sim_exit(
+            &text,
+            &["--seeds", "1..3", "--results", res.to_str().unwrap()],
+        );
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("reference controller only"), "{err}");
+        let written = std::fs::read_dir(&res).map_or(0, |d| d.count());
+        assert_eq!(written, 0, "no job ran");
         // --record: no replay kind to record for.
         let tmp = tempfile::tempdir().unwrap();
         let rec = tmp.path().join("rec");
