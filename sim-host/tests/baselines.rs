@@ -158,6 +158,8 @@ fn cnps_are_rate_limited_per_flow_per_interval() {
     // 7 flows, at most one CNP each per 50 µs over 200 µs: at most 7·(200/50 + 1).
     assert!(c1.cnps_sent > 0);
     assert!(c1.cnps_sent <= 7 * (dur / 50_000 + 1), "{c1:?}");
+    // ... and per flow, not per receiver: more than one receiver-wide limit would let through.
+    assert!(c1.cnps_sent > dur / 50_000 + 1, "{c1:?}");
     assert!(c1.cnps_sent < c.cnps_sent);
     // Every CNP sent reaches its sender's controller (none is dropped: the ACK class).
     for c in [c, c1] {
