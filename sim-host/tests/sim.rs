@@ -565,7 +565,7 @@ fn every_shipped_scenario_runs_its_first_100_us_within_the_invariants() {
         if p.extension().is_some_and(|x| x == "toml") {
             let mut l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
             l.sc.duration_ns = l.sc.duration_ns.min(100_000);
-            for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+            for c in sides(&l) {
                 let r = check_invariants(&l, c);
                 assert!(r.counters.sent > 0, "{}: nothing sent", p.display());
             }
@@ -1379,6 +1379,17 @@ fn ack(seq: u64, snd_nxt: u64) -> Ack<'static> {
     }
 }
 
+/// The controllers a scenario's algorithm has: both, or the reference alone when it has no
+/// firmware crate (DCQCN, DCTCP).
+fn sides(l: &scenario::Loaded) -> Vec<ControllerKind> {
+    let setup = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
+    if setup.algo().reference_only().is_some() {
+        vec![ControllerKind::Reference]
+    } else {
+        vec![ControllerKind::Fixed, ControllerKind::Reference]
+    }
+}
+
 #[test]
 fn every_registry_algorithm_runs_in_a_shipped_scenario_on_both_sides() {
     let mut seen = std::collections::BTreeSet::new();
@@ -1387,7 +1398,7 @@ fn every_registry_algorithm_runs_in_a_shipped_scenario_on_both_sides() {
         if p.extension().is_some_and(|x| x == "toml") {
             let l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
             let name = l.sc.algorithm.name();
-            for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+            for kind in sides(&l) {
                 let f = flow_of(&l, kind);
                 assert!(
                     f.name().starts_with(name),
@@ -1412,12 +1423,14 @@ fn every_registry_algorithm_runs_in_a_shipped_scenario_on_both_sides() {
 #[test]
 fn an_algorithm_outside_the_registry_is_refused_naming_the_registry() {
     let (code, err, _t) = sim_exit(
-        "name = \"x\"\nalgorithm = \"dcqcn\"\nduration_ns = 1000\n[topology]\nkind = \"star\"\n\
+        "name = \"x\"\nalgorithm = \"swift\"\nduration_ns = 1000\n[topology]\nkind = \"star\"\n\
          hosts = 2\nhost_rate_bps = 100_000_000_000\n[[flows]]\nkind = \"long\"\nsrc = [0]\ndst = 1\n",
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("unknown variant `dcqcn`, expected one of `timely`, `hpcc`, `pcc`, `cats`"),
+        err.contains(
+            "unknown variant `swift`, expected one of `timely`, `hpcc`, `pcc`, `cats`, `dcqcn`, `dctcp`"
+        ),
         "{err}"
     );
 }

@@ -14,6 +14,7 @@
 
 pub mod cc;
 pub mod ctrl;
+pub mod ecn;
 pub mod engine;
 pub mod ns3;
 pub mod record;
@@ -114,6 +115,9 @@ pub struct Report {
     pub packet_events_per_s: f64,
     /// Every algorithm parameter in force and where its value came from.
     pub params: Vec<ctrl::ParamInForce>,
+    /// The ECN marking rules in force per switch egress rate, with their origins (empty: no
+    /// marking).
+    pub ecn: Vec<ecn::EcnRule>,
     /// Flows started (sized ones).
     pub flows_sized: usize,
     /// Sized flows finished (their last byte acknowledged, never stopped).
@@ -226,6 +230,29 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
     let params = ctrl::in_force(l, &o.set, &setup);
     let controller = o.controller.unwrap_or(l.sc.controller);
+    if let Some(why) = setup.algo().reference_only() {
+        let name = setup.entry().name;
+        if controller == ControllerKind::Fixed {
+            let from = if o.controller.is_some() {
+                "--controller fixed".to_string()
+            } else {
+                format!(
+                    "{}: key `controller` (fixed, the default)",
+                    l.file.display()
+                )
+            };
+            return Err(SimError::Other(format!(
+                "{from}: algorithm {name} has no fixed-point implementation ({why}); \
+                 run it with --controller reference"
+            )));
+        }
+        if o.record.is_some() {
+            return Err(SimError::Other(format!(
+                "--record: algorithm {name} has no replay trace kind ({why}): replay compares \
+                 a fixed-point side with the reference"
+            )));
+        }
+    }
     let seed = o.seed.unwrap_or(l.sc.seed);
     let sc = &l.sc;
     // Every output directory is made and checked before the run.
@@ -499,6 +526,7 @@ fn report(
         wall_s: wall,
         packet_events_per_s: c.packet_events as f64 / wall.max(1e-9),
         params: Vec::new(),
+        ecn: sim.ecn_rules().to_vec(),
         flows_sized: sized().count(),
         flows_finished: sized()
             .filter(|f| f.done_ps.is_some() && f.stopped_ps.is_none())
@@ -564,12 +592,32 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(s, "    {}={} ({})", p.key, p.value, p.origin);
         }
     }
+    for e in &r.ecn {
+        let _ = writeln!(
+            s,
+            "  ECN at {}b/s egress: kmin {} B ({}), kmax {} B ({}), pmax {} ({})",
+            si(e.rate_bps as f64),
+            e.kmin_bytes,
+            e.origin[0],
+            e.kmax_bytes,
+            e.origin[1],
+            e.pmax,
+            e.origin[2]
+        );
+    }
     let c = &r.counters;
     let _ = writeln!(
         s,
         "  packets: sent {} = delivered {} + dropped {} + in flight {}; ACKs {} (NACKs {}), timeouts {}, ECN marked {}",
         c.sent, c.delivered, c.dropped, c.in_flight, c.acks, c.nacks, c.timeouts, c.ecn_marked
     );
+    if c.cnps_sent > 0 {
+        let _ = writeln!(
+            s,
+            "  CNPs: {} sent by receivers, {} reached their sender",
+            c.cnps_sent, c.cnps_received
+        );
+    }
     if let Some(p) = &r.pcc {
         let counters: Vec<String> = p.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(

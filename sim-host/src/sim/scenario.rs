@@ -260,8 +260,12 @@ pub struct Topology {
     /// shared or per_port.
     #[serde(default)]
     pub buffer: BufferKind,
-    /// Mark ECN CE on data packets enqueued above this queue length, bytes (off by default).
+    /// ECN with one threshold: a data packet leaving a switch egress queue longer than this,
+    /// bytes, is marked CE (Kmin = Kmax of [`super::ecn`]; off by default).
     pub ecn_threshold_bytes: Option<u64>,
+    /// `[topology.ecn]`: ns-3's RED-like marking with Kmin/Kmax/Pmax per egress link rate
+    /// ([`super::ecn`]); an empty table is ns-3's maps as they are.
+    pub ecn: Option<super::ecn::EcnSpec>,
     /// Stamp INT at switch dequeue (default: on for hpcc, off for timely).
     pub int: Option<bool>,
     /// PFC (IEEE 802.1Qbb), off unless set: a switch pauses the upstream sender of an ingress
@@ -744,6 +748,7 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         }
         _ => {}
     }
+    super::ecn::rules(l)?;
     if sc.duration_ns == 0 || sc.duration_ns > 10_000_000_000 {
         return Err(l.err("duration_ns", "must be in 1 ..= 10^10 ns (10 s)"));
     }

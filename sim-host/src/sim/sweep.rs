@@ -182,6 +182,14 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
         let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
         super::ctrl::check_applied(&l, set)?;
         let setup = super::ctrl::Setup::build(&l, set)?;
+        if let (ControllerKind::Fixed, Some(why)) = (j.controller, setup.algo().reference_only()) {
+            return Err(format!(
+                "{}: the sweep's fixed controller: algorithm {} has no fixed-point \
+                 implementation ({why}); sweep it with the reference controller only",
+                j.file.display(),
+                setup.entry().name
+            ));
+        }
         let params = super::ctrl::in_force(&l, set, &setup);
         loaded.push((k, j, text, l, params));
     }

@@ -18,7 +18,10 @@
 //! the entry builds the setup. The engine never looks at which algorithm runs.
 
 pub mod cats;
+pub mod dcqcn;
+pub mod dctcp;
 pub mod hpcc;
+pub(crate) mod keys;
 pub mod pcc;
 pub mod timely;
 
@@ -54,7 +57,14 @@ pub struct Entry {
 }
 
 /// Every algorithm `sim-host sim` runs. Adding one is a folder under `sim/cc/` and a line here.
-pub static REGISTRY: &[Entry] = &[timely::ENTRY, hpcc::ENTRY, pcc::ENTRY, cats::ENTRY];
+pub static REGISTRY: &[Entry] = &[
+    timely::ENTRY,
+    hpcc::ENTRY,
+    pcc::ENTRY,
+    cats::ENTRY,
+    dcqcn::ENTRY,
+    dctcp::ENTRY,
+];
 
 /// The registry entry named `name`.
 pub fn entry(name: &str) -> Option<&'static Entry> {
@@ -96,6 +106,18 @@ pub trait Algo: Send + Sync {
     /// Width of the RTT histogram's buckets, ns (2^20 buckets).
     fn rtt_bucket_ns(&self) -> u64 {
         10
+    }
+
+    /// Receivers send a flow a CNP when CE-marked data arrives, at most one per this
+    /// interval, ps; `None` (the default): the algorithm reads no CNPs and none are sent.
+    fn cnp_interval_ps(&self) -> Option<u64> {
+        None
+    }
+
+    /// Why the algorithm has no fixed-point side (no firmware crate), or `None` when it has
+    /// one. A run or sweep asking for `--controller fixed` is then refused with this reason.
+    fn reference_only(&self) -> Option<&'static str> {
+        None
     }
 
     /// The replay format `--record` writes a flow's events in.
@@ -220,9 +242,9 @@ pub trait FlowCc: Send {
     /// The retransmission timer fired: the sender goes back to its cumulative ACK.
     fn on_timeout(&mut self) {}
 
-    /// A congestion notification packet (RoCEv2 CNP) for this flow arrived. The engine does
-    /// not generate CNPs yet: the receiver-side CNP generation comes with the controllers that
-    /// read them (DCQCN).
+    /// A congestion notification packet (RoCEv2 CNP) for this flow arrived. Receivers send
+    /// them when the algorithm asks for them ([`Algo::cnp_interval_ps`]): at most one per flow
+    /// per interval, as CE-marked data arrives, back in the ACK class.
     fn on_cnp(&mut self, _cx: &mut Cx<'_>) -> Reply {
         Reply::default()
     }

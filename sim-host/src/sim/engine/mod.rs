@@ -8,8 +8,8 @@
 //! * [`topology`](self::topology): hosts, switches and links, routes, the ideal FCT of a path.
 //! * [`switch`](self::switch): a port serialises one packet at a time (ACKs before data,
 //!   strict priority); switch egress queues share a buffer per switch or have one each; a data
-//!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data enqueued
-//!   above a threshold; PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
+//!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data as it
+//!   leaves a queue, by Kmin/Kmax/Pmax per link rate ([`super::ecn`]); PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
 //!   mod 2^24, tx bytes/128 mod 2^20, qlen/80).
 //! * [`nic`](self::nic): a host NIC serves its flows earliest-eligible-first within their
 //!   windows, pacing each packet (or each TSO segment, when the algorithm sends in segments)
@@ -18,7 +18,8 @@
 //! * [`transport`](self::transport): receivers ACK every k-th packet (and a flow's or a
 //!   segment's last) and NACK a gap (go-back-N; a retransmission timer covers a lost tail);
 //!   every ACK goes to the flow's controller ([`super::cc::FlowCc`]) with its INT bytes, ECN
-//!   echo and RTT sample.
+//!   echo and RTT sample; when the algorithm reads CNPs, a receiver sends a flow at most one
+//!   per CNP interval as CE-marked data arrives, and the sender's controller gets it.
 //! * [`workload`](self::workload): the flow groups and each flow's start and stop.
 //!
 //! The engine never looks at which algorithm runs: it calls the flow's controller and applies
@@ -64,6 +65,10 @@ const KIND_NACK: u8 = 2;
 const KIND_PROBE: u8 = 3;
 /// Its response (receiver → sender, as an ACK).
 const KIND_PROBE_RESP: u8 = 4;
+/// A RoCEv2 congestion notification packet (receiver → sender, in the ACK class).
+const KIND_CNP: u8 = 5;
+/// Bytes of a CNP on the wire (RoCEv2: a minimum-size frame).
+pub const CNP_BYTES: u32 = 64;
 /// Bytes of a probe and of its response on the wire (no payload).
 pub const PROBE_BYTES: u32 = 64;
 // A probe keeps its timestamps and telemetry in the hop words (INT is for data packets).
@@ -266,6 +271,8 @@ pub struct Flow {
     nack_for: Option<u64>,
     last_progress_ps: u64,
     rto_armed: bool,
+    /// When the receiver last sent this flow a CNP, ps.
+    cnp_last_ps: Option<u64>,
     record: bool,
     /// Algorithm cats: the application and conductor feeding this flow ([`super::web`]).
     pub web: Option<Box<super::web::WebFlow>>,
@@ -327,6 +334,10 @@ pub struct Counters {
     pub probes_dropped: u64,
     /// DOCA PCC: probe responses that reached their sender.
     pub probe_responses: u64,
+    /// CNPs receivers sent (0 unless the algorithm reads CNPs).
+    pub cnps_sent: u64,
+    /// CNPs that reached their sender's controller.
+    pub cnps_received: u64,
 }
 
 /// The simulator.
@@ -350,7 +361,13 @@ pub struct Sim {
     n_hosts: u32,
     buffer: BufferKind,
     buffer_bytes: u64,
-    ecn_bytes: Option<u64>,
+    /// ECN marking rules per egress link rate (empty: no marking) and their random stream,
+    /// drawn from the seed apart from the workload's.
+    ecn: Vec<super::ecn::EcnRule>,
+    ecn_rng: Pcg64Mcg,
+    /// CNP generation: at most one CNP per flow per this interval, ps (`None`: the algorithm
+    /// reads none, and receivers send none).
+    cnp_interval_ps: Option<u64>,
     /// PFC `(xoff, xon)` thresholds per ingress port, bytes (`None`: PFC off).
     pfc: Option<(u64, u64)>,
     int_on: bool,
@@ -414,6 +431,7 @@ impl Sim {
         let t = &sc.topology;
         let int_on = t.int.unwrap_or(setup.entry().int_default);
         let n_hosts = l.hosts;
+        let cnp_interval_ps = setup.algo().cnp_interval_ps();
         let mut sim = Sim {
             now: 0,
             seq: 0,
@@ -434,7 +452,10 @@ impl Sim {
             n_hosts,
             buffer: t.buffer,
             buffer_bytes: t.buffer_bytes,
-            ecn_bytes: t.ecn_threshold_bytes,
+            // Checked when the scenario was loaded.
+            ecn: super::ecn::rules(l).unwrap_or_else(|e| panic!("{e}")),
+            ecn_rng: Pcg64Mcg::new(0xEC4E_C4EC_u128 ^ (u128::from(seed) << 64 | u128::from(seed))),
+            cnp_interval_ps,
             pfc: t.pfc_xoff_bytes.map(|x| {
                 (
                     x,
@@ -633,6 +654,11 @@ impl Sim {
             .iter()
             .map(|p| (p.tx_bytes, p.rate_bps))
             .collect()
+    }
+
+    /// The ECN marking rules the switches run with, one per egress link rate.
+    pub fn ecn_rules(&self) -> &[super::ecn::EcnRule] {
+        &self.ecn
     }
 
     /// The run's controller setup.

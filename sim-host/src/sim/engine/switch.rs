@@ -1,6 +1,6 @@
 //! Ports and switches: the egress queues (ACKs before data), the shared or per-port
-//! buffer, ECN marking, PFC pause and resume, INT stamped at dequeue, serialisation on the
-//! link.
+//! buffer, ECN marking at dequeue ([`crate::sim::ecn`]), PFC pause and resume, INT stamped at
+//! dequeue, serialisation on the link.
 
 use super::*;
 
@@ -56,12 +56,7 @@ impl Sim {
                     self.push(self.now + delay, Ev::Pfc { port: up, on: 1 });
                 }
             }
-            let pt = &mut self.ports[port as usize];
-            if self.ecn_bytes.is_some_and(|k| pt.q_bytes > k) {
-                self.pkts[pi as usize].ecn = true;
-                self.c.ecn_marked += 1;
-            }
-            pt.q_data.push_back(pi);
+            self.ports[port as usize].q_data.push_back(pi);
         }
         self.start_tx(port);
     }
@@ -99,6 +94,17 @@ impl Sim {
             if pt.is_switch {
                 let sw = (pt.node - self.n_hosts) as usize;
                 self.switches[sw].used_bytes -= w;
+                // ECN at egress (ns-3's `ShouldSendCN` at dequeue): the queue left behind the
+                // packet decides; data packets only.
+                if let Some(rule) = self.ecn.iter().find(|r| r.rate_bps == pt.rate_bps)
+                    && self.pkts[d as usize].kind == KIND_DATA
+                {
+                    let rng = &mut self.ecn_rng;
+                    if rule.marks(pt.q_bytes, || uniform(rng)) {
+                        self.pkts[d as usize].ecn = true;
+                        self.c.ecn_marked += 1;
+                    }
+                }
                 if self.pkts[d as usize].kind == KIND_PROBE {
                     // The switch-telemetry record of the port the probe leaves through; the
                     // last switch's (the receiver's edge port) is the one delivered.

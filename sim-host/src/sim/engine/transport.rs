@@ -11,7 +11,14 @@ impl Sim {
         match p.kind {
             KIND_DATA => {
                 self.c.delivered += 1;
+                if p.ecn {
+                    self.maybe_cnp(h, p.flow);
+                }
                 self.data_rx(h, pi, p);
+            }
+            KIND_CNP => {
+                self.release(pi);
+                self.cnp_rx(p.flow);
             }
             KIND_PROBE => {
                 // The responder stamps the request's arrival on its own clock and answers
@@ -82,6 +89,51 @@ impl Sim {
             }
             None => self.release(pi),
         }
+    }
+
+    /// The receiver `h` got a CE-marked data packet of flow `fid`: when the algorithm reads
+    /// CNPs and the flow's last CNP is at least the CNP interval old (or it has none), a CNP
+    /// goes back to the sender in the ACK class (RoCEv2's notification point).
+    pub(super) fn maybe_cnp(&mut self, h: u32, fid: u32) {
+        let Some(interval) = self.cnp_interval_ps else {
+            return;
+        };
+        let now = self.now;
+        let f = &mut self.flows[fid as usize];
+        if f.cnp_last_ps.is_some_and(|t| now < t + interval) {
+            return;
+        }
+        f.cnp_last_ps = Some(now);
+        self.c.cnps_sent += 1;
+        let pi = self.alloc(Pkt {
+            flow: fid,
+            wire: CNP_BYTES,
+            kind: KIND_CNP,
+            t_sent_ps: now,
+            ..Pkt::default()
+        });
+        let port = self.hosts[h as usize].port;
+        self.ports[port as usize].q_ack.push_back(pi);
+        self.start_tx(port);
+    }
+
+    /// A CNP reaches the sender of flow `fid`: its controller's `on_cnp`.
+    pub(super) fn cnp_rx(&mut self, fid: u32) {
+        self.c.cnps_received += 1;
+        let f = &mut self.flows[fid as usize];
+        if f.done_ps.is_some() {
+            return;
+        }
+        let mut cx = Cx {
+            now_ps: self.now,
+            flow: fid,
+            src: f.src,
+            rec: if f.record { Some(&mut self.rec) } else { None },
+        };
+        let reply = f.cc.on_cnp(&mut cx);
+        self.apply(fid, reply);
+        let src = self.flows[fid as usize].src;
+        self.host_try_send(src);
     }
 
     pub(super) fn int_bytes(&mut self, p: &Pkt) -> usize {

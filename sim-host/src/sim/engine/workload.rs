@@ -48,6 +48,7 @@ impl Sim {
             nack_for: None,
             last_progress_ps: start_ps,
             rto_armed: false,
+            cnp_last_ps: None,
             record,
             web,
         });
