@@ -730,8 +730,14 @@ fn slow_start_idles_the_bottleneck_only_in_the_first_round_trips() {
     let (la, lb) = (a.page_load_ns.unwrap(), b.page_load_ns.unwrap());
     // Base RTT 50 ms plus serialisation: 2 packets, then 4, 8: the pipe (about 12 packets) is
     // full in the fourth round trip; each earlier one idles the link for part of its RTT.
-    assert!(lb > la + 50_000_000, "slow start costs idle time: {la} vs {lb}");
-    assert!(lb < la + 4 * 60_000_000, "but only in the first round trips: {la} vs {lb}");
+    assert!(
+        lb > la + 50_000_000,
+        "slow start costs idle time: {la} vs {lb}"
+    );
+    assert!(
+        lb < la + 4 * 60_000_000,
+        "but only in the first round trips: {la} vs {lb}"
+    );
     assert_eq!(a.completion_order, b.completion_order);
 }
 

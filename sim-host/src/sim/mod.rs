@@ -118,6 +118,11 @@ pub struct Report {
     /// The ECN marking rules in force per switch egress rate, with their origins (empty: no
     /// marking).
     pub ecn: Vec<ecn::EcnRule>,
+    /// `topology.switch_model`: `default` or `ns3`.
+    pub switch_model: String,
+    /// `output.ideal_fct`: `bound` (the engine's lower bound) or `ns3` (ns-3's standalone
+    /// FCT, slowdowns below 1 taken as 1).
+    pub ideal_fct: String,
     /// Flows started (sized ones).
     pub flows_sized: usize,
     /// Sized flows finished (their last byte acknowledged, never stopped).
@@ -284,6 +289,8 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         None => record::Recorder::none(),
     };
     let mut sim = engine::Sim::new(l, setup, controller, seed, rec);
+    sim.ns3_buffer_check()
+        .map_err(|e| SimError::Scenario(l.err("topology.buffer_bytes", e)))?;
     let bar = if o.progress && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(sim.end_ns());
         b.set_style(
@@ -527,6 +534,16 @@ fn report(
         packet_events_per_s: c.packet_events as f64 / wall.max(1e-9),
         params: Vec::new(),
         ecn: sim.ecn_rules().to_vec(),
+        switch_model: match l.sc.topology.switch_model {
+            scenario::SwitchModel::Default => "default",
+            scenario::SwitchModel::Ns3 => "ns3",
+        }
+        .into(),
+        ideal_fct: match l.sc.output.ideal_fct {
+            scenario::IdealFct::Bound => "bound",
+            scenario::IdealFct::Ns3 => "ns3",
+        }
+        .into(),
         flows_sized: sized().count(),
         flows_finished: sized()
             .filter(|f| f.done_ps.is_some() && f.stopped_ps.is_none())
@@ -586,6 +603,13 @@ pub fn text(r: &Report) -> String {
         r.counters.packet_events,
         si(r.packet_events_per_s)
     );
+    if r.switch_model == "ns3" {
+        let _ = writeln!(
+            s,
+            "  switch model ns3: ACKs in the data class, a {} B INT header on every packet, PFC at ns-3's dynamic threshold",
+            engine::NS3_INT_BYTES
+        );
+    }
     if !r.params.is_empty() {
         let _ = writeln!(s, "  parameters in force:");
         for p in &r.params {
@@ -633,12 +657,17 @@ pub fn text(r: &Report) -> String {
             }
         );
     }
-    if c.pfc_pauses > 0 {
+    if c.pfc_pauses > 0 || c.acks_dropped > 0 {
         let _ = writeln!(
             s,
-            "  PFC: {} pause frames, ports paused {:.3} ms in total",
+            "  PFC: {} pause frames, ports paused {:.3} ms in total{}",
             c.pfc_pauses,
-            c.pfc_paused_ns as f64 / 1e6
+            c.pfc_paused_ns as f64 / 1e6,
+            if c.acks_dropped > 0 {
+                format!("; {} ACKs dropped at a full headroom", c.acks_dropped)
+            } else {
+                String::new()
+            }
         );
     }
     if r.flows_sized > 0 {
@@ -724,7 +753,12 @@ pub fn text(r: &Report) -> String {
     {
         let _ = writeln!(
             s,
-            "  FCT slowdown   flows      p50      p95      p99  unfinished (B left)  stopped"
+            "  FCT slowdown   flows      p50      p95      p99  unfinished (B left)  stopped{}",
+            if r.ideal_fct == "ns3" {
+                "   (against ns-3's standalone FCT, at least 1)"
+            } else {
+                ""
+            }
         );
         for b in r
             .slowdown
@@ -841,7 +875,7 @@ fn write_out(d: &Path, name: &str, sim: &engine::Sim, rep: &Report) -> Result<St
             let _ = writeln!(s, ",{},{status},{},,,", f.start_ps / 1000, f.acked());
             continue;
         }
-        let ideal = f.ideal_ps as f64 / 1e3;
+        let ideal = f.slowdown_ideal_ps as f64 / 1e3;
         let head = format!("{},{}", f.size_bytes, f.start_ps / 1000);
         match (f.done_ps, f.stopped_ps) {
             (_, Some(_)) => {
@@ -853,7 +887,11 @@ fn write_out(d: &Path, name: &str, sim: &engine::Sim, rep: &Report) -> Result<St
                     s,
                     "{head},finished,{},{fct:.3},{ideal:.3},{:.4}",
                     f.acked(),
-                    fct / ideal
+                    if sim.stats.clamp_slowdown {
+                        (fct / ideal).max(1.0)
+                    } else {
+                        fct / ideal
+                    }
                 );
             }
             (None, None) => {

@@ -220,6 +220,23 @@ pub enum BufferKind {
     PerPort,
 }
 
+/// How switches and NICs treat ACKs, INT and PFC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchModel {
+    /// ACKs in their own strict-priority class (never paused, never dropped), INT growing by
+    /// 8 bytes a hop, PFC with static per-port thresholds (`pfc_xoff_bytes`), pause frames
+    /// that take the link's propagation delay only.
+    #[default]
+    Default,
+    /// As the HPCC authors' ns-3 simulator (alibaba-edu/High-Precision-Congestion-Control):
+    /// ACKs in the data class (queued, buffered and paused with data; routed by a hash of
+    /// their own), a fixed 42-byte INT header on every data packet and ACK, a shared buffer
+    /// whose PFC threshold is dynamic (per-port reserve and headroom), pause and resume
+    /// frames as packets on the link. Lossless: PFC is always on.
+    Ns3,
+}
+
 fn default_host_delay() -> u64 {
     1_000
 }
@@ -275,6 +292,9 @@ pub struct Topology {
     /// PFC: the switch resumes the upstream sender when those bytes fall to this or below
     /// (default: `pfc_xoff_bytes` − 2 MTU-sized packets).
     pub pfc_xon_bytes: Option<u64>,
+    /// default or ns3 (see [`SwitchModel`]).
+    #[serde(default)]
+    pub switch_model: SwitchModel,
 }
 
 /// Flow group kinds.
@@ -346,6 +366,24 @@ pub struct OutputSpec {
     /// Upper bounds of the flow-size buckets, bytes (a last bucket takes the rest).
     #[serde(default = "default_buckets")]
     pub size_buckets_bytes: Vec<u64>,
+    /// The ideal FCT slowdowns are taken against: `bound` or `ns3` (see [`IdealFct`]).
+    #[serde(default)]
+    pub ideal_fct: IdealFct,
+}
+
+/// `[output] ideal_fct`: what a flow's slowdown divides its FCT by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdealFct {
+    /// The engine's lower bound of the FCT on the flow's path (no flow finishes below it:
+    /// an invariant).
+    #[default]
+    Bound,
+    /// ns-3's "standalone" FCT (`qp_finish` in the HPCC authors' third.cc): the path's base
+    /// RTT with one full packet's serialisation on every link, plus the bytes with headers
+    /// at the slowest link; a small flow can finish below it, and its slowdown is then 1, as
+    /// their fct_analysis.py takes it.
+    Ns3,
 }
 
 impl OutputSpec {
@@ -365,6 +403,7 @@ impl Default for OutputSpec {
             jain_to_ns: None,
             stats_from_ns: 0,
             size_buckets_bytes: default_buckets(),
+            ideal_fct: IdealFct::Bound,
         }
     }
 }
@@ -726,6 +765,25 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     if t.buffer_bytes < 2 * u64::from(sc.mtu_bytes) + 1_000 {
         return Err(l.err("topology.buffer_bytes", "must hold at least two packets"));
+    }
+    if t.switch_model == SwitchModel::Ns3 {
+        if t.buffer != BufferKind::Shared {
+            return Err(l.err(
+                "topology.buffer",
+                "switch_model ns3 shares one buffer per switch: must be shared",
+            ));
+        }
+        for (k, v) in [
+            ("topology.pfc_xoff_bytes", t.pfc_xoff_bytes),
+            ("topology.pfc_xon_bytes", t.pfc_xon_bytes),
+        ] {
+            if v.is_some() {
+                return Err(l.err(
+                    k,
+                    "switch_model ns3 pauses at a dynamic threshold (ns-3's): a static one does not apply",
+                ));
+            }
+        }
     }
     match (t.pfc_xoff_bytes, t.pfc_xon_bytes) {
         (None, Some(_)) => {

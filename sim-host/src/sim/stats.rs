@@ -108,6 +108,8 @@ pub struct Stats {
     pub all_slowdown: Vec<f64>,
     /// Flows whose FCT fell below the ideal (must stay 0).
     pub below_ideal: u64,
+    /// Slowdowns below 1 are taken as 1 (`output.ideal_fct = "ns3"`, as fct_analysis.py).
+    pub clamp_slowdown: bool,
     /// The time series.
     pub series: Vec<Point>,
     /// The flow ids of the time series' rate and goodput columns.
@@ -116,7 +118,7 @@ pub struct Stats {
 
 impl Stats {
     /// Empty, with the size buckets.
-    pub fn new(buckets: &[u64]) -> Stats {
+    pub fn new(buckets: &[u64], clamp_slowdown: bool) -> Stats {
         Stats {
             queue: Hist::new(80, 1 << 20),
             queue_seen: Hist::new(80, 1 << 20),
@@ -125,15 +127,18 @@ impl Stats {
             slowdown: vec![Vec::new(); buckets.len() + 1],
             all_slowdown: Vec::new(),
             below_ideal: 0,
+            clamp_slowdown,
             series: Vec::new(),
             tracked: Vec::new(),
         }
     }
 
-    /// A finished flow of `size` bytes: FCT and ideal FCT in ns.
-    pub fn flow_done(&mut self, size: u64, fct_ns: f64, ideal_ns: f64) {
+    /// A finished flow of `size` bytes: its FCT, the lower bound of its FCT and the ideal FCT
+    /// its slowdown divides by, ns.
+    pub fn flow_done(&mut self, size: u64, fct_ns: f64, bound_ns: f64, ideal_ns: f64) {
         let s = fct_ns / ideal_ns.max(1e-9);
-        if fct_ns < ideal_ns {
+        let s = if self.clamp_slowdown { s.max(1.0) } else { s };
+        if fct_ns < bound_ns {
             self.below_ideal += 1;
         }
         let b = self

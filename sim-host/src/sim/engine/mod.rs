@@ -28,13 +28,16 @@
 use super::cc::{Ack, Cx, FlowCc, ProbeResponse, Reply, Sent};
 use super::ctrl::Setup;
 use super::record::Recorder;
-use super::scenario::{BufferKind, ControllerKind, GroupKind, Loaded, TopoKind, Topology};
+use super::scenario::{
+    BufferKind, ControllerKind, GroupKind, IdealFct, Loaded, SwitchModel, TopoKind, Topology,
+};
 use super::stats::{Hist, Stats};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod mmu;
 mod nic;
 mod ns3;
 mod switch;
@@ -42,6 +45,7 @@ mod topology;
 mod transport;
 mod workload;
 
+pub use mmu::{NS3_INT_BYTES, PFC_BYTES};
 pub use ns3::{Ns3Log, Ns3Net, QlenHist};
 
 pub(crate) use nic::nic_clock;
@@ -69,6 +73,9 @@ const KIND_PROBE_RESP: u8 = 4;
 const KIND_CNP: u8 = 5;
 /// Bytes of a CNP on the wire (RoCEv2: a minimum-size frame).
 pub const CNP_BYTES: u32 = 64;
+/// A PFC pause (`seq` 1) or resume (`seq` 0) frame, `switch_model = "ns3"` (one hop, in the
+/// control class).
+const KIND_PFC: u8 = 6;
 /// Bytes of a probe and of its response on the wire (no payload).
 pub const PROBE_BYTES: u32 = 64;
 // A probe keeps its timestamps and telemetry in the hop words (INT is for data packets).
@@ -206,6 +213,12 @@ struct Port {
     paused: bool,
     /// PFC: when the current pause started (ps), for the paused-time total.
     paused_since_ps: u64,
+    /// `switch_model = "ns3"`: bytes of this ingress port held in its headroom.
+    hdrm_bytes: u64,
+    /// `switch_model = "ns3"`: this ingress port's headroom, bytes.
+    headroom_bytes: u64,
+    /// `switch_model = "ns3"`: the α shift of this ingress port's dynamic threshold.
+    pfc_shift: u32,
 }
 
 struct Switch {
@@ -213,6 +226,12 @@ struct Switch {
     used_bytes: u64,
     max_used_bytes: u64,
     id: u16,
+    /// `switch_model = "ns3"`: bytes of the shared pool in use.
+    shared_used_bytes: u64,
+    /// `switch_model = "ns3"`: the headrooms of its ports, summed, bytes.
+    total_headroom_bytes: u64,
+    /// `switch_model = "ns3"`: the reserves of its ports, summed, bytes.
+    total_reserve_bytes: u64,
 }
 
 struct Host {
@@ -241,8 +260,10 @@ pub struct Flow {
     pub start_ps: u64,
     /// Completion (last byte acknowledged), ps.
     pub done_ps: Option<u64>,
-    /// Ideal FCT for its size (`size/line rate + base RTT`), ps.
+    /// Ideal FCT for its size (`size/line rate + base RTT`), ps: a lower bound of its FCT.
     pub ideal_ps: u64,
+    /// The ideal FCT its slowdown divides by (`output.ideal_fct`), ps.
+    pub slowdown_ideal_ps: u64,
     /// Bytes delivered in order to the receiver.
     pub delivered: u64,
     /// Bytes delivered at the start of the fairness window (`output.jain_from_ns`).
@@ -332,6 +353,9 @@ pub struct Counters {
     pub probes_sent: u64,
     /// DOCA PCC: probes dropped at a full buffer.
     pub probes_dropped: u64,
+    /// `switch_model = "ns3"`: ACKs, NACKs and probe responses dropped at an ingress port
+    /// whose headroom and threshold were both full (0 in a lossless run).
+    pub acks_dropped: u64,
     /// DOCA PCC: probe responses that reached their sender.
     pub probe_responses: u64,
     /// CNPs receivers sent (0 unless the algorithm reads CNPs).
@@ -371,6 +395,10 @@ pub struct Sim {
     /// PFC `(xoff, xon)` thresholds per ingress port, bytes (`None`: PFC off).
     pfc: Option<(u64, u64)>,
     int_on: bool,
+    /// `topology.switch_model = "ns3"` ([`mmu`](self::mmu)).
+    ns3_switch: bool,
+    /// `output.ideal_fct = "ns3"`: slowdowns against ns-3's standalone FCT.
+    ideal_ns3: bool,
     mtu: u32,
     /// TSO segment bytes when the algorithm sends in segments.
     seg_bytes: Option<u64>,
@@ -399,6 +427,18 @@ pub struct Sim {
     int_buf: [u8; 2 + 8 * MAX_HOPS],
     /// `--ns3-out`: the PFC frames and queue histograms (`None` without `--ns3-out`).
     ns3_log: Option<Box<Ns3Log>>,
+}
+
+impl Sim {
+    /// INT bytes on the wire of a packet that carries `hops` hops: none without INT, ns-3's
+    /// fixed header under `switch_model = "ns3"`, else the header and 8 bytes a hop.
+    fn int_wire_bytes(&self, hops: u32) -> u32 {
+        match (self.int_on, self.ns3_switch) {
+            (false, _) => 0,
+            (true, true) => NS3_INT_BYTES,
+            (true, false) => INT_HDR_BYTES + INT_HOP_BYTES * hops,
+        }
+    }
 }
 
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
@@ -464,6 +504,8 @@ impl Sim {
                 )
             }),
             int_on,
+            ns3_switch: t.switch_model == SwitchModel::Ns3,
+            ideal_ns3: sc.output.ideal_fct == IdealFct::Ns3,
             mtu: sc.mtu_bytes,
             ack_every: sc.ack_every,
             jitter_ps: sc.send_jitter_ns * PS_PER_NS,
@@ -475,7 +517,10 @@ impl Sim {
                 buffer_bytes: t.buffer_bytes,
                 ..Counters::default()
             },
-            stats: Stats::new(&sc.output.size_buckets_bytes),
+            stats: Stats::new(
+                &sc.output.size_buckets_bytes,
+                sc.output.ideal_fct == IdealFct::Ns3,
+            ),
             rec,
             cdfs: l.cdfs.clone(),
             groups: sc.flows.clone(),
@@ -496,6 +541,9 @@ impl Sim {
             ns3_log: None,
         };
         sim.build_topology(t);
+        if sim.ns3_switch {
+            sim.ns3_mmu_setup();
+        }
         let host_delay = t.host_delay_ns * PS_PER_NS;
         let fab_rate = t.fabric_rate_bps.unwrap_or(t.host_rate_bps);
         let fab_delay = t.fabric_delay_ns.unwrap_or(t.host_delay_ns) * PS_PER_NS;
@@ -564,7 +612,9 @@ impl Sim {
             match unpack(it) {
                 Ev::Arrive { node, pkt } => {
                     self.c.packet_events += 1;
-                    if node < self.n_hosts {
+                    if self.pkts[pkt as usize].kind == KIND_PFC {
+                        self.pfc_rx(pkt);
+                    } else if node < self.n_hosts {
                         self.host_rx(node, pkt);
                     } else {
                         self.switch_rx(node - self.n_hosts, pkt);

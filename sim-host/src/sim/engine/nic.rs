@@ -66,7 +66,7 @@ impl Sim {
     pub(super) fn send_data(&mut self, fid: u32, port: u32) {
         let now = self.now;
         let mtu = u64::from(self.mtu);
-        let int_hdr = if self.int_on { INT_HDR_BYTES } else { 0 };
+        let int_hdr = self.int_wire_bytes(0);
         let f = &mut self.flows[fid as usize];
         let mut payload = mtu.min(f.send_limit() - f.snd_nxt);
         let mut segment = None;

@@ -11,6 +11,10 @@ fn switch_clock(sw: u32, t_ps: u64) -> u32 {
 
 impl Sim {
     pub(super) fn switch_rx(&mut self, sw: u32, pi: u32) {
+        if self.ns3_switch {
+            self.ns3_switch_rx(sw, pi);
+            return;
+        }
         let p = self.pkts[pi as usize];
         // Data and probes go forward in the data class; ACKs, NACKs and probe responses back.
         let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
@@ -68,7 +72,14 @@ impl Sim {
         if pt.cur.is_some() {
             return;
         }
-        let pi = if let Some(a) = pt.q_ack.pop_front() {
+        // The control class goes first; under `switch_model = "ns3"` a host's ACKs are in the
+        // data class and wait with its data while the port is paused.
+        let ctrl = if self.ns3_switch && pt.paused && !pt.is_switch {
+            None
+        } else {
+            pt.q_ack.pop_front()
+        };
+        let pi = if let Some(a) = ctrl {
             if !pt.is_switch {
                 // The NIC stamps a probe's request send time and a response's send time as
                 // they go on the wire.
@@ -85,12 +96,21 @@ impl Sim {
             return;
         } else if let Some(d) = pt.q_data.pop_front() {
             let w = u64::from(self.pkts[d as usize].wire);
-            if let (true, Some((_, xon))) = (pt.is_switch, self.pfc) {
-                self.pfc_dequeued(self.pkts[d as usize].in_port, w, xon);
+            let in_port = self.pkts[d as usize].in_port;
+            let (is_switch, node) = (pt.is_switch, pt.node);
+            if is_switch && self.ns3_switch {
+                self.ns3_dequeued(node - self.n_hosts, in_port, w);
+            } else if let (true, Some((_, xon))) = (is_switch, self.pfc) {
+                self.pfc_dequeued(in_port, w, xon);
             }
+            // The INT bytes a hop adds on the wire (none under ns-3's fixed header).
+            let nhop = u32::from(self.pkts[d as usize].nhop);
+            let int_grow = self.int_wire_bytes(nhop + 1) - self.int_wire_bytes(nhop);
             let pt = &mut self.ports[port as usize];
             pt.q_bytes -= w;
-            pt.carried_data = true;
+            // Queue samples are taken on ports that carry data (not on ports that carry only
+            // ACKs, which share the data class under `switch_model = "ns3"`).
+            pt.carried_data |= matches!(self.pkts[d as usize].kind, KIND_DATA | KIND_PROBE);
             if pt.is_switch {
                 let sw = (pt.node - self.n_hosts) as usize;
                 self.switches[sw].used_bytes -= w;
@@ -114,11 +134,11 @@ impl Sim {
                     let pk = &mut self.pkts[d as usize];
                     pk.hops[2] = (tx & 0xFFFF_FFFF) | (u64::from(clock) << 32);
                     pk.hops[3] = q | ((sw as u64 & 0xFF) << 48);
-                } else if self.int_on {
+                } else if self.int_on && self.pkts[d as usize].kind == KIND_DATA {
                     let id = self.switches[sw].id;
                     let pk = &mut self.pkts[d as usize];
                     if usize::from(pk.nhop) < MAX_HOPS {
-                        pk.wire += INT_HOP_BYTES;
+                        pk.wire += int_grow;
                         let tx = pt.tx_bytes + u64::from(pk.wire);
                         let hop = hpcc_cc::Hop {
                             speed: hpcc_cc::Speed::from_code(pt.speed_code)

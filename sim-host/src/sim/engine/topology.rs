@@ -34,6 +34,9 @@ impl Sim {
                 pause_sent: false,
                 paused: false,
                 paused_since_ps: 0,
+                hdrm_bytes: 0,
+                headroom_bytes: 0,
+                pfc_shift: 0,
             });
             if is_switch {
                 self.switches[(x - self.n_hosts) as usize].ports.push(id);
@@ -111,6 +114,9 @@ impl Sim {
                 used_bytes: 0,
                 max_used_bytes: 0,
                 id: ((s + 1) & 0xFFF) as u16,
+                shared_used_bytes: 0,
+                total_headroom_bytes: 0,
+                total_reserve_bytes: 0,
             });
         }
         for _ in 0..n_hosts {
@@ -170,13 +176,7 @@ impl Sim {
             .iter()
             .find(|p| p.is_switch && p.peer >= self.n_hosts)
             .map_or((host_rate, host_delay), |p| (p.rate_bps, p.delay_ps));
-        let int_bytes = |hops: u64| {
-            if self.int_on {
-                INT_HDR_BYTES + INT_HOP_BYTES * hops as u32
-            } else {
-                0
-            }
-        };
+        let int_bytes = |hops: u64| self.int_wire_bytes(hops as u32);
         // Base RTT: propagation both ways, an ACK's serialisation per link back, and a
         // header-only packet's serialisation on every link after the first.
         let links = 2 + fab_links;

@@ -69,11 +69,7 @@ impl Sim {
         match reply {
             Some(kind) => {
                 // Reuse the data packet's slot for the ACK, echoing its INT.
-                let int_len = if self.int_on {
-                    INT_HDR_BYTES + INT_HOP_BYTES * u32::from(p.nhop)
-                } else {
-                    0
-                };
+                let int_len = self.int_wire_bytes(u32::from(p.nhop));
                 let pk = &mut self.pkts[pi as usize];
                 pk.kind = kind;
                 pk.seq = rcv;
@@ -237,8 +233,12 @@ impl Sim {
         f.done_ps = Some(now);
         if !f.long && f.stopped_ps.is_none() {
             let fct = now - f.start_ps;
-            self.stats
-                .flow_done(f.size_bytes, fct as f64 / 1e3, f.ideal_ps as f64 / 1e3);
+            self.stats.flow_done(
+                f.size_bytes,
+                fct as f64 / 1e3,
+                f.ideal_ps as f64 / 1e3,
+                f.slowdown_ideal_ps as f64 / 1e3,
+            );
         }
     }
 }

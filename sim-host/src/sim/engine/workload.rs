@@ -20,6 +20,10 @@ impl Sim {
         let window = cc.window_bytes();
         let size_v = size.unwrap_or(u64::MAX);
         let ideal = size.map_or(0, |s| self.ideal_fct_ps(src, dst, s));
+        let slowdown_ideal = match size {
+            Some(s) if self.ideal_ns3 => self.ns3_standalone_fct_ns(src, dst, s) * PS_PER_NS,
+            _ => ideal,
+        };
         let record = self.rec.wants(id);
         self.flows.push(Flow {
             src,
@@ -31,6 +35,7 @@ impl Sim {
             start_ps,
             done_ps: None,
             ideal_ps: ideal,
+            slowdown_ideal_ps: slowdown_ideal,
             delivered: 0,
             delivered_mark: None,
             delivered_end: None,
