@@ -698,13 +698,12 @@ fn the_authors_network_with_slow_start_gives_table_i_within_15_ms() {
     assert_eq!(w.run.transport.initial_window_bytes, Some(10_000));
     for (run, paper) in [(&w.run, TABLE_I_CATS_MS), (&b, TABLE_I_BASELINE_MS)] {
         let first = run.first_byte_ns.unwrap();
-        for p in 0..5 {
-            let ms = (run.completion_ns[p].unwrap() - first) as f64 / 1e6;
+        for (p, (done, want)) in run.completion_ns.iter().zip(paper).enumerate() {
+            let ms = (done.unwrap() - first) as f64 / 1e6;
             assert!(
-                (ms - paper[p]).abs() < 15.0,
-                "{} P{p}: {ms:.1} ms vs the authors' {}",
-                run.scheduler,
-                paper[p]
+                (ms - want).abs() < 15.0,
+                "{} P{p}: {ms:.1} ms vs the authors' {want}",
+                run.scheduler
             );
         }
     }
