@@ -186,7 +186,8 @@ run_workload() { # $1 = workload label, $2 = scenario, $3 = htsim nodes, $4 = co
     local v
     for v in shipped "$base"; do
         local r pk err=$BUILD/$label.$v.err
-        local cmd=("$BUILD/$v/sim/datacenter/htsim_hpcc" -nodes "$nodes" -tm "$cm" -end "$end_us"
+        # htsim writes idmap.txt into its working directory: run it in the build directory.
+        local cmd=(env -C "$BUILD" "$BUILD/$v/sim/datacenter/htsim_hpcc" -nodes "$nodes" -tm "$cm" -end "$end_us"
             -linkspeed 100000 -hop_latency 1 -mtu 1000 -q "$QPKTS" -strat ecmp_host -paths 1
             -o "$BUILD/$label.$v.logout.dat")
         if [[ $v == shipped && $base == capped ]]; then
