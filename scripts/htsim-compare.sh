@@ -87,6 +87,7 @@ else
     BUILD=$(mktemp -d "${TMPDIR:-/tmp}/htsim-compare.XXXXXX")
     trap 'rm -rf "$BUILD"' EXIT
 fi
+BUILD=$(cd "$BUILD" && pwd)
 QPKTS=${HTSIM_QUEUE_PKTS:-1000}
 [[ "$QPKTS" =~ ^[1-9][0-9]*$ ]] || die "HTSIM_QUEUE_PKTS=$QPKTS is not a positive integer"
 
