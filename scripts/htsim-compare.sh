@@ -277,7 +277,7 @@ FRAG=$BUILD/fragment.md
               continue
             }
             r1 = "—"; r2 = "—"; r3 = "—"
-            if (s[i] ~ /^sim-host/ && sil[w[i]] > 0) {   # 0: a run shorter than the clock'"'"'s 10 ms
+            if (s[i] ~ /^sim-host/ && sil[w[i]] > 0) {   # 0: a run shorter than the clock resolution
               r1 = sprintf("%.2f", pps[i] / sil[w[i]])
               r3 = sprintf("%.2f", pps[i] * ln[i] / (sil[w[i]] * silln[w[i]]))
               r2 = (shp[w[i]] > 0) ? sprintf("%.2f", pps[i] / shp[w[i]]) : "—"
