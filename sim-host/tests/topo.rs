@@ -221,3 +221,238 @@ fn recorded_traces_carry_the_preset_values_not_the_preset() {
     assert!(!text.contains("preset"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const FAT: &str = "kind = \"fat_tree\"\nfabric_rate_bps = 400_000_000_000";
+
+/// The paper's tree (every shape key at its default): 320 hosts. Within a ToR the star's
+/// 4183.04 ns; within a pod the leaf-spine's 8233.6 ns; across pods (100, 400 × 4, 100 Gb/s)
+/// data 1066 B @ 100 G 85.28, 1074/1082/1090/1098 B @ 400 G 21.48 + 21.64 + 21.8 + 21.96, 1106 B
+/// @ 100 G 88.48; ACK 64 + 2 + 5 · 8 = 106 B: 2 · 8.48 + 4 · 2.12; propagation 12 000:
+/// 12 286.08 ns, T = 12 287 ns; BDP 12 287 ns · 100 Gb/s = 153 587 B.
+#[test]
+fn fat_tree_t_is_the_base_rtt_across_pods() {
+    let l = load("t.toml", &hpcc("", FAT));
+    assert_eq!(l.hosts, 320);
+    let p = paths::of(&l);
+    let got: Vec<(&str, u64, u32, u64, u64)> = p
+        .classes
+        .iter()
+        .map(|c| (c.name, c.pairs, c.links, c.base_rtt_ps, c.ns3_base_rtt_ns))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("same ToR", 20 * 16 * 15, 2, 4_183_040, 4_160),
+            ("same pod, via aggregation", 320 * 48, 4, 8_233_600, 8_200),
+            ("across pods, via a core", 320 * 256, 6, 12_286_080, 12_240),
+        ]
+    );
+    assert_eq!(p.classes.iter().map(|c| c.pairs).sum::<u64>(), 320 * 319);
+    assert_eq!((p.longest_rtt_ns, p.largest_bdp_bytes), (12_287, 153_587));
+}
+
+fn sim_of(l: &scenario::Loaded) -> sim_host::sim::engine::Sim {
+    let setup = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap();
+    sim_host::sim::engine::Sim::new(
+        l,
+        setup,
+        scenario::ControllerKind::Fixed,
+        1,
+        sim_host::sim::record::Recorder::none(),
+    )
+}
+
+#[test]
+fn fat_tree_routes_reach_every_host_through_the_switches_of_its_path() {
+    let l = load("t.toml", &hpcc("", FAT));
+    let sim = sim_of(&l);
+    let f = scenario::FatTree::PAPER;
+    // Switch node ids: hosts 0..320, ToRs 320..340, aggregation 340..360, cores 360..376.
+    let tier = |n: u32| match n {
+        320..340 => 't',
+        340..360 => 'a',
+        360..376 => 'c',
+        _ => 'h',
+    };
+    for src in 0..320 {
+        for dst in (0..320).filter(|&d| d != src) {
+            for flow in [0, 7, 1000 + src * 320 + dst] {
+                let w = sim.walk(src, dst, flow);
+                assert_eq!(w.last(), Some(&dst), "{src} -> {dst} flow {flow}: {w:?}");
+                let tiers: String = w[..w.len() - 1].iter().map(|&n| tier(n)).collect();
+                let want = if f.tor_of(src) == f.tor_of(dst) {
+                    "t"
+                } else if f.pod_of(src) == f.pod_of(dst) {
+                    "tat"
+                } else {
+                    "tacat"
+                };
+                assert_eq!(tiers, want, "{src} -> {dst}: {w:?}");
+                assert_eq!(sim.shape_of(src, dst).1, want.len() as u64);
+                // The first ToR is the source's, the last the destination's.
+                assert_eq!(w[0], 320 + f.tor_of(src));
+                assert_eq!(w[w.len() - 2], 320 + f.tor_of(dst));
+            }
+        }
+    }
+    // ECMP by flow spreads host 0's flows to pod 1 over every aggregation switch of its pod
+    // and every core.
+    let mut aggs = std::collections::BTreeSet::new();
+    let mut cores = std::collections::BTreeSet::new();
+    for flow in 0..512 {
+        let w = sim.walk(0, 100, flow);
+        aggs.insert(w[1]);
+        cores.insert(w[2]);
+    }
+    assert_eq!(aggs.into_iter().collect::<Vec<_>>(), [340, 341, 342, 343]);
+    assert_eq!(cores.len(), 16);
+}
+
+/// The authors' `mix/fat.txt` layout, made from its rule (not copied): the counts line, the
+/// switch ids, then hosts to their ToR, every ToR to each aggregation switch of its pod, every
+/// aggregation switch to each core of its plane.
+fn fat_txt() -> String {
+    let mut links = Vec::new();
+    for h in 0..320 {
+        links.push(format!("{h} {} 100Gbps 1000ns 0.000000", 320 + h / 16));
+    }
+    for t in 0..20 {
+        for i in 0..4 {
+            links.push(format!(
+                "{} {} 400Gbps 1000ns 0.000000",
+                320 + t,
+                340 + (t / 4) * 4 + i
+            ));
+        }
+    }
+    for a in 0..20 {
+        for j in 0..4 {
+            links.push(format!(
+                "{} {} 400Gbps 1000ns 0.000000",
+                340 + a,
+                360 + (a % 4) * 4 + j
+            ));
+        }
+    }
+    let sw: Vec<String> = (320..376).map(|s: u32| s.to_string()).collect();
+    format!(
+        "376 56 {}\n{}\n{}\n",
+        links.len(),
+        sw.join(" "),
+        links.join("\n")
+    )
+}
+
+#[test]
+fn the_authors_fat_txt_layout_is_read_as_the_paper_s_fat_tree() {
+    use sim_host::sim::ns3::{classify, parse_topology};
+    let p = Path::new("fat.txt");
+    let text = fat_txt();
+    let t = parse_topology(p, &text).unwrap();
+    let s = classify(p, &t).unwrap();
+    assert_eq!(s.kind, scenario::TopoKind::FatTree);
+    assert_eq!(s.fat, Some(scenario::FatTree::PAPER));
+    assert_eq!(
+        s.ns3_id,
+        (0..376).collect::<Vec<_>>(),
+        "our ids are fat.txt's"
+    );
+    assert_eq!((s.host_rate_bps, s.host_delay_ns), (100_000_000_000, 1000));
+    assert_eq!(s.fabric, Some((400_000_000_000, 1000)));
+    // One aggregation-to-core link moved to another plane's core: no longer that tree.
+    let broken = text.replace("340 360 400Gbps", "340 364 400Gbps");
+    let t = parse_topology(p, &broken).unwrap();
+    let e = classify(p, &t).unwrap_err();
+    assert!(e.contains("three-tier fat tree"), "{e}");
+}
+
+/// A small fat tree (2 pods of 2 ToRs, 2 planes of 2 cores, 2 hosts per ToR) with Poisson
+/// traffic: written as ns-3 files and read back, the same network and flows come out.
+#[test]
+fn a_fat_tree_round_trips_through_the_ns3_files() {
+    let d = std::env::temp_dir().join(format!("topo-ns3-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let sc = d.join("fat.toml");
+    let cdf = scenarios_dir().join("cdf/hadoop.cdf");
+    std::fs::write(
+        &sc,
+        format!(
+            "name = \"t_fat\"\nalgorithm = \"hpcc\"\nduration_ns = 100_000\n[topology]\n{FAT}\n\
+             pods = 2\ntors_per_pod = 2\naggs_per_pod = 2\ncores_per_agg = 2\nhosts_per_tor = 2\n\
+             host_rate_bps = 100_000_000_000\n[[flows]]\nkind = \"poisson\"\nload = 0.5\n\
+             cdf = \"{}\"\nstop_ns = 50_000\n",
+            cdf.display()
+        ),
+    )
+    .unwrap();
+    let run = |out: &str, topo: Option<PathBuf>, flows: Option<PathBuf>| {
+        let o = SimOpts {
+            ns3_out: Some(d.join(out)),
+            ns3_topology: topo,
+            ns3_flows: flows,
+            ..SimOpts::default()
+        };
+        let (r, _) = sim_host::sim::run_file(&sc, &o).unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        r
+    };
+    let a = run("a", None, None);
+    assert!(a.flows_sized > 0);
+    let b = run(
+        "b",
+        Some(d.join("a/topology.txt")),
+        Some(d.join("a/flow.txt")),
+    );
+    assert_eq!(
+        b.ns3
+            .as_ref()
+            .unwrap()
+            .inputs
+            .as_ref()
+            .unwrap()
+            .shape
+            .as_deref(),
+        Some("fat_tree of 8 hosts")
+    );
+    for f in ["topology.txt", "flow.txt"] {
+        let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+        assert_eq!(read(d.join("a").join(f)), read(d.join("b").join(f)), "{f}");
+    }
+    assert_eq!(a.flows_sized, b.flows_sized);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn fat_tree_keys_default_to_the_paper_s_tree_and_are_refused_on_other_kinds() {
+    let l = load("t.toml", &hpcc("", "kind = \"fat_tree\"\npods = 3"));
+    assert_eq!(l.hosts, 3 * 4 * 16);
+    assert_eq!(
+        l.sc.topology.fat_tree(),
+        scenario::FatTree {
+            pods: 3,
+            ..scenario::FatTree::PAPER
+        }
+    );
+    let e = scenario::parse(
+        &scenarios_dir().join("t.toml"),
+        &hpcc("", "kind = \"star\"\nhosts = 4\nhosts_per_tor = 2"),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "topology.hosts_per_tor");
+    assert!(e.msg.contains("does not apply to kind Star"), "{}", e.msg);
+    for (k, v, want) in [
+        ("pods", "1", "too small (at least 2)"),
+        ("cores_per_agg", "0", "too small (at least 1)"),
+        ("hosts_per_tor", "2000", "at most 1024"),
+        ("spines", "2", "does not apply to kind FatTree"),
+    ] {
+        let e = scenario::parse(
+            &scenarios_dir().join("t.toml"),
+            &hpcc("", &format!("kind = \"fat_tree\"\n{k} = {v}")),
+        )
+        .unwrap_err();
+        assert_eq!(e.key, format!("topology.{k}"));
+        assert!(e.msg.contains(want), "{k}: {}", e.msg);
+    }
+}

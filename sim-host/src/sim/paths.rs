@@ -104,6 +104,24 @@ pub fn paths(l: &Loaded, int_on: bool) -> Paths {
                 ("via a spine", n * (n - hpl.min(n)), 2),
             ]
         }
+        TopoKind::FatTree => {
+            let f = t.fat_tree();
+            let (hpt, per_pod) = (u64::from(f.hosts_per_tor), u64::from(f.tors_per_pod));
+            let pod_hosts = per_pod * hpt;
+            vec![
+                (
+                    "same ToR",
+                    u64::from(f.tors()) * hpt * hpt.saturating_sub(1),
+                    0,
+                ),
+                (
+                    "same pod, via aggregation",
+                    n * (pod_hosts - hpt.min(pod_hosts)),
+                    2,
+                ),
+                ("across pods, via a core", n * (n - pod_hosts.min(n)), 4),
+            ]
+        }
     };
     let mtu = l.sc.mtu_bytes;
     let classes: Vec<PathClass> = shapes

@@ -27,7 +27,7 @@
 use super::cc::{Ack, Cx, FlowCc, ProbeResponse, Reply, Sent};
 use super::ctrl::Setup;
 use super::record::Recorder;
-use super::scenario::{BufferKind, ControllerKind, GroupKind, Loaded, TopoKind, Topology};
+use super::scenario::{BufferKind, ControllerKind, FatTree, GroupKind, Loaded, TopoKind, Topology};
 use super::stats::{Hist, Stats};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -347,6 +347,8 @@ pub struct Sim {
     hosts_per_leaf: u32,
     left_hosts: u32,
     spines: u32,
+    /// The fat tree's shape (kind `fat_tree`).
+    fat: FatTree,
     n_hosts: u32,
     buffer: BufferKind,
     buffer_bytes: u64,
@@ -431,6 +433,7 @@ impl Sim {
             hosts_per_leaf: t.hosts_per_leaf.unwrap_or(1),
             left_hosts: t.left_hosts.unwrap_or(0),
             spines: t.spines.unwrap_or(1),
+            fat: t.fat_tree(),
             n_hosts,
             buffer: t.buffer,
             buffer_bytes: t.buffer_bytes,
