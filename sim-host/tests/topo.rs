@@ -456,3 +456,136 @@ fn fat_tree_keys_default_to_the_paper_s_tree_and_are_refused_on_other_kinds() {
         assert!(e.msg.contains(want), "{k}: {}", e.msg);
     }
 }
+
+/// A TIMELY scenario on a 10 Gb/s star with `params`.
+fn timely(params: &str) -> String {
+    format!(
+        r#"
+name = "t_timely"
+algorithm = "timely"
+duration_ns = 100_000
+segment_bytes = 16384
+[params]
+{params}
+[topology]
+kind = "star"
+hosts = 3
+host_rate_bps = 10_000_000_000
+[[flows]]
+kind = "long"
+src = [1]
+dst = 0
+"#
+    )
+}
+
+fn cx(now_ns: u64) -> sim_host::sim::cc::Cx<'static> {
+    sim_host::sim::cc::Cx {
+        now_ps: now_ns * 1_000,
+        flow: 0,
+        src: 1,
+        rec: None,
+    }
+}
+
+#[test]
+fn the_ns3_timely_preset_sets_exactly_its_values() {
+    let l = load("t.toml", &timely(""));
+    let base = run(&l, vec![]);
+    assert_eq!(param(&base, "preset"), ("paper", "default"));
+    assert!(base.params.iter().all(|p| p.key != "segment_bytes"));
+    let ns3 = run(&l, vec![set("preset", "ns3")]);
+    assert_eq!(param(&ns3, "preset"), ("ns3", "--set"));
+    assert_eq!(
+        param(&ns3, "min_rate_bps"),
+        ("1000000000", "default: preset ns3")
+    );
+    assert_eq!(
+        param(&ns3, "segment_bytes"),
+        (
+            "1000",
+            "default: preset ns3: mtu_bytes, every packet paced alone"
+        )
+    );
+    // Every other replay key keeps its value.
+    for p in &base.params {
+        if !["min_rate_bps", "preset"].contains(&p.key.as_str()) {
+            assert_eq!(param(&ns3, &p.key), (p.value.as_str(), p.origin.as_str()));
+        }
+    }
+    // A key given wins over the preset's; a bad preset is refused.
+    let l = load(
+        "t.toml",
+        &timely("preset = \"ns3\"\nmin_rate_bps = 500_000_000"),
+    );
+    assert_eq!(
+        run(&l, vec![])
+            .params
+            .iter()
+            .find(|p| p.key == "min_rate_bps")
+            .unwrap()
+            .value,
+        "500000000"
+    );
+    let l = load("t.toml", &timely("preset = \"authors\""));
+    let e = run_loaded(&l, &SimOpts::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("key `params.preset`: \"authors\" is not a timely preset (paper, ns3)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_ns3_timely_preset_paces_every_packet_and_updates_once_per_round_trip() {
+    use sim_host::sim::cc::{Ack, Sent};
+    use sim_host::sim::scenario::ControllerKind;
+    let l = load("t.toml", &timely(""));
+    let paper = sim_host::sim::ctrl::Setup::build(&l, &[]).unwrap();
+    assert_eq!(paper.algo().segment_bytes(), Some(16_384));
+    let s = sim_host::sim::ctrl::Setup::build(&l, &[set("preset", "ns3")]).unwrap();
+    assert_eq!(
+        s.algo().segment_bytes(),
+        Some(1_000),
+        "one packet per segment"
+    );
+    for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let mut f = s.algo().new_flow(kind);
+        let send = |f: &mut Box<dyn sim_host::sim::cc::FlowCc>, k: u64| {
+            let sent = Sent {
+                seq: k * 1000,
+                payload: 1000,
+                wire: 1064,
+                segment: Some((k * 1000, (k + 1) * 1000)),
+            };
+            assert!(f.on_send(&mut cx(k * 100), &sent).is_none());
+        };
+        let ack = |seq: u64, snd_nxt: u64| Ack {
+            seq,
+            nack: false,
+            snd_una: seq,
+            snd_nxt,
+            int: &[],
+            ecn_echo: false,
+            rtt_ps: 0,
+        };
+        for k in 0..10 {
+            send(&mut f, k);
+        }
+        // The first ACK updates and marks snd_nxt = 10 000; the ACKs up to it do not.
+        let mut updates = Vec::new();
+        for k in 1..=10 {
+            let r = f.on_ack(&mut cx(20_000 + k * 100), &ack(k * 1000, 10_000));
+            updates.push(r.branch.is_some());
+        }
+        send(&mut f, 10);
+        let r = f.on_ack(&mut cx(22_000), &ack(11_000, 11_000));
+        updates.push(r.branch.is_some());
+        let mut want = vec![true];
+        want.extend([false; 9]);
+        want.push(true);
+        assert_eq!(updates, want, "{kind:?}");
+    }
+}

@@ -7,7 +7,8 @@ use super::scenario::Loaded;
 use crate::trace::Param;
 
 /// The `[params]` / `--set` key naming a set of parameter values (HPCC: `authors` or
-/// `paper`): read by the sim, never passed to the replay parameter rules.
+/// `paper`; TIMELY: `paper` or `ns3`): read by the sim, never passed to the replay parameter
+/// rules.
 pub const PRESET_KEY: &str = "preset";
 
 /// Both sides' configuration of the scenario's algorithm, from the same `key=value`
@@ -41,11 +42,11 @@ impl Setup {
 
     /// The `# set` lines of a recorded trace: every key with the value in force. A `preset`
     /// (the sim's named parameter sets) is not a replay key: the lines carry the values it
-    /// gave.
+    /// gave; nor is TIMELY's `segment_bytes`, listed under its `ns3` preset.
     pub fn set_lines(&self) -> Vec<String> {
         self.values()
             .into_iter()
-            .filter(|(k, _, _)| k != PRESET_KEY)
+            .filter(|(k, _, _)| k != PRESET_KEY && k != super::cc::timely::SEGMENT_KEY)
             .map(|(k, v, _)| format!("{k}={v}"))
             .collect()
     }
