@@ -228,7 +228,7 @@ pub struct FatTree {
 }
 
 impl FatTree {
-    /// The HPCC paper's tree (§5.1; the authors' `mix/fat.txt`): 5 pods of 4 ToRs and 4
+    /// The HPCC paper's tree (the authors' `mix/fat.txt`): 5 pods of 4 ToRs and 4
     /// aggregation switches, 16 cores in 4 planes, 16 hosts per ToR: 320 hosts, 20 ToRs, 20
     /// aggregation and 16 core switches.
     pub const PAPER: FatTree = FatTree {

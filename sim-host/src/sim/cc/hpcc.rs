@@ -43,7 +43,7 @@ pub enum Preset {
     /// `simulation/run.py` defaults `--mi` to 0 and `--utgt` to 95 (github.com/alibaba-edu/
     /// High-Precision-Congestion-Control at commit `9f4be2a`).
     Authors,
-    /// The values the paper prints (§5.1): `maxStage` 5 and `η` 0.95.
+    /// The values the paper prints: `maxStage` 5 and `η` 0.95.
     Paper,
 }
 
