@@ -1052,8 +1052,10 @@ fn the_report_lists_every_parameter_in_force_with_its_origin() {
             format!("scenario {file} topology.host_rate_bps")
         )
     );
-    assert_eq!(origin("max_stage").1, "default");
-    assert_eq!(j["params"].as_array().unwrap().len(), 6);
+    assert_eq!(origin("max_stage").1, "default: preset authors");
+    assert_eq!(origin("min_rate_bps").1, "default");
+    assert_eq!(origin("preset"), ("authors".into(), "default".into()));
+    assert_eq!(j["params"].as_array().unwrap().len(), 7);
     let o = run(&["--set", "eta=0.9"]);
     let t = String::from_utf8_lossy(&o.stdout);
     assert!(t.contains("eta=0.9 (--set)"), "{t}");

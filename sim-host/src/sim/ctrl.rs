@@ -6,6 +6,11 @@ use super::cc::{self, Algo};
 use super::scenario::Loaded;
 use crate::trace::Param;
 
+/// The `[params]` / `--set` key naming a set of parameter values (HPCC: `authors` or
+/// `paper`; TIMELY: `paper` or `ns3`): read by the sim, never passed to the replay parameter
+/// rules.
+pub const PRESET_KEY: &str = "preset";
+
 /// Both sides' configuration of the scenario's algorithm, from the same `key=value`
 /// parameters as `replay --set`; every flow's controller is made from it.
 pub struct Setup {
@@ -35,10 +40,13 @@ impl Setup {
         &*self.algo
     }
 
-    /// The `# set` lines of a recorded trace: every key with the value in force.
+    /// The `# set` lines of a recorded trace: every key with the value in force. A `preset`
+    /// (the sim's named parameter sets) is not a replay key: the lines carry the values it
+    /// gave; nor is TIMELY's `segment_bytes`, listed under its `ns3` preset.
     pub fn set_lines(&self) -> Vec<String> {
         self.values()
             .into_iter()
+            .filter(|(k, _, _)| k != PRESET_KEY && k != super::cc::timely::SEGMENT_KEY)
             .map(|(k, v, _)| format!("{k}={v}"))
             .collect()
     }
@@ -58,9 +66,10 @@ pub struct ParamInForce {
     /// The value the controllers run with.
     pub value: String,
     /// `default` (TIMELY's `max_rate_bps` and `init_rate_bps`: `default: line_rate_bps`,
-    /// `default: max_rate_bps`), `scenario FILE [params]`, `scenario FILE
-    /// topology.host_rate_bps` (the NIC rate), `page FILE line N` (a CATS page's `# set` line)
-    /// or `--set`.
+    /// `default: max_rate_bps`; HPCC's `max_stage` and `eta`: `default: preset authors`),
+    /// `scenario FILE [params]`, `scenario FILE topology.host_rate_bps` (the NIC rate),
+    /// `topology: the longest base RTT of its paths` (HPCC's `base_rtt_ns`), `page FILE line
+    /// N` (a CATS page's `# set` line) or `--set`.
     pub origin: String,
 }
 
@@ -68,6 +77,8 @@ pub struct ParamInForce {
 fn origin(l: &Loaded, p: &Param) -> String {
     if p.source == std::path::Path::new("--set") {
         "--set".into()
+    } else if p.source == super::paths::topology_source(&l.file) {
+        "topology: the longest base RTT of its paths".into()
     } else if p.source == l.file {
         format!("scenario {} [params]", l.file.display())
     } else {
@@ -85,8 +96,11 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
     // Keys whose default the topology gives (the NIC rate; the telemetry port's speed code).
     let topo_keys = setup.entry.topo_keys;
     let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
-    let given: Vec<(&Param, String)> = page
+    // The topology's defaults (`base_rtt_ns`) come first: anything given wins over them.
+    let topo = super::paths::topology_params(l, &["base_rtt_ns"]);
+    let given: Vec<(&Param, String)> = topo
         .iter()
+        .chain(page)
         .chain(&l.params)
         .chain(extra)
         .map(|p| (p, origin(l, p)))

@@ -17,6 +17,7 @@ pub mod ctrl;
 pub mod ecn;
 pub mod engine;
 pub mod ns3;
+pub mod paths;
 pub mod record;
 pub mod scenario;
 pub mod slowdown;
@@ -177,6 +178,8 @@ pub struct Report {
     /// `--ns3-out` and the ns-3 inputs (absent when neither was used).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns3: Option<ns3::Ns3Report>,
+    /// The topology's path classes and base RTTs, and the `T` in force with its origin.
+    pub paths: Option<paths::PathsReport>,
     /// Files written.
     pub files: Vec<String>,
 }
@@ -327,6 +330,11 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         .map(|p| p.display().to_string())
         .collect();
     let mut rep = report(l, &sim, controller, seed, wall);
+    let t = params
+        .iter()
+        .find(|p| p.key == "base_rtt_ns")
+        .and_then(|p| Some((p.value.parse::<u64>().ok()?, p.origin.clone())));
+    rep.paths = Some(paths::PathsReport::new(&paths::of(l), t));
     rep.params = params;
     // CATS: the FIFO baseline on the same network, for the comparison.
     let baseline = match (&sc.web, sim.flows.first().and_then(|f| f.web.as_ref())) {
@@ -582,6 +590,7 @@ fn report(
         }),
         violations,
         ns3: None,
+        paths: None,
         files: Vec::new(),
     }
 }
@@ -628,6 +637,31 @@ pub fn text(r: &Report) -> String {
             e.pmax,
             e.origin[2]
         );
+    }
+    if let Some(p) = &r.paths {
+        let _ = writeln!(
+            s,
+            "  paths: longest base RTT {} ns, largest bandwidth-delay product {} B",
+            p.longest_rtt_ns, p.largest_bdp_bytes
+        );
+        for c in &p.classes {
+            let _ = writeln!(
+                s,
+                "    {:<24} {:>7} pairs, {} links: base RTT {:.2} ns (ns-3's formula {} ns), BDP {} B",
+                c.name,
+                c.pairs,
+                c.links,
+                c.base_rtt_ps as f64 / 1e3,
+                c.ns3_base_rtt_ns,
+                c.bdp_bytes
+            );
+        }
+        if let (Some(t), Some(o)) = (p.t_ns, &p.t_origin) {
+            let _ = writeln!(s, "    T in force: {t} ns ({o})");
+        }
+        if let Some(w) = &p.warning {
+            let _ = writeln!(s, "  warning: {w}");
+        }
     }
     let c = &r.counters;
     let _ = writeln!(
@@ -1117,6 +1151,9 @@ fn write_plots(
 pub fn cli(file: &Path, o: &SimOpts, json: bool) -> i32 {
     match run_file(file, o) {
         Ok((r, _)) => {
+            if let Some(w) = r.paths.as_ref().and_then(|p| p.warning.as_ref()) {
+                eprintln!("warning: {w}");
+            }
             if json {
                 match serde_json::to_string_pretty(&r) {
                     Ok(j) => crate::outln!("{j}"),

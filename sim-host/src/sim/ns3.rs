@@ -400,6 +400,8 @@ pub struct Shape {
     pub hosts_per_edge: Vec<u32>,
     /// Spines (leaf-spine).
     pub spines: u32,
+    /// The fat tree's shape (kind fat_tree).
+    pub fat: Option<scenario::FatTree>,
     /// Host link rate, b/s.
     pub host_rate_bps: u64,
     /// Host link delay, ns.
@@ -504,13 +506,25 @@ pub fn classify(file: &Path, t: &Topology) -> Result<Shape, String> {
         }
         _ => None,
     };
+    // A three-tier fat tree: switches without hosts that are linked to an edge switch
+    // (aggregation) and the rest (cores).
+    let (kind, fat, edges, cores) = match kind {
+        Some(k) => (Some(k), None, edges, cores),
+        None => match fat_tree(&edges, &cores, &sw_hosts, &sw_links, n_fab) {
+            Some((f, tors, above)) => (Some(TopoKind::FatTree), Some(f), tors, above),
+            None => (None, None, edges, cores),
+        },
+    };
     let Some(kind) = kind else {
         return Err(err(
             1,
             format!(
                 "{} hosts, {} switches with hosts, {} without, {n_fab} switch-to-switch links: \
-                 not a star, a dumbbell or a two-tier leaf-spine (every leaf linked once to \
-                 every spine, the same hosts on every leaf), the topologies the engine routes",
+                 not a star, a dumbbell, a two-tier leaf-spine (every leaf linked once to \
+                 every spine, the same hosts on every leaf) or a three-tier fat tree wired as \
+                 mix/fat.txt (pods of ToRs each linked once to every aggregation switch of \
+                 its pod, aggregation switch i of every pod linked once to each core of plane \
+                 i, the same hosts on every ToR), the topologies the engine routes",
                 hosts.len(),
                 edges.len(),
                 cores.len()
@@ -531,11 +545,110 @@ pub fn classify(file: &Path, t: &Topology) -> Result<Shape, String> {
         kind,
         hosts_per_edge,
         spines: cores.len() as u32,
+        fat,
         host_rate_bps,
         host_delay_ns,
         fabric: fab_rd.map(|(r, d, _)| (r, d)),
         ns3_id,
     })
+}
+
+/// Recognises a three-tier fat tree wired as the authors' `mix/fat.txt` among `edges` (the
+/// switches with hosts, in id order) and `others` (the switches without): its shape, the ns-3
+/// ids of the ToRs in the engine's order (pod by pod) and of the switches without hosts
+/// (aggregation switches pod by pod and plane by plane within a pod, then the cores plane by
+/// plane), or `None`.
+///
+/// Pods are the edge switches (ToRs) with the same set of neighbours, in order of their
+/// lowest ToR; every ToR links once to each aggregation switch of its pod and to nothing
+/// else above; a plane is the set of cores one aggregation switch links to, numbered in the
+/// first pod's aggregation order; every other pod has exactly one aggregation switch per plane.
+fn fat_tree(
+    edges: &[u32],
+    others: &[u32],
+    sw_hosts: &[Vec<u32>],
+    sw_links: &[Vec<u32>],
+    n_fab: usize,
+) -> Option<(scenario::FatTree, Vec<u32>, Vec<u32>)> {
+    let sorted = |s: u32| {
+        let mut v = sw_links[s as usize].clone();
+        v.sort_unstable();
+        v
+    };
+    let hpt = sw_hosts[*edges.first()? as usize].len();
+    if edges.iter().any(|&e| sw_hosts[e as usize].len() != hpt) {
+        return None;
+    }
+    // Pods: ToRs grouped by their (aggregation) neighbours.
+    let mut pods: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+    for &e in edges {
+        let up = sorted(e);
+        match pods.iter_mut().find(|p| p.0 == up) {
+            Some(p) => p.1.push(e),
+            None => pods.push((up, vec![e])),
+        }
+    }
+    let (app, tpp) = (pods[0].0.len(), pods[0].1.len());
+    if pods.len() < 2 || app == 0 || pods.iter().any(|p| p.0.len() != app || p.1.len() != tpp) {
+        return None;
+    }
+    let mut aggs: Vec<u32> = pods.iter().flat_map(|p| p.0.iter().copied()).collect();
+    aggs.sort_unstable();
+    if aggs.windows(2).any(|w| w[0] == w[1]) || aggs.iter().any(|a| edges.contains(a)) {
+        return None;
+    }
+    // Planes: the cores of each aggregation switch of the first pod.
+    let core_set = |a: u32| -> Vec<u32> {
+        sorted(a)
+            .into_iter()
+            .filter(|x| !edges.contains(x))
+            .collect()
+    };
+    let planes: Vec<Vec<u32>> = pods[0].0.iter().map(|&a| core_set(a)).collect();
+    let cpa = planes[0].len();
+    let mut cores: Vec<u32> = planes.iter().flatten().copied().collect();
+    cores.sort_unstable();
+    let mut all: Vec<u32> = aggs.iter().chain(&cores).copied().collect();
+    all.sort_unstable();
+    if cpa == 0
+        || planes.iter().any(|p| p.len() != cpa)
+        || cores.windows(2).any(|w| w[0] == w[1])
+        || all.windows(2).any(|w| w[0] == w[1])
+        || all != others
+        || n_fab != edges.len() * app + aggs.len() * cpa
+    {
+        return None;
+    }
+    let mut order = Vec::with_capacity(others.len());
+    for (_, tors) in &pods {
+        // This pod's aggregation switches, one per plane, in plane order; each linked to its
+        // pod's ToRs and its plane's cores only.
+        let pod_aggs = sorted(tors[0]);
+        for plane in &planes {
+            let a = pod_aggs.iter().copied().find(|&a| core_set(a) == *plane)?;
+            let mut down: Vec<u32> = sorted(a)
+                .into_iter()
+                .filter(|x| edges.contains(x))
+                .collect();
+            down.sort_unstable();
+            let mut want = tors.clone();
+            want.sort_unstable();
+            if down != want || sorted(a).len() != tpp + cpa {
+                return None;
+            }
+            order.push(a);
+        }
+    }
+    order.extend(planes.iter().flatten());
+    let f = scenario::FatTree {
+        pods: pods.len() as u32,
+        tors_per_pod: tpp as u32,
+        aggs_per_pod: app as u32,
+        cores_per_agg: cpa as u32,
+        hosts_per_tor: hpt as u32,
+    };
+    let tors = pods.iter().flat_map(|p| p.1.iter().copied()).collect();
+    Some((f, tors, order))
 }
 
 /// What the ns-3 inputs replaced in the scenario, and the mapping the outputs need.
@@ -596,7 +709,22 @@ pub fn apply(
                 spines = Some(s.spines);
                 hpl = Some(s.hosts_per_edge[0]);
             }
+            TopoKind::FatTree => {}
         }
+        let f = s.fat;
+        (
+            tp.pods,
+            tp.tors_per_pod,
+            tp.aggs_per_pod,
+            tp.cores_per_agg,
+            tp.hosts_per_tor,
+        ) = (
+            f.map(|f| f.pods),
+            f.map(|f| f.tors_per_pod),
+            f.map(|f| f.aggs_per_pod),
+            f.map(|f| f.cores_per_agg),
+            f.map(|f| f.hosts_per_tor),
+        );
         (
             tp.hosts,
             tp.left_hosts,
@@ -680,6 +808,7 @@ impl Shape {
             TopoKind::Star => "star",
             TopoKind::Dumbbell => "dumbbell",
             TopoKind::LeafSpine => "leaf_spine",
+            TopoKind::FatTree => "fat_tree",
         }
     }
 }

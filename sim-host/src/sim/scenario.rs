@@ -207,6 +207,71 @@ pub enum TopoKind {
     Dumbbell,
     /// Two-tier leaf-spine (a small fat tree), ECMP by a hash of the flow id.
     LeafSpine,
+    /// Three-tier fat tree wired as the HPCC authors' `simulation/mix/fat.txt`: pods of ToRs
+    /// each linked to every aggregation switch of its pod, aggregation switch `i` of every pod
+    /// linked to core plane `i`; ECMP by a hash of the flow id at the ToR and the aggregation
+    /// switch. The shape keys default to the paper's tree ([`FatTree::PAPER`]).
+    FatTree,
+}
+
+/// The shape of a `fat_tree` topology. Switch numbering (after the hosts, as in `fat.txt`):
+/// the ToRs pod by pod, then the aggregation switches pod by pod (plane order within a pod),
+/// then the cores plane by plane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FatTree {
+    /// Pods.
+    pub pods: u32,
+    /// ToR switches per pod.
+    pub tors_per_pod: u32,
+    /// Aggregation switches per pod (= core planes).
+    pub aggs_per_pod: u32,
+    /// Cores each aggregation switch links to (the cores of its plane).
+    pub cores_per_agg: u32,
+    /// Hosts per ToR.
+    pub hosts_per_tor: u32,
+}
+
+impl FatTree {
+    /// The HPCC paper's tree (the authors' `mix/fat.txt`): 5 pods of 4 ToRs and 4
+    /// aggregation switches, 16 cores in 4 planes, 16 hosts per ToR: 320 hosts, 20 ToRs, 20
+    /// aggregation and 16 core switches.
+    pub const PAPER: FatTree = FatTree {
+        pods: 5,
+        tors_per_pod: 4,
+        aggs_per_pod: 4,
+        cores_per_agg: 4,
+        hosts_per_tor: 16,
+    };
+
+    /// Hosts.
+    pub fn hosts(&self) -> u32 {
+        self.pods * self.tors_per_pod * self.hosts_per_tor
+    }
+
+    /// ToR switches.
+    pub fn tors(&self) -> u32 {
+        self.pods * self.tors_per_pod
+    }
+
+    /// Aggregation switches.
+    pub fn aggs(&self) -> u32 {
+        self.pods * self.aggs_per_pod
+    }
+
+    /// Core switches.
+    pub fn cores(&self) -> u32 {
+        self.aggs_per_pod * self.cores_per_agg
+    }
+
+    /// The ToR of host `h`.
+    pub fn tor_of(&self, h: u32) -> u32 {
+        h / self.hosts_per_tor
+    }
+
+    /// The pod of host `h`.
+    pub fn pod_of(&self, h: u32) -> u32 {
+        self.tor_of(h) / self.tors_per_pod
+    }
 }
 
 /// Switch buffer sharing.
@@ -248,7 +313,7 @@ fn default_buffer() -> u64 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
-    /// star, dumbbell or leaf_spine.
+    /// star, dumbbell, leaf_spine or fat_tree.
     pub kind: TopoKind,
     /// star: number of hosts.
     pub hosts: Option<u32>,
@@ -262,6 +327,17 @@ pub struct Topology {
     pub spines: Option<u32>,
     /// leaf_spine: hosts per leaf.
     pub hosts_per_leaf: Option<u32>,
+    /// fat_tree: pods (default 5).
+    pub pods: Option<u32>,
+    /// fat_tree: ToR switches per pod (default 4).
+    pub tors_per_pod: Option<u32>,
+    /// fat_tree: aggregation switches per pod, one per core plane (default 4).
+    pub aggs_per_pod: Option<u32>,
+    /// fat_tree: cores per plane, each linked to every aggregation switch of its plane
+    /// (default 4).
+    pub cores_per_agg: Option<u32>,
+    /// fat_tree: hosts per ToR (default 16).
+    pub hosts_per_tor: Option<u32>,
     /// Host link rate, b/s (a HPCC INT speed when INT is on).
     pub host_rate_bps: u64,
     /// Host link propagation delay, ns.
@@ -665,6 +741,27 @@ impl Scenario {
             TopoKind::Star => t.hosts.unwrap_or(0),
             TopoKind::Dumbbell => t.left_hosts.unwrap_or(0) + t.right_hosts.unwrap_or(0),
             TopoKind::LeafSpine => t.leaves.unwrap_or(0) * t.hosts_per_leaf.unwrap_or(0),
+            // `check` bounds every count, so the product does not overflow once checked.
+            TopoKind::FatTree => {
+                let f = t.fat_tree();
+                f.pods
+                    .saturating_mul(f.tors_per_pod)
+                    .saturating_mul(f.hosts_per_tor)
+            }
+        }
+    }
+}
+
+impl Topology {
+    /// The fat tree's shape: each key given, or the paper's ([`FatTree::PAPER`]).
+    pub fn fat_tree(&self) -> FatTree {
+        let p = FatTree::PAPER;
+        FatTree {
+            pods: self.pods.unwrap_or(p.pods),
+            tors_per_pod: self.tors_per_pod.unwrap_or(p.tors_per_pod),
+            aggs_per_pod: self.aggs_per_pod.unwrap_or(p.aggs_per_pod),
+            cores_per_agg: self.cores_per_agg.unwrap_or(p.cores_per_agg),
+            hosts_per_tor: self.hosts_per_tor.unwrap_or(p.hosts_per_tor),
         }
     }
 }
@@ -704,6 +801,13 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             Ok(())
         }
     };
+    if t.kind != TopoKind::FatTree {
+        forbid("pods", t.pods.is_some())?;
+        forbid("tors_per_pod", t.tors_per_pod.is_some())?;
+        forbid("aggs_per_pod", t.aggs_per_pod.is_some())?;
+        forbid("cores_per_agg", t.cores_per_agg.is_some())?;
+        forbid("hosts_per_tor", t.hosts_per_tor.is_some())?;
+    }
     match t.kind {
         TopoKind::Star => {
             need("hosts", t.hosts, 2)?;
@@ -733,6 +837,40 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             forbid("hosts", t.hosts.is_some())?;
             forbid("left_hosts", t.left_hosts.is_some())?;
             forbid("right_hosts", t.right_hosts.is_some())?;
+        }
+        TopoKind::FatTree => {
+            forbid("hosts", t.hosts.is_some())?;
+            forbid("left_hosts", t.left_hosts.is_some())?;
+            forbid("right_hosts", t.right_hosts.is_some())?;
+            forbid("leaves", t.leaves.is_some())?;
+            forbid("spines", t.spines.is_some())?;
+            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
+            // Two pods at least: one pod is a leaf-spine. At most 1024 of each (switch ports
+            // and ids stay small; 4096 hosts bound the product below).
+            for (key, v, min) in [
+                ("pods", t.pods, 2),
+                ("tors_per_pod", t.tors_per_pod, 1),
+                ("aggs_per_pod", t.aggs_per_pod, 1),
+                ("cores_per_agg", t.cores_per_agg, 1),
+                ("hosts_per_tor", t.hosts_per_tor, 1),
+            ] {
+                if let Some(x) = v {
+                    need(key, Some(x), min)?;
+                    if x > 1024 {
+                        return Err(l.err(&format!("topology.{key}"), format!("{x}: at most 1024")));
+                    }
+                }
+            }
+            let f = t.fat_tree();
+            if f.aggs_per_pod * f.cores_per_agg > 1024 {
+                return Err(l.err(
+                    "topology.cores_per_agg",
+                    format!(
+                        "{} cores (aggs_per_pod × cores_per_agg): at most 1024",
+                        f.cores()
+                    ),
+                ));
+            }
         }
     }
     if l.hosts > 4096 {

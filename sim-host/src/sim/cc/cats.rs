@@ -85,6 +85,7 @@ impl WebSetup {
             TopoKind::Star => 2 * t.host_delay_ns,
             TopoKind::Dumbbell => 2 * t.host_delay_ns + fabric_delay,
             TopoKind::LeafSpine => 2 * t.host_delay_ns + 2 * fabric_delay,
+            TopoKind::FatTree => 2 * t.host_delay_ns + 4 * fabric_delay,
         };
         let pacing = w.pacing_rate_bps.unwrap_or(bottleneck);
         // Twice the bandwidth-delay product (BBR's cwnd gain), at least two packets.

@@ -2,12 +2,21 @@
 //! `hpcc_cc::State::on_ack` with the INT bytes as on the wire, exactly as firmware calls it;
 //! f64: the reference written from the paper. The scenario's `reaction` picks which ACKs reach
 //! the algorithm.
+//!
+//! The parameters, lowest precedence first: the NIC rate from the host links; `T`
+//! (`base_rtt_ns`) from the topology, its longest base RTT ([`crate::sim::paths`]), which also
+//! makes the initial window (`nic_rate·T`) the largest bandwidth-delay product; the preset's
+//! values ([`Preset`], `[params] preset` or `--set preset=`, default `authors`); then the
+//! scenario's `[params]` and `--set`.
 
 use super::{Ack, Algo, Cx, Entry, FlowCc, Reply};
 use crate::hpcc::reference::{RefParams, Reference as RefFlow};
+use crate::sim::ctrl::PRESET_KEY;
+use crate::sim::paths;
 use crate::sim::record::Format;
 use crate::sim::scenario::{ControllerKind, Loaded, Reaction};
 use crate::trace::Param;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The registry line.
@@ -24,32 +33,145 @@ pub const ENTRY: Entry = Entry {
 
 const RATE_KEY: &str = "nic_rate_bps";
 
-/// Both sides' configuration and the reaction.
+/// A named set of HPCC parameter values, applied before the scenario's `[params]` (a key given
+/// there or with `--set` wins over the preset's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// What the authors ran (the default): `maxStage` 0 and `η` 0.95. Their simulator's
+    /// `simulation/mix/config.txt` sets `MI_THRESH 0` and `U_TARGET 0.95`,
+    /// `simulation/mix/config_doc.txt` names `MI_THRESH` "maxStage in paper", and its
+    /// `simulation/run.py` defaults `--mi` to 0 and `--utgt` to 95 (github.com/alibaba-edu/
+    /// High-Precision-Congestion-Control at commit `9f4be2a`).
+    Authors,
+    /// The values the paper prints: `maxStage` 5 and `η` 0.95.
+    Paper,
+}
+
+impl Preset {
+    /// Every preset, the default first.
+    pub const ALL: [Preset; 2] = [Preset::Authors, Preset::Paper];
+
+    /// Its `preset` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Authors => "authors",
+            Preset::Paper => "paper",
+        }
+    }
+
+    /// The preset named `name`.
+    pub fn named(name: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.name() == name.trim())
+    }
+
+    /// The keys it sets and their values.
+    pub fn values(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Preset::Authors => &[("max_stage", "0"), ("eta", "0.95")],
+            Preset::Paper => &[("max_stage", "5"), ("eta", "0.95")],
+        }
+    }
+
+    /// The origin the report gives a value it set.
+    fn origin(self) -> &'static str {
+        match self {
+            Preset::Authors => "preset authors",
+            Preset::Paper => "preset paper",
+        }
+    }
+}
+
+/// Both sides' configuration, the reaction and the preset.
 struct Hpcc {
     cfg: Arc<hpcc_cc::Config>,
     rp: RefParams,
     reaction: Reaction,
+    preset: Preset,
+}
+
+/// The preset in force: the last `preset` of `[params]` then `--set`, or `authors`; a name
+/// that is no preset is refused, naming where it was given.
+pub fn preset(l: &Loaded, extra: &[Param]) -> Result<Preset, String> {
+    let mut preset = Preset::Authors;
+    for p in l.params.iter().chain(extra).filter(|p| p.key == PRESET_KEY) {
+        preset = Preset::named(&p.value).ok_or_else(|| {
+            let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+            let msg = format!("{:?} is not an hpcc preset ({})", p.value, names.join(", "));
+            if p.source == std::path::Path::new("--set") {
+                format!("--set {PRESET_KEY}: {msg}")
+            } else {
+                format!("{}: key `params.{PRESET_KEY}`: {msg}", l.file.display())
+            }
+        })?;
+    }
+    Ok(preset)
+}
+
+/// The parameters HPCC is built from, lowest precedence first (see the module's comment).
+pub fn params(l: &Loaded, extra: &[Param]) -> Result<(Preset, Vec<Param>), String> {
+    let preset = preset(l, extra)?;
+    let given = |src: PathBuf, (k, v): (&str, String)| Param {
+        key: k.into(),
+        value: v,
+        source: src,
+        line: None,
+    };
+    let mut v = vec![given(
+        l.file.clone(),
+        (RATE_KEY, l.sc.topology.host_rate_bps.to_string()),
+    )];
+    v.extend(paths::topology_params(l, &["base_rtt_ns"]));
+    v.extend(preset.values().iter().map(|&(k, val)| {
+        given(
+            PathBuf::from(format!("<{}>", preset.origin())),
+            (k, val.to_string()),
+        )
+    }));
+    v.extend(
+        l.params
+            .iter()
+            .chain(extra)
+            .filter(|p| p.key != PRESET_KEY)
+            .cloned(),
+    );
+    Ok((preset, v))
 }
 
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
-    let params = super::with_nic_rate(l, RATE_KEY, extra);
+    let (preset, params) = params(l, extra)?;
     let s = crate::hpcc::Setup::from_params(&params).map_err(|e| e.to_string())?;
     super::check_nic_rate(l, RATE_KEY, s.cfg.params().nic_rate_bps)?;
     Ok(Box::new(Hpcc {
         cfg: Arc::new(s.cfg),
         rp: s.refp,
         reaction: l.sc.reaction,
+        preset,
     }))
 }
 
 impl Algo for Hpcc {
+    /// The replay keys (a key the preset sets follows the preset when not given), then
+    /// `preset`.
     fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         use crate::trace::kinds::Values as _;
-        crate::hpcc::Setup {
+        let mut v: Vec<_> = crate::hpcc::Setup {
             cfg: *self.cfg,
             refp: self.rp,
         }
         .values()
+        .into_iter()
+        .map(|(k, val, follows)| {
+            let by_preset = self.preset.values().iter().any(|(pk, _)| *pk == k);
+            let follows = if by_preset {
+                Some(self.preset.origin())
+            } else {
+                follows
+            };
+            (k, val, follows)
+        })
+        .collect();
+        v.push((PRESET_KEY.into(), self.preset.name().into(), None));
+        v
     }
 
     fn new_flow(&self, kind: ControllerKind) -> Box<dyn FlowCc> {

@@ -92,6 +92,8 @@ fn setup(l: &Loaded, extra: &[Param]) -> Result<PccSetup, String> {
             ));
         };
         params.push(topo("link_speed_code", code.to_string()));
+        // T: the topology's longest base RTT, as for HPCC.
+        params.extend(crate::sim::paths::topology_params(l, &["base_rtt_ns"]));
     }
     params.extend(l.params.iter().cloned());
     params.extend(extra.iter().cloned());

@@ -1,8 +1,16 @@
 //! TIMELY (SIGCOMM 2015): the rate from the gradient of NIC-measured RTTs, one update per
 //! completed TSO segment. Fixed point: `timely_cc::State::on_completion`, exactly as firmware
 //! calls it; f64: the reference written from the paper.
+//!
+//! `[params] preset = "ns3"` (or `--set preset=ns3`) runs it as the HPCC authors' ns-3
+//! simulator does (`simulation/src/point-to-point/model/rdma-hw.cc`, `HandleAckTimely` /
+//! `UpdateRateTimely`, cc_mode 7, at commit `9f4be2a`): every packet paced alone (no TSO
+//! segments), one update per round trip (on the first ACK past the `snd_nxt` of the previous
+//! update, with that ACK's RTT sample, no serialisation subtracted), and the 1 Gb/s least rate
+//! of their `simulation/run.py` (`MIN_RATE 1000Mb/s`). A key given wins over the preset's.
 
 use super::{Ack, Algo, Cx, Entry, FlowCc, Reply, Sent};
+use crate::sim::ctrl::PRESET_KEY;
 use crate::sim::record::Format;
 use crate::sim::scenario::{ControllerKind, Loaded};
 use crate::timely::reference::{RefParams, RefState};
@@ -24,32 +32,120 @@ pub const ENTRY: Entry = Entry {
 
 const RATE_KEY: &str = "line_rate_bps";
 
-/// Both sides' configuration and the NIC's TSO segment.
+/// How the NIC runs TIMELY: a named set of behaviours and parameter values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// The paper's NIC (the default): TSO segments of the scenario's `segment_bytes`, one
+    /// update per completed segment.
+    Paper,
+    /// As the HPCC authors' ns-3 simulator runs it (see the module's comment).
+    Ns3,
+}
+
+impl Preset {
+    /// Every preset, the default first.
+    pub const ALL: [Preset; 2] = [Preset::Paper, Preset::Ns3];
+
+    /// Its `preset` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Paper => "paper",
+            Preset::Ns3 => "ns3",
+        }
+    }
+
+    /// The keys it sets and their values.
+    pub fn values(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Preset::Paper => &[],
+            Preset::Ns3 => &[("min_rate_bps", "1000000000")],
+        }
+    }
+}
+
+/// Both sides' configuration, the NIC's TSO segment and the preset.
 struct Timely {
     cfg: Arc<timely_cc::Config>,
     rp: Arc<RefParams>,
     segment_bytes: u64,
+    preset: Preset,
+}
+
+/// The preset in force: the last `preset` of `[params]` then `--set`, or `paper`; a name that
+/// is no preset is refused, naming where it was given.
+fn preset(l: &Loaded, extra: &[Param]) -> Result<Preset, String> {
+    let mut preset = Preset::Paper;
+    for p in l.params.iter().chain(extra).filter(|p| p.key == PRESET_KEY) {
+        preset = Preset::ALL
+            .into_iter()
+            .find(|x| x.name() == p.value.trim())
+            .ok_or_else(|| {
+                let msg = format!("{:?} is not a timely preset (paper, ns3)", p.value);
+                if p.source == std::path::Path::new("--set") {
+                    format!("--set {PRESET_KEY}: {msg}")
+                } else {
+                    format!("{}: key `params.{PRESET_KEY}`: {msg}", l.file.display())
+                }
+            })?;
+    }
+    Ok(preset)
 }
 
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
-    let params = super::with_nic_rate(l, RATE_KEY, extra);
+    let preset = preset(l, extra)?;
+    // The NIC rate, the preset's values, then the scenario's and --set (without `preset`).
+    let mut params = super::with_nic_rate(l, RATE_KEY, extra);
+    params.retain(|p| p.key != PRESET_KEY);
+    let values = preset.values().iter().map(|&(k, v)| Param {
+        key: k.into(),
+        value: v.into(),
+        source: format!("<preset {}>", preset.name()).into(),
+        line: None,
+    });
+    params.splice(1..1, values);
     let b = crate::timely::params::build(&l.file, &params).map_err(|e| e.to_string())?;
     super::check_nic_rate(l, RATE_KEY, b.cfg.params().line_rate_bps)?;
+    let segment_bytes = match preset {
+        Preset::Paper => u64::from(l.sc.segment_bytes),
+        // Every packet its own segment: paced alone, its ACK its completion.
+        Preset::Ns3 => u64::from(l.sc.mtu_bytes),
+    };
     Ok(Box::new(Timely {
         cfg: Arc::new(b.cfg),
         rp: Arc::new(b.reference),
-        segment_bytes: u64::from(l.sc.segment_bytes),
+        segment_bytes,
+        preset,
     }))
 }
 
 impl Algo for Timely {
+    /// The replay keys (a key the preset sets follows the preset when not given), then
+    /// `preset` and, under `ns3`, the segment (one packet).
     fn values(&self) -> Vec<(String, String, Option<&'static str>)> {
         use crate::trace::kinds::Values as _;
-        crate::timely::params::Both {
+        let mut v: Vec<_> = crate::timely::params::Both {
             cfg: *self.cfg,
             reference: *self.rp,
         }
         .values()
+        .into_iter()
+        .map(|(k, val, follows)| {
+            if self.preset.values().iter().any(|(pk, _)| *pk == k) {
+                (k, val, Some("preset ns3"))
+            } else {
+                (k, val, follows)
+            }
+        })
+        .collect();
+        v.push((PRESET_KEY.into(), self.preset.name().into(), None));
+        if self.preset == Preset::Ns3 {
+            v.push((
+                SEGMENT_KEY.into(),
+                self.segment_bytes.to_string(),
+                Some("preset ns3: mtu_bytes, every packet paced alone"),
+            ));
+        }
+        v
     }
 
     fn new_flow(&self, kind: ControllerKind) -> Box<dyn FlowCc> {
@@ -60,6 +156,7 @@ impl Algo for Timely {
                     cfg: self.cfg.clone(),
                 },
                 segs: VecDeque::new(),
+                per_rtt: (self.preset == Preset::Ns3).then_some(0),
             }),
             ControllerKind::Reference => Box::new(Flow {
                 side: Reference {
@@ -67,6 +164,7 @@ impl Algo for Timely {
                     rp: self.rp.clone(),
                 },
                 segs: VecDeque::new(),
+                per_rtt: (self.preset == Preset::Ns3).then_some(0),
             }),
         }
     }
@@ -121,10 +219,16 @@ impl Side for Reference {
     }
 }
 
-/// A TIMELY flow: its side and its outstanding segments `(start, end, t_send_ns)`.
+/// The scenario key the `ns3` preset replaces (listed among the values under it; not a replay
+/// key).
+pub const SEGMENT_KEY: &str = "segment_bytes";
+
+/// A TIMELY flow: its side, its outstanding segments `(start, end, t_send_ns)` and, under the
+/// `ns3` preset, the `snd_nxt` of its last update (ns-3's `m_lastUpdateSeq`).
 struct Flow<S> {
     side: S,
     segs: VecDeque<(u64, u64, u64)>,
+    per_rtt: Option<u64>,
 }
 
 impl<S: Side> FlowCc for Flow<S> {
@@ -142,18 +246,37 @@ impl<S: Side> FlowCc for Flow<S> {
 
     /// Every segment whose last byte is now acknowledged completes, in order:
     /// `t_send` = when its first packet went on the wire, `t_complete` = now.
+    ///
+    /// Under the `ns3` preset every packet is a segment, and only the ACK past the previous
+    /// update's `snd_nxt` runs the algorithm (ns-3's `ack_seq > m_lastUpdateSeq`), with the RTT
+    /// of the packet it acknowledges and no serialisation subtracted (`bytes` 0); the others
+    /// complete their packets without an update.
     fn on_ack(&mut self, cx: &mut Cx<'_>, a: &Ack<'_>) -> Reply {
         let now_ns = cx.now_ns();
         let mut branch = None;
+        let mut last = None;
         while let Some(&(s0, s1, t_send)) = self.segs.front() {
             if s1 > a.snd_una {
                 break;
             }
             self.segs.pop_front();
+            if self.per_rtt.is_some() {
+                last = Some(t_send);
+                continue;
+            }
             let bytes = (s1 - s0) as u32;
             branch = Some(self.side.complete(t_send, now_ns, bytes));
             if let Some(r) = cx.rec.as_deref_mut() {
                 r.timely_row(cx.flow, t_send, now_ns, bytes);
+            }
+        }
+        if let (Some(mark), Some(t_send)) = (self.per_rtt, last)
+            && (a.seq > mark || mark == 0)
+        {
+            self.per_rtt = Some(a.snd_nxt);
+            branch = Some(self.side.complete(t_send, now_ns, 0));
+            if let Some(r) = cx.rec.as_deref_mut() {
+                r.timely_row(cx.flow, t_send, now_ns, 0);
             }
         }
         Reply {

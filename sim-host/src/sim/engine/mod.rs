@@ -29,7 +29,8 @@ use super::cc::{Ack, Cx, FlowCc, ProbeResponse, Reply, Sent};
 use super::ctrl::Setup;
 use super::record::Recorder;
 use super::scenario::{
-    BufferKind, ControllerKind, GroupKind, IdealFct, Loaded, SwitchModel, TopoKind, Topology,
+    BufferKind, ControllerKind, FatTree, GroupKind, IdealFct, Loaded, SwitchModel, TopoKind,
+    Topology,
 };
 use super::stats::{Hist, Stats};
 use rand_core::Rng;
@@ -382,6 +383,8 @@ pub struct Sim {
     hosts_per_leaf: u32,
     left_hosts: u32,
     spines: u32,
+    /// The fat tree's shape (kind `fat_tree`).
+    fat: FatTree,
     n_hosts: u32,
     buffer: BufferKind,
     buffer_bytes: u64,
@@ -429,15 +432,21 @@ pub struct Sim {
     ns3_log: Option<Box<Ns3Log>>,
 }
 
+/// INT bytes on the wire of a packet that carries `hops` hops: none without INT (`int_on`
+/// false), ns-3's fixed header under `switch_model = "ns3"` (`ns3`), else the header and 8
+/// bytes a hop.
+pub fn int_wire_bytes(int_on: bool, ns3: bool, hops: u32) -> u32 {
+    match (int_on, ns3) {
+        (false, _) => 0,
+        (true, true) => NS3_INT_BYTES,
+        (true, false) => INT_HDR_BYTES + INT_HOP_BYTES * hops,
+    }
+}
+
 impl Sim {
-    /// INT bytes on the wire of a packet that carries `hops` hops: none without INT, ns-3's
-    /// fixed header under `switch_model = "ns3"`, else the header and 8 bytes a hop.
+    /// [`int_wire_bytes`] of this run.
     fn int_wire_bytes(&self, hops: u32) -> u32 {
-        match (self.int_on, self.ns3_switch) {
-            (false, _) => 0,
-            (true, true) => NS3_INT_BYTES,
-            (true, false) => INT_HDR_BYTES + INT_HOP_BYTES * hops,
-        }
+        int_wire_bytes(self.int_on, self.ns3_switch, hops)
     }
 }
 
@@ -489,6 +498,7 @@ impl Sim {
             hosts_per_leaf: t.hosts_per_leaf.unwrap_or(1),
             left_hosts: t.left_hosts.unwrap_or(0),
             spines: t.spines.unwrap_or(1),
+            fat: t.fat_tree(),
             n_hosts,
             buffer: t.buffer,
             buffer_bytes: t.buffer_bytes,

@@ -1,5 +1,5 @@
 //! The network: hosts, switches and links of the scenario's topology, routes (ECMP by a hash
-//! of the flow id on the leaf-spine) and the ideal FCT of a path.
+//! of the flow id on the leaf-spine and the fat tree) and the ideal FCT of a path.
 
 use super::*;
 
@@ -62,7 +62,37 @@ impl Sim {
                     (2, 3)
                 }
             }
+            TopoKind::FatTree => {
+                let f = &self.fat;
+                if f.tor_of(src) == f.tor_of(dst) {
+                    (0, 1)
+                } else if f.pod_of(src) == f.pod_of(dst) {
+                    (2, 3)
+                } else {
+                    (4, 5)
+                }
+            }
         }
+    }
+
+    /// The nodes a packet of `flow` from host `src` to host `dst` passes through, hop by hop
+    /// as the switches route it, ending at the node it reaches after at most 16 switches
+    /// (`dst` when the routes are right).
+    pub fn walk(&self, src: u32, dst: u32, flow: u32) -> Vec<u32> {
+        let mut node = self.ports[self.hosts[src as usize].port as usize].peer;
+        let mut nodes = vec![node];
+        while node >= self.n_hosts && nodes.len() <= 16 {
+            let port = self.route(node - self.n_hosts, dst, flow);
+            node = self.ports[port as usize].peer;
+            nodes.push(node);
+        }
+        nodes
+    }
+
+    /// The switches and fabric links on the path from `src` to `dst`, as the base RTT and the
+    /// ideal FCT count them: `(fabric links, switches)`.
+    pub fn shape_of(&self, src: u32, dst: u32) -> (u64, u64) {
+        self.path_shape(src, dst)
     }
 
     pub(super) fn route(&self, sw: u32, dst: u32, flow: u32) -> u32 {
@@ -92,6 +122,32 @@ impl Sim {
                     dst / hpl
                 }
             }
+            // Ports as `build_topology` makes them: a ToR's hosts then its pod's aggregation
+            // switches; an aggregation switch's ToRs then its plane's cores; a core's
+            // aggregation switches, one per pod. The ToR picks the plane and the aggregation
+            // switch the core by two digits of one hash of the flow id.
+            TopoKind::FatTree => {
+                let f = &self.fat;
+                let (tors, aggs) = (f.tors(), f.aggs());
+                let h = mix(u64::from(flow));
+                if sw < tors {
+                    if f.tor_of(dst) == sw {
+                        dst % f.hosts_per_tor
+                    } else {
+                        f.hosts_per_tor + (h % u64::from(f.aggs_per_pod)) as u32
+                    }
+                } else if sw < tors + aggs {
+                    let pod = (sw - tors) / f.aggs_per_pod;
+                    if f.pod_of(dst) == pod {
+                        f.tor_of(dst) % f.tors_per_pod
+                    } else {
+                        let core = (h / u64::from(f.aggs_per_pod)) % u64::from(f.cores_per_agg);
+                        f.tors_per_pod + core as u32
+                    }
+                } else {
+                    f.pod_of(dst)
+                }
+            }
         };
         ports[i as usize]
     }
@@ -107,6 +163,7 @@ impl Sim {
             TopoKind::Star => 1,
             TopoKind::Dumbbell => 2,
             TopoKind::LeafSpine => t.leaves.unwrap_or(0) + t.spines.unwrap_or(0),
+            TopoKind::FatTree => self.fat.tors() + self.fat.aggs() + self.fat.cores(),
         };
         for s in 0..n_sw {
             self.switches.push(Switch {
@@ -154,6 +211,29 @@ impl Sim {
                 for l in 0..leaves {
                     for s in 0..self.spines {
                         self.link(sw_node(l), sw_node(leaves + s), fab_rate, fab_delay);
+                    }
+                }
+            }
+            // The links in `mix/fat.txt`'s order: hosts to their ToR, every ToR to each
+            // aggregation switch of its pod, every aggregation switch to each core of its plane.
+            TopoKind::FatTree => {
+                let f = self.fat;
+                let (tors, aggs) = (f.tors(), f.aggs());
+                for h in 0..n_hosts {
+                    self.link(h, sw_node(f.tor_of(h)), t.host_rate_bps, host_delay);
+                }
+                for tor in 0..tors {
+                    let pod = tor / f.tors_per_pod;
+                    for i in 0..f.aggs_per_pod {
+                        let agg = tors + pod * f.aggs_per_pod + i;
+                        self.link(sw_node(tor), sw_node(agg), fab_rate, fab_delay);
+                    }
+                }
+                for a in 0..aggs {
+                    let plane = a % f.aggs_per_pod;
+                    for j in 0..f.cores_per_agg {
+                        let core = tors + aggs + plane * f.cores_per_agg + j;
+                        self.link(sw_node(tors + a), sw_node(core), fab_rate, fab_delay);
                     }
                 }
             }
