@@ -68,7 +68,8 @@ pub struct ParamInForce {
     /// `default` (TIMELY's `max_rate_bps` and `init_rate_bps`: `default: line_rate_bps`,
     /// `default: max_rate_bps`; HPCC's `max_stage` and `eta`: `default: preset authors`),
     /// `scenario FILE [params]`, `scenario FILE topology.host_rate_bps` (the NIC rate),
-    /// `topology: the longest base RTT of its paths` (HPCC's `base_rtt_ns`), `page FILE line
+    /// `topology: the longest base RTT of its paths` (HPCC's `base_rtt_ns`), `topology: the
+    /// largest bandwidth-delay product of its paths` (DCTCP's `win_bytes`), `page FILE line
     /// N` (a CATS page's `# set` line) or `--set`.
     pub origin: String,
 }
@@ -79,6 +80,8 @@ fn origin(l: &Loaded, p: &Param) -> String {
         "--set".into()
     } else if p.source == super::paths::topology_source(&l.file) {
         "topology: the longest base RTT of its paths".into()
+    } else if p.source == super::paths::topology_bdp_source(&l.file) {
+        "topology: the largest bandwidth-delay product of its paths".into()
     } else if p.source == l.file {
         format!("scenario {} [params]", l.file.display())
     } else {
@@ -97,7 +100,7 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
     let topo_keys = setup.entry.topo_keys;
     let page: &[Param] = l.page.as_ref().map_or(&[], |p| &p.params);
     // The topology's defaults (`base_rtt_ns`) come first: anything given wins over them.
-    let topo = super::paths::topology_params(l, &["base_rtt_ns"]);
+    let topo = super::paths::topology_params(l, &["base_rtt_ns", "win_bytes"]);
     let given: Vec<(&Param, String)> = topo
         .iter()
         .chain(page)

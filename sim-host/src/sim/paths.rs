@@ -197,14 +197,26 @@ fn class(
 pub fn topology_params(l: &Loaded, keys: &[&str]) -> Vec<Param> {
     let p = of(l);
     keys.iter()
-        .filter(|&&k| k == "base_rtt_ns")
-        .map(|&k| Param {
+        .filter_map(|&k| match k {
+            "base_rtt_ns" => Some((k, p.longest_rtt_ns, topology_source(&l.file))),
+            "win_bytes" => Some((k, p.largest_bdp_bytes, topology_bdp_source(&l.file))),
+            _ => None,
+        })
+        .map(|(k, v, source)| Param {
             key: k.into(),
-            value: p.longest_rtt_ns.to_string(),
-            source: topology_source(&l.file),
+            value: v.to_string(),
+            source,
             line: None,
         })
         .collect()
+}
+
+/// The source of a window taken from the topology (DCTCP's `win_bytes`: ns-3's `maxBdp`).
+pub fn topology_bdp_source(file: &Path) -> PathBuf {
+    PathBuf::from(format!(
+        "scenario {} topology (its largest bandwidth-delay product)",
+        file.display()
+    ))
 }
 
 /// What the report says of the paths and the `T` in force.

@@ -63,7 +63,7 @@ pub const KEYS: &[Key] = &[
         per_line_rate: None,
     },
     // HAS_WIN 1, VAR_WIN 1: bytes in flight ≤ win·R/line rate, win = the topology's largest
-    // bandwidth-delay product (third.cc maxBdp), given by the scenario; 0: no window.
+    // bandwidth-delay product (third.cc maxBdp) unless given; 0: no window.
     Key {
         name: "win_bytes",
         default: 0.0,
@@ -82,7 +82,10 @@ struct Dctcp {
 }
 
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
-    let params = super::with_nic_rate(l, "line_rate_bps", extra);
+    // The window defaults to the topology's largest bandwidth-delay product (ns-3's maxBdp);
+    // the scenario and `--set` win over it.
+    let mut params = super::with_nic_rate(l, "line_rate_bps", extra);
+    params.splice(1..1, crate::sim::paths::topology_params(l, &["win_bytes"]));
     let v = keys::parse(l, "dctcp", KEYS, &params)?;
     super::check_nic_rate(l, "line_rate_bps", v[0] as u64)?;
     keys::need_ecn(l, "dctcp")?;
