@@ -380,8 +380,13 @@ fn dctcp_cuts_once_per_window_and_increases_per_window() {
 
 #[test]
 fn dcqcn_and_dctcp_runs_cut_rates_and_keep_the_invariants() {
-    for (algo, dur) in [("dcqcn", 300_000u64), ("dctcp", 300_000)] {
-        let text = incast("", dur).replace("\"dcqcn\"", &format!("\"{algo}\""));
+    // DCTCP without its window (`win_bytes = 0`): with the topology's BDP as window, seven
+    // senders keep the queue under the 100 Gb/s Kmin and nothing is marked.
+    for (algo, dur, extra) in [
+        ("dcqcn", 300_000u64, ""),
+        ("dctcp", 300_000, "win_bytes = 0"),
+    ] {
+        let text = incast(extra, dur).replace("\"dcqcn\"", &format!("\"{algo}\""));
         let l = load("t_base.toml", &text);
         let (r, sim) = run_loaded(&l, &reference()).unwrap();
         assert!(r.violations.is_empty(), "{algo}: {:?}", r.violations);
@@ -535,4 +540,31 @@ fn the_report_shows_the_ecn_values_in_force_and_their_origin() {
     let ai = r.params.iter().find(|p| p.key == "rate_ai_bps").unwrap();
     assert_eq!(ai.value, "20000000");
     assert!(ai.origin.contains("line_rate_bps/5000"), "{}", ai.origin);
+}
+
+#[test]
+fn dctcp_s_window_defaults_to_the_topology_s_largest_bdp() {
+    let text = incast("", 50_000).replace("\"dcqcn\"", "\"dctcp\"");
+    let l = load("t_base.toml", &text);
+    let (r, _) = run_loaded(&l, &reference()).unwrap();
+    let w = r
+        .params
+        .iter()
+        .find(|p| p.key == "win_bytes")
+        .expect("win_bytes in force");
+    let bdp = r.paths.as_ref().expect("the path table").largest_bdp_bytes;
+    assert_eq!(w.value, bdp.to_string());
+    assert_eq!(
+        w.origin,
+        "topology: the largest bandwidth-delay product of its paths"
+    );
+    // Given, it wins.
+    let l = load(
+        "t_base.toml",
+        &text.replace("[params]\n", "[params]\nwin_bytes = 7000\n"),
+    );
+    let (r, _) = run_loaded(&l, &reference()).unwrap();
+    let w = r.params.iter().find(|p| p.key == "win_bytes").unwrap();
+    assert_eq!(w.value, "7000");
+    assert!(w.origin.contains("[params]"), "{}", w.origin);
 }
