@@ -4,8 +4,8 @@
 # out/sim). One line per run is printed; the full reports are OUT/<scenario>.<controller>.txt.
 # An algorithm without a firmware crate (DCQCN, DCTCP) has no fixed-point run: sim-host refuses
 # it (exit 2), and the line printed for it is the refusal, marked "reference only".
-# The 320-host fat-tree scenarios (hpcc_fat_*) take minutes each: skipped, with a line saying
-# so, unless SIM_ALL_FAT=1.
+# The 320-host fat-tree scenarios (*_fat_*) take up to a minute each: skipped, with a line
+# saying so, unless SIM_ALL_FAT=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-out/sim}
@@ -14,7 +14,7 @@ cargo build --release -q -p sim-host
 BIN=${CARGO_TARGET_DIR:-target}/release/sim-host
 for f in fixtures/scenarios/*.toml; do
   n=$(basename "$f" .toml)
-  if [[ $n == hpcc_fat_* && -z ${SIM_ALL_FAT:-} ]]; then
+  if [[ $n == *_fat_* && -z ${SIM_ALL_FAT:-} ]]; then
     echo "$n: skipped (minutes of wall time; SIM_ALL_FAT=1 runs it)"
     continue
   fi
