@@ -92,19 +92,15 @@ struct Hpcc {
 /// The preset in force: the last `preset` of `[params]` then `--set`, or `authors`; a name
 /// that is no preset is refused, naming where it was given.
 pub fn preset(l: &Loaded, extra: &[Param]) -> Result<Preset, String> {
-    let mut preset = Preset::Authors;
-    for p in l.params.iter().chain(extra).filter(|p| p.key == PRESET_KEY) {
-        preset = Preset::named(&p.value).ok_or_else(|| {
-            let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
-            let msg = format!("{:?} is not an hpcc preset ({})", p.value, names.join(", "));
-            if p.source == std::path::Path::new("--set") {
-                format!("--set {PRESET_KEY}: {msg}")
-            } else {
-                format!("{}: key `params.{PRESET_KEY}`: {msg}", l.file.display())
-            }
-        })?;
-    }
-    Ok(preset)
+    let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+    super::preset_in_force(
+        l,
+        extra,
+        "an hpcc preset",
+        &names,
+        Preset::Authors,
+        Preset::named,
+    )
 }
 
 /// The parameters HPCC is built from, lowest precedence first (see the module's comment).

@@ -22,6 +22,27 @@ pub struct Key {
     pub per_line_rate: Option<(f64, &'static str)>,
 }
 
+/// The first key of every table: the NIC's line rate (its default is the topology's host rate,
+/// which it must equal).
+pub const LINE_RATE: Key = Key {
+    name: "line_rate_bps",
+    default: 100e9,
+    min: 1e6,
+    max: 1.6e12,
+    integer: true,
+    per_line_rate: None,
+};
+
+/// The least rate, `MIN_RATE 1000Mb/s` of the authors' `run.py` for DCQCN and DCTCP.
+pub const MIN_RATE_1G: Key = Key {
+    name: "min_rate_bps",
+    default: 1e9,
+    min: 1.0,
+    max: 1.6e12,
+    integer: true,
+    per_line_rate: None,
+};
+
 /// Where a parameter was set, for an error message.
 fn at(l: &Loaded, p: &Param) -> String {
     if p.source == std::path::Path::new("--set") {

@@ -262,6 +262,32 @@ pub trait FlowCc: Send {
     fn window_bytes(&self) -> Option<f64>;
 }
 
+/// The last `preset` key of `[params]` then `--set` resolved by `named`, or `default`; a value
+/// `named` does not know is refused, naming where it was given, what a preset is (`what`: "an
+/// hpcc preset") and the presets there are (`names`).
+pub(crate) fn preset_in_force<P: Copy>(
+    l: &Loaded,
+    extra: &[Param],
+    what: &str,
+    names: &[&str],
+    default: P,
+    named: impl Fn(&str) -> Option<P>,
+) -> Result<P, String> {
+    use crate::sim::ctrl::PRESET_KEY;
+    let mut preset = default;
+    for p in l.params.iter().chain(extra).filter(|p| p.key == PRESET_KEY) {
+        preset = named(p.value.trim()).ok_or_else(|| {
+            let msg = format!("{:?} is not {what} ({})", p.value, names.join(", "));
+            if p.source == std::path::Path::new("--set") {
+                format!("--set {PRESET_KEY}: {msg}")
+            } else {
+                format!("{}: key `params.{PRESET_KEY}`: {msg}", l.file.display())
+            }
+        })?;
+    }
+    Ok(preset)
+}
+
 /// [`Entry::refuses`] of an algorithm that applies every key it parses.
 pub(crate) fn applies_all(_: &Loaded, _: &str) -> Option<&'static str> {
     None

@@ -74,21 +74,10 @@ struct Timely {
 /// The preset in force: the last `preset` of `[params]` then `--set`, or `paper`; a name that
 /// is no preset is refused, naming where it was given.
 fn preset(l: &Loaded, extra: &[Param]) -> Result<Preset, String> {
-    let mut preset = Preset::Paper;
-    for p in l.params.iter().chain(extra).filter(|p| p.key == PRESET_KEY) {
-        preset = Preset::ALL
-            .into_iter()
-            .find(|x| x.name() == p.value.trim())
-            .ok_or_else(|| {
-                let msg = format!("{:?} is not a timely preset (paper, ns3)", p.value);
-                if p.source == std::path::Path::new("--set") {
-                    format!("--set {PRESET_KEY}: {msg}")
-                } else {
-                    format!("{}: key `params.{PRESET_KEY}`: {msg}", l.file.display())
-                }
-            })?;
-    }
-    Ok(preset)
+    let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+    super::preset_in_force(l, extra, "a timely preset", &names, Preset::Paper, |v| {
+        Preset::ALL.into_iter().find(|x| x.name() == v)
+    })
 }
 
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {

@@ -29,23 +29,9 @@ pub const ENTRY: Entry = Entry {
 /// commit `9f4be2a`, which writes ns-3's `mix/config.txt` keys named in the comments; `bw` is
 /// the host link rate in Gb/s).
 pub const KEYS: &[Key] = &[
-    Key {
-        name: "line_rate_bps",
-        default: 100e9,
-        min: 1e6,
-        max: 1.6e12,
-        integer: true,
-        per_line_rate: None,
-    },
+    keys::LINE_RATE,
     // MIN_RATE 1000Mb/s
-    Key {
-        name: "min_rate_bps",
-        default: 1e9,
-        min: 1.0,
-        max: 1.6e12,
-        integer: true,
-        per_line_rate: None,
-    },
+    keys::MIN_RATE_1G,
     // RATE_AI 5·bw/25 Mb/s (20 Mb/s at 100 Gb/s)
     Key {
         name: "rate_ai_bps",

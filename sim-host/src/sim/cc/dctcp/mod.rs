@@ -27,23 +27,9 @@ pub const ENTRY: Entry = Entry {
 /// The parameters; defaults as the HPCC authors ran DCTCP (`simulation/run.py --cc dctcp`,
 /// commit `9f4be2a`, which writes ns-3's `mix/config.txt` keys named in the comments).
 pub const KEYS: &[Key] = &[
-    Key {
-        name: "line_rate_bps",
-        default: 100e9,
-        min: 1e6,
-        max: 1.6e12,
-        integer: true,
-        per_line_rate: None,
-    },
+    keys::LINE_RATE,
     // MIN_RATE 1000Mb/s
-    Key {
-        name: "min_rate_bps",
-        default: 1e9,
-        min: 1.0,
-        max: 1.6e12,
-        integer: true,
-        per_line_rate: None,
-    },
+    keys::MIN_RATE_1G,
     // DCTCP_RATE_AI 615 Mb/s (run.py: "calculated from RTT=13us and MTU=1KB")
     Key {
         name: "rate_ai_bps",
