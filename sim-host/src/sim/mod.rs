@@ -104,6 +104,10 @@ pub struct Report {
     pub algorithm: String,
     /// fixed or reference.
     pub controller: String,
+    /// The NICs' pacer: fixed (`cc-pacer`) or reference (the f64 reference pacer).
+    pub pacer: String,
+    /// Flows a NIC's pacer holds at once (`pacer_flows`).
+    pub pacer_flows: u32,
     /// Seed used.
     pub seed: u64,
     /// Simulated time, ns.
@@ -481,6 +485,12 @@ fn report(
             c.link_overlaps
         ));
     }
+    if c.pacer_early > 0 {
+        violations.push(format!(
+            "{} segments left their NIC's pacer before their pacing gap",
+            c.pacer_early
+        ));
+    }
     if c.max_buffer_used_bytes > c.buffer_bytes {
         violations.push("a buffer above its size".into());
     }
@@ -494,6 +504,8 @@ fn report(
         scenario: l.sc.name.clone(),
         algorithm: l.sc.algorithm.name().to_string(),
         controller: controller.name().into(),
+        pacer: l.sc.pacer.unwrap_or(controller).name().into(),
+        pacer_flows: l.sc.pacer_flows,
         seed,
         sim_ns: end_ns,
         wall_s: wall,
@@ -569,6 +581,22 @@ pub fn text(r: &Report) -> String {
         s,
         "  packets: sent {} = delivered {} + dropped {} + in flight {}; ACKs {} (NACKs {}), timeouts {}, ECN marked {}",
         c.sent, c.delivered, c.dropped, c.in_flight, c.acks, c.nacks, c.timeouts, c.ecn_marked
+    );
+    let _ = writeln!(
+        s,
+        "  pacer: {} ({} flows per NIC): {} segments, at most {} flows in one NIC's pacer, {} flows waited for a slot ({} µs in all), {} B handed out unused, {} rates below its slowest",
+        if r.pacer == "fixed" {
+            "cc-pacer"
+        } else {
+            "f64 reference"
+        },
+        r.pacer_flows,
+        c.pacer_segments,
+        c.pacer_max_flows,
+        c.pacer_waits,
+        c.pacer_wait_ns / 1000,
+        c.pacer_unused_bytes,
+        c.pacer_rate_floor
     );
     if let Some(p) = &r.pcc {
         let counters: Vec<String> = p.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
