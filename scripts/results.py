@@ -606,6 +606,7 @@ NAMESPACE = {
     for n, v in globals().items()
     if n in "R F Ref S Replay f i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates traces".split()
 }
+NAMESPACE.update(pacing_table=pacing_table, pacing_summary=pacing_summary)
 NAMESPACE.update(min=min, max=max, abs=abs, len=len, sum=sum, range=range, all=all, any=any, round=round, math=math)
 
 

@@ -260,3 +260,52 @@ fn a_seed_gives_the_same_files_with_either_pacer() {
         }
     }
 }
+
+/// Host 1 sends two long flows to host 0 (together near its line) while receiving two (its
+/// port also carries their ACKs); a 2 kB flow from host 1 starts after 1 ms.
+const BUSY_NIC: &str = r#"
+name = "t_pacer_busy"
+algorithm = "hpcc"
+duration_ns = 1_500_000
+[params]
+base_rtt_ns = 13000
+[topology]
+kind = "star"
+hosts = 4
+host_rate_bps = 100_000_000_000
+[[flows]]
+kind = "long"
+src = [1, 1]
+dst = 0
+[[flows]]
+kind = "long"
+src = [2, 3]
+dst = 1
+[[flows]]
+kind = "incast"
+src = [1]
+dst = 2
+size_bytes = 2000
+start_ns = 1_000_000
+"#;
+
+#[test]
+fn a_new_flow_on_a_nic_busy_with_acks_does_not_wait_behind_its_pacers_past() {
+    // The port's ACKs take line time the pacer does not hand out; unless the pacer's line is
+    // told (its line flow), its schedule falls behind the port by the ACKs' share and the new
+    // flow, scheduled at `now`, waits behind every flow due in that past.
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = run("t_pacer_busy.toml", BUSY_NIC, c, None);
+        assert!(
+            r.counters.pacer_line_bytes > 100_000,
+            "{c:?}: {:?}",
+            r.counters
+        );
+        let b = r
+            .slowdown
+            .iter()
+            .find(|b| b.flows == 1)
+            .expect("the short flow finished");
+        assert!(b.p99.unwrap() < 4.0, "{c:?}: slowdown {:?}", b.p99);
+    }
+}

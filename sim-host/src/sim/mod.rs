@@ -584,7 +584,7 @@ pub fn text(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "  pacer: {} ({} flows per NIC): {} segments, at most {} flows in one NIC's pacer, {} flows waited for a slot ({} µs in all), {} B handed out unused, {} rates below its slowest",
+        "  pacer: {} ({} flows per NIC): {} segments, at most {} flows in one NIC's pacer, {} flows waited for a slot ({} µs in all), {} B handed out unused, {} rates below its slowest, {} B of other line time",
         if r.pacer == "fixed" {
             "cc-pacer"
         } else {
@@ -596,7 +596,8 @@ pub fn text(r: &Report) -> String {
         c.pacer_waits,
         c.pacer_wait_ns / 1000,
         c.pacer_unused_bytes,
-        c.pacer_rate_floor
+        c.pacer_rate_floor,
+        c.pacer_line_bytes
     );
     if let Some(p) = &r.pcc {
         let counters: Vec<String> = p.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -11,10 +11,11 @@
 //!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data enqueued
 //!   above a threshold; PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
 //!   mod 2^24, tx bytes/128 mod 2^20, qlen/80).
-//! * [`nic`](self::nic): a host NIC serves its flows earliest-eligible-first within their
-//!   windows, pacing each packet (or each TSO segment, when the algorithm sends in segments)
-//!   at the controller's rate; it tells the controller of every packet sent and sends the
-//!   RTT probes a controller asks for.
+//! * [`nic`](self::nic): a host NIC sends what its pacer hands out when its port is free: the
+//!   controller's rate and window go to the pacer ([`pacer`](self::pacer): `cc-pacer` in a
+//!   fixed-point run, the f64 reference pacer in a reference run), which paces each packet (or
+//!   each TSO segment, when the algorithm sends in segments); it tells the controller of every
+//!   packet sent and sends the RTT probes a controller asks for.
 //! * [`transport`](self::transport): receivers ACK every k-th packet (and a flow's or a
 //!   segment's last) and NACK a gap (go-back-N; a retransmission timer covers a lost tail);
 //!   every ACK goes to the flow's controller ([`super::cc::FlowCc`]) with its INT bytes, ECN
@@ -247,14 +248,19 @@ struct LastSeg {
     bytes: u32,
 }
 
+/// The pacer slot of each NIC's line flow ([`Sim::line_taken`]): the port's time on anything
+/// but paced data.
+const LINE_SLOT: u16 = 0;
+
 /// No flow in a pacer slot.
 const NO_FLOW: u32 = u32::MAX;
 /// A flow without a pacer slot.
 const NO_SLOT: u16 = u16::MAX;
 /// An idle pacer is called at least this often (its contract: every 67 ms), ps.
 const PACER_TICK_PS: u64 = 32_000_000_000;
-/// Bytes of a TSO flow queued in the pacer at a time (a long flow's are topped up).
-const PACER_CHUNK: u64 = 1 << 24;
+/// TSO: segments of a flow queued in the pacer ahead (topped up as they leave): what a stopped
+/// flow leaves queued, handed out later with nothing to send, stays below this many.
+const PACER_AHEAD: u64 = 2;
 
 /// One flow's sender and receiver state.
 pub struct Flow {
@@ -303,6 +309,8 @@ pub struct Flow {
     p_inflight: u64,
     /// The rate (128 b/s units) and window last given to the pacer.
     p_rate: u32,
+    /// The time per byte of `p_rate` (the pacing check's gaps, computed as the crate does).
+    p_tpb: u32,
     p_window: u32,
     /// When it started waiting for a pacer slot, ps.
     wait_since: Option<u64>,
@@ -392,6 +400,9 @@ pub struct Counters {
     pub pacer_waits: u64,
     /// Their time waiting, summed, ns.
     pub pacer_wait_ns: u64,
+    /// Line time the NICs' ports spent on anything but paced data (ACKs, NACKs, probes, PFC
+    /// pauses, send-jitter holds), given to each pacer's line flow, bytes.
+    pub pacer_line_bytes: u64,
     /// Bytes the pacers handed out with nothing left to send (a stopped or finished flow, a
     /// go-back-N that moved the data): not sent.
     pub pacer_unused_bytes: u64,

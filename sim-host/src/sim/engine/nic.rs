@@ -1,6 +1,8 @@
-//! The host NIC: its scheduler (earliest-due eligible flow first, within the window), pacing
-//! at the controller's rate (per packet, or per TSO segment), the controller's send events
-//! and the DOCA PCC RTT probes.
+//! The host NIC: what its pacer ([`super::pacer`]) hands out goes on the wire when the port is
+//! free (per packet, or a TSO segment's packets back to back); the controller's rate and window
+//! go to the pacer, and the flow's data as it becomes available; a flow takes a pacer slot when
+//! it starts (or waits for one) and gives it back when it finishes. Also the controller's send
+//! events and the DOCA PCC RTT probes.
 
 use super::*;
 
@@ -62,15 +64,21 @@ impl Sim {
                         }
                     }
                 }
-                self.admit_waiting(h);
+                if !self.hosts[h as usize].waiting.is_empty() {
+                    self.admit_waiting(h);
+                }
                 return;
             };
-            self.c.pacer_segments += 1;
             let fid = host
                 .slot_flow
                 .get(usize::from(seg.slot))
                 .copied()
                 .unwrap_or(NO_FLOW);
+            if seg.slot == LINE_SLOT {
+                // The line flow: line time already taken by the port.
+                continue;
+            }
+            self.c.pacer_segments += 1;
             if fid == NO_FLOW {
                 // A finished flow's slot handing out what was still queued.
                 self.c.pacer_unused_bytes += u64::from(seg.bytes);
@@ -89,6 +97,11 @@ impl Sim {
                 let t = now + self.rng.next_u64() % (self.jitter_ps + 1);
                 if t > now {
                     self.hosts[h as usize].hold_until = t;
+                    let rate = self.host_rate_bps;
+                    self.line_taken(
+                        h,
+                        (u128::from(t - now) * u128::from(rate) / 8_000_000_000_000) as u64,
+                    );
                     if self.seg_bytes.is_none() {
                         // The packet waits with its grant; `cur` sends it when the hold ends.
                         self.hosts[h as usize].cur = Some(fid);
@@ -111,8 +124,7 @@ impl Sim {
     /// rate measures the pacing error against the controller's rate.
     fn check_pace(&mut self, fid: u32, seg: pacer::Seg) {
         let f = &mut self.flows[fid as usize];
-        let tpb = cc_pacer::time_per_byte(cc_pacer::Rate::from_units(f.p_rate));
-        let gap = u64::from(cc_pacer::gap(seg.bytes, tpb));
+        let gap = u64::from(cc_pacer::gap(seg.bytes, f.p_tpb));
         if let Some(p) = f.last_seg {
             if seg.t_send < p.t_send + p.gap {
                 self.c.pacer_early += 1;
@@ -138,6 +150,22 @@ impl Sim {
             req_bps: f.rate_bps,
             bytes: seg.bytes,
         });
+    }
+
+    /// Host `h`'s port spent line time on something its pacer does not hand out (an ACK, a
+    /// NACK, a probe or its response, a PFC pause, a send-jitter hold): `bytes` of line time go
+    /// to the pacer's line flow, so that the pacer's line keeps up with the port. Without it
+    /// the pacer's line falls behind the port, its flows' due times with it, and a flow
+    /// scheduled at `now` waits behind every flow whose due time lies in that past.
+    pub(super) fn line_taken(&mut self, h: u32, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let u = pacer::units_of(self.now);
+        self.c.pacer_line_bytes += bytes;
+        let host = &mut self.hosts[h as usize];
+        // At most 2^31 bytes at once (a 1.3 s pause at 1.6 Tb/s); the backlog stays in u32.
+        host.pacer.enqueue(LINE_SLOT, bytes.min(1 << 31) as u32, u);
     }
 
     /// Arms host `h`'s wake-up at `t` (ps) unless one at or before it is armed.
@@ -271,17 +299,19 @@ impl Sim {
         b.min(u64::from(u32::MAX)) as u32
     }
 
-    /// Gives the pacer what flow `fid` may send next: TSO, its bytes as they become available
-    /// (a long flow's in chunks); per packet, its next packet's wire bytes.
+    /// Gives the pacer what flow `fid` may send next: TSO, its bytes as they become available,
+    /// at most two segments ahead (topped up as segments leave, so its backlog never runs dry
+    /// while it has data); per packet, its next packet's wire bytes.
     pub(super) fn refill(&mut self, fid: u32) {
         let f = &self.flows[fid as usize];
         if f.slot == NO_SLOT || f.done_ps.is_some() {
             return;
         }
         let need = f.send_limit().saturating_sub(f.snd_nxt);
-        let add = if self.seg_bytes.is_some() {
-            let want = need.min(PACER_CHUNK);
-            if f.avail < want && (need <= PACER_CHUNK || f.avail * 2 <= want) {
+        let add = if let Some(seg) = self.seg_bytes {
+            let chunk = PACER_AHEAD * seg;
+            let want = need.min(chunk);
+            if f.avail < want && (need <= chunk || f.avail * 2 <= want) {
                 want - f.avail
             } else {
                 0
@@ -377,12 +407,12 @@ impl Sim {
                     host.pacer.set_window(s, w, u);
                 }
                 (s, left)
-            } else if host.pacer.len() < self.pacer_cap {
+            } else if host.pacer.len() < self.pacer_cap + 1 {
                 match host.pacer.add(seg, rate, window) {
                     Some(s) => {
                         host.slot_flow.push(NO_FLOW);
                         self.c.pacer_max_flows =
-                            self.c.pacer_max_flows.max(host.pacer.len() as u64);
+                            self.c.pacer_max_flows.max(host.pacer.len() as u64 - 1);
                         (s, 0)
                     }
                     None => return,
@@ -406,6 +436,7 @@ impl Sim {
             };
             f.p_inflight = 0;
             f.p_rate = rate;
+            f.p_tpb = cc_pacer::time_per_byte(cc_pacer::Rate::from_units(rate));
             f.p_window = window.unwrap_or(0);
             if let Some(t) = f.wait_since.take() {
                 self.c.pacer_wait_ns += (now - t) / PS_PER_NS;
@@ -446,6 +477,7 @@ impl Sim {
             let (h, slot) = (f.src, f.slot);
             if rate != f.p_rate {
                 f.p_rate = rate;
+                f.p_tpb = cc_pacer::time_per_byte(cc_pacer::Rate::from_units(rate));
                 if rate < cc_pacer::Rate::MIN.units() {
                     self.c.pacer_rate_floor += 1;
                 }

@@ -8,7 +8,7 @@
 //!   or after it ([`ps_of`]). The pacer's clock starts with the run, not at the NIC clock's
 //!   offset (`nic_clock`): `Pacer::new` stores its line's free time as instant 0, so a pacer
 //!   whose first `now` lies between 2^31 and 2^32 − 2^30 units after 0 finds its line busy
-//!   until the clock wraps past 0 (up to 134 ms; found in this loop, docs/pacer.md §6).
+//!   until the clock wraps past 0 (up to 134 ms; docs/pacer.md §7).
 //! * Rates: the controller's b/s become units of 128 b/s rounded down, saturating at
 //!   `u32::MAX` units (≈ 549.7 Gb/s); both pacers then pace a rate below 61 036 units
 //!   (≈ 7.81 Mb/s) at that rate (counted by the engine).
@@ -16,11 +16,11 @@
 use cc_pacer::{Config, FlowId, FlowMode, FlowSpec, Instant, Pacer, Rate};
 use cc_reference::pacer::{RefMode, RefPacer, gap_ns, tpb};
 
-/// Flows a NIC's pacer holds at once (`N` and `X` of `Pacer<N, X>`: every flow may be a
-/// window flow).
+/// Flows a NIC's pacer holds at once besides its line flow (`N` − 1 and `X` − 1 of
+/// `Pacer<N, X>`: every flow may be a window flow).
 pub const PACER_FLOWS: usize = 1024;
 
-type FixedPacer = Pacer<PACER_FLOWS, PACER_FLOWS>;
+type FixedPacer = Pacer<{ PACER_FLOWS + 1 }, { PACER_FLOWS + 1 }>;
 
 /// The engine's picoseconds in the pacer's 1/16-ns units (rounded down).
 pub(super) fn units_of(ps: u64) -> u64 {
@@ -62,8 +62,17 @@ fn ns(u: u64) -> f64 {
 }
 
 impl NicPacer {
-    /// A pacer on a line of `line_bps` (checked by the scenario: within the pacer's rates).
+    /// A pacer on a line of `line_bps` (checked by the scenario: within the pacer's rates), with
+    /// its line flow in slot 0: a paced flow at the line rate in segments of 64 KiB, to which
+    /// the NIC gives the line time its port spends on anything but paced data.
     pub fn new(fixed: bool, line_bps: u64) -> Self {
+        let mut p = Self::empty(fixed, line_bps);
+        let line = Rate::from_bps(line_bps).units();
+        let _ = p.add(1 << 16, line, None);
+        p
+    }
+
+    fn empty(fixed: bool, line_bps: u64) -> Self {
         let line = Rate::from_bps(line_bps);
         if fixed {
             let cfg = Config::new(line).unwrap_or(Config::DEFAULT);

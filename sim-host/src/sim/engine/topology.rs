@@ -118,7 +118,7 @@ impl Sim {
                 port: 0,
                 wake_at: u64::MAX,
                 pacer: pacer::NicPacer::new(self.pacer_fixed, t.host_rate_bps),
-                slot_flow: Vec::new(),
+                slot_flow: vec![NO_FLOW],
                 free: Vec::new(),
                 draining: Vec::new(),
                 waiting: VecDeque::new(),

@@ -43,6 +43,7 @@ impl Sim {
             pq: 0,
             p_inflight: 0,
             p_rate: 0,
+            p_tpb: 0,
             p_window: 0,
             wait_since: None,
             last_seg: None,
