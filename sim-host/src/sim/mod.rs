@@ -106,6 +106,10 @@ pub struct Report {
     pub algorithm: String,
     /// fixed or reference.
     pub controller: String,
+    /// The NICs' pacer: fixed (`cc-pacer`) or reference (the f64 reference pacer).
+    pub pacer: String,
+    /// Flows a NIC's pacer holds at once (`pacer_flows`).
+    pub pacer_flows: u32,
     /// Seed used.
     pub seed: u64,
     /// Simulated time, ns.
@@ -523,6 +527,18 @@ fn report(
             c.link_overlaps
         ));
     }
+    if c.pacer_refused > 0 {
+        violations.push(format!(
+            "a NIC's pacer refused a flow it had room for {} times (its segment or rate): those flows never sent",
+            c.pacer_refused
+        ));
+    }
+    if c.pacer_early > 0 {
+        violations.push(format!(
+            "{} segments left their NIC's pacer before their pacing gap",
+            c.pacer_early
+        ));
+    }
     if c.max_buffer_used_bytes > c.buffer_bytes {
         violations.push("a buffer above its size".into());
     }
@@ -536,6 +552,8 @@ fn report(
         scenario: l.sc.name.clone(),
         algorithm: l.sc.algorithm.name().to_string(),
         controller: controller.name().into(),
+        pacer: l.sc.pacer.unwrap_or(controller).name().into(),
+        pacer_flows: l.sc.pacer_flows,
         seed,
         sim_ns: end_ns,
         wall_s: wall,
@@ -676,6 +694,23 @@ pub fn text(r: &Report) -> String {
             c.cnps_sent, c.cnps_received
         );
     }
+    let _ = writeln!(
+        s,
+        "  pacer: {} ({} flows per NIC): {} segments, at most {} flows in one NIC's pacer, {} flows waited for a slot ({} µs in all), {} B handed out unused, {} rates below its slowest, {} B of other line time",
+        if r.pacer == "fixed" {
+            "cc-pacer"
+        } else {
+            "f64 reference"
+        },
+        r.pacer_flows,
+        c.pacer_segments,
+        c.pacer_max_flows,
+        c.pacer_waits,
+        c.pacer_wait_ns / 1000,
+        c.pacer_unused_bytes,
+        c.pacer_rate_floor,
+        c.pacer_line_bytes
+    );
     if let Some(p) = &r.pcc {
         let counters: Vec<String> = p.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(

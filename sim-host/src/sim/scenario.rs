@@ -490,6 +490,9 @@ fn default_mtu() -> u32 {
 fn default_seg() -> u32 {
     16_384
 }
+fn default_pacer_flows() -> u32 {
+    super::engine::pacer::PACER_FLOWS as u32
+}
 fn default_ack_every() -> u32 {
     1
 }
@@ -526,6 +529,14 @@ pub struct Scenario {
     /// its pacing time, uniform (scheduling noise that real NICs have), ns.
     #[serde(default)]
     pub send_jitter_ns: u64,
+    /// The NICs' pacer: `fixed` (`cc-pacer`) or `reference` (the f64 reference pacer); by
+    /// default the controller's side.
+    #[serde(default)]
+    pub pacer: Option<ControllerKind>,
+    /// Flows a NIC's pacer holds at once (`1 ..= 1024`); a flow that starts while its NIC's
+    /// pacer is full waits for a finished flow's slot.
+    #[serde(default = "default_pacer_flows")]
+    pub pacer_flows: u32,
     /// HPCC: hpcc, per_ack or per_rtt.
     #[serde(default)]
     pub reaction: Reaction,
@@ -888,6 +899,18 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         if !(1_000_000..=1_600_000_000_000).contains(&r) {
             return Err(l.err(k, format!("{r} b/s is outside 1 Mb/s ..= 1.6 Tb/s")));
         }
+        // The NIC's pacer runs its line at this rate, in units of 128 b/s.
+        let pacer = cc_pacer::Rate::MIN.bps()..=cc_pacer::Rate::MAX.bps();
+        if k == "topology.host_rate_bps" && !pacer.contains(&r) {
+            return Err(l.err(
+                k,
+                format!(
+                    "{r} b/s is outside the NIC pacer's line rates ({} ..= {} b/s)",
+                    pacer.start(),
+                    pacer.end()
+                ),
+            ));
+        }
         if int_on && !hpcc_cc::int::SPEED_BPS.contains(&r) {
             return Err(l.err(
                 k,
@@ -951,8 +974,23 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     if !(64..=9_000).contains(&sc.mtu_bytes) {
         return Err(l.err("mtu_bytes", "must be in 64 ..= 9000"));
     }
-    if sc.segment_bytes < sc.mtu_bytes || sc.segment_bytes > 1 << 20 {
-        return Err(l.err("segment_bytes", "must be in mtu_bytes ..= 1 MiB"));
+    if sc.segment_bytes < sc.mtu_bytes
+        || sc.segment_bytes > 1 << 16
+        || !sc.segment_bytes.is_multiple_of(256)
+    {
+        return Err(l.err(
+            "segment_bytes",
+            "must be a multiple of 256 in mtu_bytes ..= 65536 (the NIC pacer's segment sizes)",
+        ));
+    }
+    if sc.pacer_flows == 0 || sc.pacer_flows as usize > super::engine::pacer::PACER_FLOWS {
+        return Err(l.err(
+            "pacer_flows",
+            format!(
+                "must be in 1 ..= {} (the NIC pacer's flow table)",
+                super::engine::pacer::PACER_FLOWS
+            ),
+        ));
     }
     if sc.send_jitter_ns > 1_000_000 {
         return Err(l.err("send_jitter_ns", "at most 1 ms"));

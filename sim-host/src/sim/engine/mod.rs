@@ -11,10 +11,11 @@
 //!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data as it
 //!   leaves a queue, by Kmin/Kmax/Pmax per link rate ([`super::ecn`]); PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
 //!   mod 2^24, tx bytes/128 mod 2^20, qlen/80).
-//! * [`nic`](self::nic): a host NIC serves its flows earliest-eligible-first within their
-//!   windows, pacing each packet (or each TSO segment, when the algorithm sends in segments)
-//!   at the controller's rate; it tells the controller of every packet sent and sends the
-//!   RTT probes a controller asks for.
+//! * [`nic`](self::nic): a host NIC sends what its pacer hands out when its port is free: the
+//!   controller's rate and window go to the pacer ([`pacer`](self::pacer): `cc-pacer` in a
+//!   fixed-point run, the f64 reference pacer in a reference run), which paces each packet (or
+//!   each TSO segment, when the algorithm sends in segments); it tells the controller of every
+//!   packet sent and sends the RTT probes a controller asks for.
 //! * [`transport`](self::transport): receivers ACK every k-th packet (and a flow's or a
 //!   segment's last) and NACK a gap (go-back-N; a retransmission timer covers a lost tail);
 //!   every ACK goes to the flow's controller ([`super::cc::FlowCc`]) with its INT bytes, ECN
@@ -41,6 +42,7 @@ use std::collections::{BinaryHeap, VecDeque};
 mod mmu;
 mod nic;
 mod ns3;
+pub mod pacer;
 mod switch;
 mod topology;
 mod transport;
@@ -237,9 +239,53 @@ struct Switch {
 
 struct Host {
     port: u32,
-    active: Vec<u32>,
     wake_at: u64,
+    /// The NIC's pacer ([`pacer`]).
+    pacer: pacer::NicPacer,
+    /// The flow in each pacer slot (`NO_FLOW`: free or draining).
+    slot_flow: Vec<u32>,
+    /// Slots out of the wheel with nothing queued, ready for a new flow.
+    free: Vec<u16>,
+    /// Slots of finished flows, reusable once out of the wheel.
+    draining: Vec<u16>,
+    /// Flows waiting for a slot (the pacer is full), in order of arrival.
+    waiting: VecDeque<u32>,
+    /// With TSO segments: the flow whose segment is being sent.
+    cur: Option<u32>,
+    /// Send jitter: the segment taken last leaves at this time (ps).
+    hold_until: u64,
+    /// A wake-up armed to keep an idle pacer's clock within its contract (ps).
+    tick_at: u64,
 }
+
+/// A flow's last segment from its pacer (the pacing check).
+#[derive(Clone, Copy)]
+struct LastSeg {
+    /// When it left, 1/16 ns.
+    t_send: u64,
+    /// The gap its bytes take at the pacer's rate then, 1/16 ns.
+    gap: u64,
+    /// The pacer's rate then, units of 128 b/s.
+    rate: u32,
+    /// The controller's rate then, b/s.
+    req_bps: f64,
+    /// Its bytes.
+    bytes: u32,
+}
+
+/// The pacer slot of each NIC's line flow ([`Sim::line_taken`]): the port's time on anything
+/// but paced data.
+const LINE_SLOT: u16 = 0;
+
+/// No flow in a pacer slot.
+const NO_FLOW: u32 = u32::MAX;
+/// A flow without a pacer slot.
+const NO_SLOT: u16 = u16::MAX;
+/// An idle pacer is called at least this often (its contract: every 67 ms), ps.
+const PACER_TICK_PS: u64 = 32_000_000_000;
+/// TSO: segments of a flow queued in the pacer ahead (topped up as they leave): what a stopped
+/// flow leaves queued, handed out later with nothing to send, stays below this many.
+const PACER_AHEAD: u64 = 2;
 
 /// One flow's sender and receiver state.
 pub struct Flow {
@@ -277,7 +323,26 @@ pub struct Flow {
     pub stopped_ps: Option<u64>,
     snd_nxt: u64,
     snd_una: u64,
-    next_send_ps: u64,
+    /// Its slot in the NIC's pacer (`NO_SLOT`: not admitted yet).
+    slot: u16,
+    /// Bytes the pacer may still hand out or has handed out and the NIC has not sent
+    /// (the pacer's backlog + `grant`): TSO payload bytes, or one packet's wire bytes.
+    avail: u64,
+    /// Bytes the pacer handed out that the NIC has not sent yet.
+    grant: u64,
+    /// Per-packet pacing: the wire bytes of the packet queued in the pacer (0: none).
+    pq: u32,
+    /// Window flows: what the pacer counts in flight, bytes.
+    p_inflight: u64,
+    /// The rate (128 b/s units) and window last given to the pacer.
+    p_rate: u32,
+    /// The time per byte of `p_rate` (the pacing check's gaps, computed as the crate does).
+    p_tpb: u32,
+    p_window: u32,
+    /// When it started waiting for a pacer slot, ps.
+    wait_since: Option<u64>,
+    /// Its last segment from the pacer.
+    last_seg: Option<LastSeg>,
     /// The sender's congestion controller.
     cc: Box<dyn FlowCc>,
     /// Its rate, b/s, as last read.
@@ -363,6 +428,40 @@ pub struct Counters {
     pub cnps_sent: u64,
     /// CNPs that reached their sender's controller.
     pub cnps_received: u64,
+    /// Segments the NICs' pacers handed out (TSO segments, or packets).
+    pub pacer_segments: u64,
+    /// The most flows one NIC's pacer held (its flow table's high-water mark).
+    pub pacer_max_flows: u64,
+    /// Flows that waited for a pacer slot (a NIC's pacer was full when they started).
+    pub pacer_waits: u64,
+    /// Times a NIC's pacer with room refused a flow (must stay 0: such a flow never sends).
+    pub pacer_refused: u64,
+    /// Their time waiting, summed, ns.
+    pub pacer_wait_ns: u64,
+    /// Line time the NICs' ports spent on anything but paced data (ACKs, NACKs, probes, PFC
+    /// pauses, send-jitter holds), given to each pacer's line flow, bytes.
+    pub pacer_line_bytes: u64,
+    /// Bytes the pacers handed out with nothing left to send (a stopped or finished flow, a
+    /// go-back-N that moved the data): not sent.
+    pub pacer_unused_bytes: u64,
+    /// Rates below the pacer's slowest (61 036 × 128 b/s ≈ 7.81 Mb/s) given to a pacer, which
+    /// paces them at that rate.
+    pub pacer_rate_floor: u64,
+    /// Segments a pacer handed out before their flow's previous segment's time plus its gap
+    /// at the rate it left with (must stay 0: the NIC never sends faster than the pacer's
+    /// rate).
+    pub pacer_early: u64,
+    /// Consecutive segments of a flow that left exactly one pacing gap apart at an unchanged
+    /// rate (the flow was paced, not idle or held by the line).
+    pub pacer_paced_pairs: u64,
+    /// Over those: the gap's relative error against the controller's rate (`gap / (8·bytes /
+    /// rate) − 1`), summed (the pacer's roundings: the rate down to 128 b/s, then the two
+    /// ceilings of docs/pacer.md §1).
+    pub pacer_gap_err_sum: f64,
+    /// The smallest of those errors (negative: a gap shorter than the rate asks).
+    pub pacer_gap_err_min: f64,
+    /// The largest excess of a gap over the one the controller's rate asks, ns.
+    pub pacer_gap_excess_max_ns: f64,
 }
 
 /// The simulator.
@@ -403,10 +502,19 @@ pub struct Sim {
     /// `output.ideal_fct = "ns3"`: slowdowns against ns-3's standalone FCT.
     ideal_ns3: bool,
     mtu: u32,
-    /// TSO segment bytes when the algorithm sends in segments.
+    /// TSO segment bytes when the algorithm sends in segments (the controller's events and the
+    /// receiver's ACKs follow them).
     seg_bytes: Option<u64>,
+    /// The pacer's segments: `seg_bytes` when a segment holds more than one packet; `None`
+    /// (every packet paced alone, at its wire bytes) otherwise, as for a one-packet segment
+    /// (TIMELY's ns-3 preset) the two are the same schedule.
+    pace_seg: Option<u64>,
     ack_every: u32,
     jitter_ps: u64,
+    /// The NICs pace through `cc-pacer` (else the f64 reference).
+    pacer_fixed: bool,
+    /// Flows a NIC's pacer holds at once (≤ [`pacer::PACER_FLOWS`]).
+    pacer_cap: usize,
     rng: Pcg64Mcg,
     end_ps: u64,
     sample_ps: u64,
@@ -492,6 +600,10 @@ impl Sim {
             hosts: Vec::new(),
             flows: Vec::new(),
             seg_bytes: setup.algo().segment_bytes(),
+            pace_seg: setup
+                .algo()
+                .segment_bytes()
+                .filter(|&s| s > u64::from(sc.mtu_bytes)),
             setup,
             controller,
             topo: t.kind,
@@ -519,6 +631,8 @@ impl Sim {
             mtu: sc.mtu_bytes,
             ack_every: sc.ack_every,
             jitter_ps: sc.send_jitter_ns * PS_PER_NS,
+            pacer_fixed: sc.pacer.unwrap_or(controller) == ControllerKind::Fixed,
+            pacer_cap: sc.pacer_flows as usize,
             rng: Pcg64Mcg::new(0xC0FF_EE00_D00D_u128 ^ (u128::from(seed) << 64 | u128::from(seed))),
             end_ps: sc.duration_ns * PS_PER_NS,
             sample_ps: sc.output.sample_ns * PS_PER_NS,

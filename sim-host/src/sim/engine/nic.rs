@@ -1,6 +1,8 @@
-//! The host NIC: its scheduler (earliest-due eligible flow first, within the window), pacing
-//! at the controller's rate (per packet, or per TSO segment), the controller's send events
-//! and the DOCA PCC RTT probes.
+//! The host NIC: what its pacer ([`super::pacer`]) hands out goes on the wire when the port is
+//! free (per packet, or a TSO segment's packets back to back); the controller's rate and window
+//! go to the pacer, and the flow's data as it becomes available; a flow takes a pacer slot when
+//! it starts (or waits for one) and gives it back when it finishes. Also the controller's send
+//! events and the DOCA PCC RTT probes.
 
 use super::*;
 
@@ -12,8 +14,9 @@ pub(crate) fn nic_clock(h: u32, t_ps: u64) -> u32 {
 }
 
 impl Sim {
-    /// The NIC scheduler: when the host port is idle, send one packet of the eligible flow
-    /// that is due first, or wake up when one is due.
+    /// The NIC scheduler: when the host port is idle (and no ACK or probe waits, and PFC has
+    /// not paused it), send the next packet of the segment being sent, or take the next
+    /// segment from the NIC's pacer; when nothing may leave yet, wake up when the pacer says.
     pub(super) fn host_try_send(&mut self, h: u32) {
         let port = self.hosts[h as usize].port;
         if self.ports[port as usize].cur.is_some() {
@@ -27,52 +30,204 @@ impl Sim {
             // PFC: the NIC sends no data until the switch resumes it.
             return;
         }
-        let mut best: Option<(u64, u32)> = None;
-        let mut i = 0;
-        while i < self.hosts[h as usize].active.len() {
-            let fid = self.hosts[h as usize].active[i];
-            let f = &self.flows[fid as usize];
-            if f.done_ps.is_some() {
-                self.hosts[h as usize].active.swap_remove(i);
-                continue;
-            }
-            i += 1;
-            if f.snd_nxt >= f.send_limit() {
-                continue;
-            }
-            if let Some(w) = f.window
-                && (f.snd_nxt - f.snd_una) as f64 >= w
-            {
-                continue;
-            }
-            if best.is_none_or(|(t, b)| (f.next_send_ps, fid) < (t, b)) {
-                best = Some((f.next_send_ps, fid));
-            }
-        }
-        let Some((t, fid)) = best else {
+        let now = self.now;
+        if self.hosts[h as usize].hold_until > now {
+            let t = self.hosts[h as usize].hold_until;
+            self.wake(h, t);
             return;
-        };
-        if t > self.now {
+        }
+        let u = pacer::units_of(now);
+        let mut calls = 0u32;
+        loop {
+            if let Some(fid) = self.hosts[h as usize].cur {
+                if self.send_granted(fid, port) {
+                    return;
+                }
+                self.hosts[h as usize].cur = None;
+            }
             let host = &mut self.hosts[h as usize];
-            if host.wake_at > t || host.wake_at < self.now {
-                host.wake_at = t;
-                self.push(t, Ev::Wake { host: h });
+            let Some(seg) = host.pacer.next(u) else {
+                match host.pacer.earliest(u) {
+                    // Flows filed ahead are being moved into the wheel: ask again now.
+                    Some(t) if t <= u && calls < 1 << 16 => {
+                        calls += 1;
+                        continue;
+                    }
+                    Some(t) => {
+                        let t = pacer::ps_of(t).max(now + 1);
+                        self.wake(h, t);
+                    }
+                    None => {
+                        if host.tick_at <= now && !host.slot_flow.is_empty() {
+                            host.tick_at = now + PACER_TICK_PS;
+                            self.push(now + PACER_TICK_PS, Ev::Wake { host: h });
+                        }
+                    }
+                }
+                if !self.hosts[h as usize].waiting.is_empty() {
+                    self.admit_waiting(h);
+                }
+                return;
+            };
+            let fid = host
+                .slot_flow
+                .get(usize::from(seg.slot))
+                .copied()
+                .unwrap_or(NO_FLOW);
+            if seg.slot == LINE_SLOT {
+                // The line flow: line time already taken by the port.
+                continue;
             }
-            return;
+            self.c.pacer_segments += 1;
+            if fid == NO_FLOW {
+                // A finished flow's slot handing out what was still queued.
+                self.c.pacer_unused_bytes += u64::from(seg.bytes);
+                continue;
+            }
+            self.check_pace(fid, seg);
+            let f = &mut self.flows[fid as usize];
+            f.grant += u64::from(seg.bytes);
+            if f.window.is_some() {
+                f.p_inflight += u64::from(seg.bytes);
+            }
+            if self.pace_seg.is_some() {
+                self.hosts[h as usize].cur = Some(fid);
+            }
+            if self.jitter_ps > 0 {
+                let t = now + self.rng.next_u64() % (self.jitter_ps + 1);
+                if t > now {
+                    self.hosts[h as usize].hold_until = t;
+                    let rate = self.host_rate_bps;
+                    self.line_taken(
+                        h,
+                        (u128::from(t - now) * u128::from(rate) / 8_000_000_000_000) as u64,
+                    );
+                    if self.pace_seg.is_none() {
+                        // The packet waits with its grant; `cur` sends it when the hold ends.
+                        self.hosts[h as usize].cur = Some(fid);
+                    }
+                    self.wake(h, t);
+                    return;
+                }
+            }
+            // Per packet, the packet goes now; a partial grant (the window had less room than
+            // the packet) waits for the rest.
+            if self.pace_seg.is_none() && self.send_granted(fid, port) {
+                return;
+            }
         }
-        self.send_data(fid, port);
     }
 
-    pub(super) fn send_data(&mut self, fid: u32, port: u32) {
-        let now = self.now;
+    /// Checks a segment of flow `fid` against its previous one (independently of the pacer,
+    /// with the documented roundings): it may not leave before the previous one's time plus
+    /// that one's gap at the rate it left with; a pair exactly one gap apart at an unchanged
+    /// rate measures the pacing error against the controller's rate.
+    fn check_pace(&mut self, fid: u32, seg: pacer::Seg) {
+        let f = &mut self.flows[fid as usize];
+        let gap = u64::from(cc_pacer::gap(seg.bytes, f.p_tpb));
+        if let Some(p) = f.last_seg {
+            if seg.t_send < p.t_send + p.gap {
+                self.c.pacer_early += 1;
+            } else if seg.t_send == p.t_send + p.gap && p.rate == f.p_rate && p.req_bps > 0.0 {
+                // The gap asked for: 8·bytes / rate, in 1/16 ns.
+                let want = f64::from(p.bytes) * 8.0 / p.req_bps * 16e9;
+                let err = p.gap as f64 / want - 1.0;
+                let c = &mut self.c;
+                if c.pacer_paced_pairs == 0 {
+                    c.pacer_gap_err_min = err;
+                }
+                c.pacer_paced_pairs += 1;
+                c.pacer_gap_err_sum += err;
+                c.pacer_gap_err_min = c.pacer_gap_err_min.min(err);
+                c.pacer_gap_excess_max_ns =
+                    c.pacer_gap_excess_max_ns.max((p.gap as f64 - want) / 16.0);
+            }
+        }
+        f.last_seg = Some(LastSeg {
+            t_send: seg.t_send,
+            gap,
+            rate: f.p_rate,
+            req_bps: f.rate_bps,
+            bytes: seg.bytes,
+        });
+    }
+
+    /// Host `h`'s port spent line time on something its pacer does not hand out (an ACK, a
+    /// NACK, a probe or its response, a PFC pause, a send-jitter hold): `bytes` of line time go
+    /// to the pacer's line flow, so that the pacer's line keeps up with the port. Without it
+    /// the pacer's line falls behind the port, its flows' due times with it, and a flow
+    /// scheduled at `now` waits behind every flow whose due time lies in that past.
+    pub(super) fn line_taken(&mut self, h: u32, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let u = pacer::units_of(self.now);
+        self.c.pacer_line_bytes += bytes;
+        let host = &mut self.hosts[h as usize];
+        // At most 2^31 bytes at once (a 1.3 s pause at 1.6 Tb/s); the backlog stays in u32.
+        host.pacer.enqueue(LINE_SLOT, bytes.min(1 << 31) as u32, u);
+    }
+
+    /// Arms host `h`'s wake-up at `t` (ps) unless one at or before it is armed.
+    fn wake(&mut self, h: u32, t: u64) {
+        let host = &mut self.hosts[h as usize];
+        if host.wake_at > t || host.wake_at < self.now {
+            host.wake_at = t;
+            self.push(t, Ev::Wake { host: h });
+        }
+    }
+
+    /// Sends one packet of flow `fid` within what its pacer handed out, if it may: true when a
+    /// packet went on the wire. TSO: the segment's next packet (false when the grant is used
+    /// up); per packet: the packet once its whole wire bytes are granted. A grant with nothing
+    /// left to send is dropped and counted.
+    fn send_granted(&mut self, fid: u32, port: u32) -> bool {
         let mtu = u64::from(self.mtu);
+        let f = &mut self.flows[fid as usize];
+        let left = f.send_limit().saturating_sub(f.snd_nxt);
+        let payload = if let Some(seg) = self.pace_seg {
+            let boundary = (f.snd_nxt / seg + 1) * seg;
+            mtu.min(left).min(boundary - f.snd_nxt).min(f.grant)
+        } else if f.grant < u64::from(f.pq) || f.grant == 0 {
+            self.hosts[f.src as usize].cur = None;
+            return false;
+        } else {
+            mtu.min(left)
+        };
+        if payload == 0 || f.done_ps.is_some() {
+            // The grant is used up (TSO), or there is nothing left to send with it.
+            self.c.pacer_unused_bytes += f.grant;
+            f.avail -= f.grant;
+            f.grant = 0;
+            f.pq = 0;
+            self.hosts[f.src as usize].cur = None;
+            self.refill(fid);
+            self.sync_window(fid);
+            return false;
+        }
+        if self.pace_seg.is_some() {
+            f.grant -= payload;
+            f.avail -= payload;
+        } else {
+            // The packet takes its grant whole.
+            f.avail -= f.grant;
+            f.grant = 0;
+            f.pq = 0;
+            self.hosts[f.src as usize].cur = None;
+        }
+        self.send_data(fid, port, payload);
+        self.refill(fid);
+        self.sync_window(fid);
+        true
+    }
+
+    pub(super) fn send_data(&mut self, fid: u32, port: u32, payload: u64) {
+        let now = self.now;
         let int_hdr = self.int_wire_bytes(0);
         let f = &mut self.flows[fid as usize];
-        let mut payload = mtu.min(f.send_limit() - f.snd_nxt);
         let mut segment = None;
         if let Some(seg) = self.seg_bytes {
             let boundary = (f.snd_nxt / seg + 1) * seg;
-            payload = payload.min(boundary - f.snd_nxt);
             if f.seg.is_none_or(|s| s.1 <= f.snd_nxt) {
                 let end = boundary.min(f.size);
                 f.seg = Some((f.snd_nxt, end));
@@ -106,22 +261,6 @@ impl Sim {
             self.apply(fid, reply);
         }
         let f = &mut self.flows[fid as usize];
-        // Pacing.
-        let rate = f.rate_bps.max(1.0);
-        if let Some((s0, s1)) = f.seg {
-            if f.snd_nxt >= s1 {
-                let gap = ((s1 - s0) as f64 * 8e12 / rate) as u64;
-                f.next_send_ps = (f.seg_t_send_ps + gap).max(now);
-            } else {
-                f.next_send_ps = now;
-            }
-        } else {
-            let gap = (f64::from(pk.wire) * 8e12 / rate) as u64;
-            f.next_send_ps = now + gap;
-        }
-        if self.jitter_ps > 0 && f.next_send_ps > now {
-            f.next_send_ps += self.rng.next_u64() % (self.jitter_ps + 1);
-        }
         let arm = !f.rto_armed;
         if arm {
             f.rto_armed = true;
@@ -135,12 +274,223 @@ impl Sim {
         }
     }
 
+    /// Wire bytes of a data packet beside its payload.
+    fn overhead(&self) -> u64 {
+        u64::from(HDR_BYTES + self.int_wire_bytes(0))
+    }
+
+    /// Per-packet pacing: the wire bytes of the packets that carry stream bytes `a .. b`
+    /// (packets start at multiples of the MTU; `a`, `b` at packet starts or the flow's end).
+    fn wire_of(&self, a: u64, b: u64) -> u64 {
+        let m = u64::from(self.mtu);
+        (b - a) + self.overhead() * (b.div_ceil(m) - a.div_ceil(m))
+    }
+
+    /// The controller's window in the pacer's bytes: TSO payload bytes (rounded up); per
+    /// packet, whole packets (`⌈W / MTU⌉`, as the engine's "send while in flight < W") of full
+    /// wire size. Saturates at `u32::MAX`.
+    fn pacer_window(&self, w: f64) -> u32 {
+        let b = if self.pace_seg.is_some() {
+            w.max(0.0).ceil() as u64
+        } else {
+            let m = f64::from(self.mtu);
+            ((w.max(0.0) / m).ceil() as u64).saturating_mul(u64::from(self.mtu) + self.overhead())
+        };
+        b.min(u64::from(u32::MAX)) as u32
+    }
+
+    /// Gives the pacer what flow `fid` may send next: TSO, its bytes as they become available,
+    /// at most two segments ahead (topped up as segments leave, so its backlog never runs dry
+    /// while it has data); per packet, its next packet's wire bytes.
+    pub(super) fn refill(&mut self, fid: u32) {
+        let f = &self.flows[fid as usize];
+        if f.slot == NO_SLOT || f.done_ps.is_some() {
+            return;
+        }
+        let need = f.send_limit().saturating_sub(f.snd_nxt);
+        let add = if let Some(seg) = self.pace_seg {
+            let chunk = PACER_AHEAD * seg;
+            let want = need.min(chunk);
+            if f.avail < want && (need <= chunk || f.avail * 2 <= want) {
+                want - f.avail
+            } else {
+                0
+            }
+        } else if f.pq == 0 && f.avail == 0 && need > 0 {
+            need.min(u64::from(self.mtu)) + self.overhead()
+        } else {
+            0
+        };
+        if add == 0 {
+            return;
+        }
+        let (src, slot) = (f.src, f.slot);
+        let u = pacer::units_of(self.now);
+        let f = &mut self.flows[fid as usize];
+        f.avail += add;
+        if self.pace_seg.is_none() {
+            f.pq = add as u32;
+        }
+        self.hosts[src as usize].pacer.enqueue(slot, add as u32, u);
+    }
+
+    /// Window flows: brings what the pacer counts in flight down to the bytes really in
+    /// flight plus those handed out and not yet sent (after ACKs, a go-back-N, a send).
+    pub(super) fn sync_window(&mut self, fid: u32) {
+        let f = &self.flows[fid as usize];
+        if f.slot == NO_SLOT || f.window.is_none() {
+            return;
+        }
+        let truth = if self.pace_seg.is_some() {
+            f.snd_nxt - f.snd_una.min(f.snd_nxt)
+        } else {
+            self.wire_of(f.snd_una.min(f.snd_nxt), f.snd_nxt)
+        } + f.grant;
+        if f.p_inflight > truth {
+            let d = (f.p_inflight - truth).min(u64::from(u32::MAX));
+            let (src, slot) = (f.src, f.slot);
+            let u = pacer::units_of(self.now);
+            self.flows[fid as usize].p_inflight -= d;
+            self.hosts[src as usize].pacer.on_ack(slot, d as u32, u);
+        }
+    }
+
+    /// Flow `fid` starts sending: it takes a pacer slot, or waits for one (counted).
+    pub(super) fn admit(&mut self, fid: u32) {
+        let h = self.flows[fid as usize].src;
+        self.hosts[h as usize].waiting.push_back(fid);
+        self.admit_waiting(h);
+        if self.flows[fid as usize].slot == NO_SLOT {
+            self.c.pacer_waits += 1;
+            self.flows[fid as usize].wait_since = Some(self.now);
+        }
+    }
+
+    /// Gives the waiting flows of host `h` the slots there are: free ones, finished flows'
+    /// slots that have left the wheel, or new ones up to the pacer's capacity.
+    pub(super) fn admit_waiting(&mut self, h: u32) {
+        let now = self.now;
+        let u = pacer::units_of(now);
+        while let Some(&fid) = self.hosts[h as usize].waiting.front() {
+            if self.flows[fid as usize].done_ps.is_some() {
+                self.hosts[h as usize].waiting.pop_front();
+                continue;
+            }
+            let (rate, window) = {
+                let f = &self.flows[fid as usize];
+                (
+                    pacer::rate_units(f.rate_bps),
+                    f.window.map(|w| self.pacer_window(w)),
+                )
+            };
+            let seg = match self.pace_seg {
+                Some(s) => s as u32,
+                None => (self.mtu + self.overhead() as u32).next_multiple_of(256),
+            };
+            let host = &mut self.hosts[h as usize];
+            if host.free.is_empty() {
+                let pacer = &host.pacer;
+                host.draining.retain(|&s| {
+                    if pacer.idle_backlog(s).is_some() {
+                        host.free.push(s);
+                        false
+                    } else {
+                        true
+                    }
+                });
+            }
+            let (slot, leftover) = if let Some(s) = host.free.pop() {
+                let left = host.pacer.idle_backlog(s).unwrap_or(0);
+                host.pacer.set_rate(s, rate);
+                if let Some(w) = window {
+                    host.pacer.on_ack(s, u32::MAX, u);
+                    host.pacer.set_window(s, w, u);
+                }
+                (s, left)
+            } else if host.pacer.len() < self.pacer_cap + 1 {
+                match host.pacer.add(seg, rate, window) {
+                    Some(s) => {
+                        host.slot_flow.push(NO_FLOW);
+                        self.c.pacer_max_flows =
+                            self.c.pacer_max_flows.max(host.pacer.len() as u64 - 1);
+                        (s, 0)
+                    }
+                    None => {
+                        self.c.pacer_refused += 1;
+                        return;
+                    }
+                }
+            } else {
+                return;
+            };
+            host.waiting.pop_front();
+            host.slot_flow[usize::from(slot)] = fid;
+            if rate < cc_pacer::Rate::MIN.units() {
+                self.c.pacer_rate_floor += 1;
+            }
+            let f = &mut self.flows[fid as usize];
+            f.slot = slot;
+            f.avail = u64::from(leftover);
+            f.grant = 0;
+            f.pq = if self.pace_seg.is_none() { leftover } else { 0 };
+            f.p_inflight = 0;
+            f.p_rate = rate;
+            f.p_tpb = cc_pacer::time_per_byte(cc_pacer::Rate::from_units(rate));
+            f.p_window = window.unwrap_or(0);
+            if let Some(t) = f.wait_since.take() {
+                self.c.pacer_wait_ns += (now - t) / PS_PER_NS;
+            }
+            self.refill(fid);
+        }
+    }
+
+    /// A finished flow gives its slot back: reusable once the pacer has let it go.
+    pub(super) fn release_slot(&mut self, fid: u32) {
+        let f = &mut self.flows[fid as usize];
+        let (h, slot) = (f.src, f.slot);
+        if slot == NO_SLOT {
+            return;
+        }
+        f.slot = NO_SLOT;
+        self.c.pacer_unused_bytes += f.grant;
+        f.grant = 0;
+        let host = &mut self.hosts[h as usize];
+        host.slot_flow[usize::from(slot)] = NO_FLOW;
+        host.draining.push(slot);
+        if host.cur == Some(fid) {
+            host.cur = None;
+        }
+    }
+
     /// After a controller ran on an event of flow `fid`: its new rate and window, and an RTT
     /// probe when it asks for one.
     pub(super) fn apply(&mut self, fid: u32, reply: Reply) {
         let f = &mut self.flows[fid as usize];
         f.rate_bps = f.cc.rate_bps();
         f.window = f.cc.window_bytes();
+        if f.slot != NO_SLOT {
+            let rate = pacer::rate_units(f.rate_bps);
+            let window = f.window.map(|w| self.pacer_window(w));
+            let u = pacer::units_of(self.now);
+            let f = &mut self.flows[fid as usize];
+            let (h, slot) = (f.src, f.slot);
+            if rate != f.p_rate {
+                f.p_rate = rate;
+                f.p_tpb = cc_pacer::time_per_byte(cc_pacer::Rate::from_units(rate));
+                if rate < cc_pacer::Rate::MIN.units() {
+                    self.c.pacer_rate_floor += 1;
+                }
+                self.hosts[h as usize].pacer.set_rate(slot, rate);
+            }
+            let f = &mut self.flows[fid as usize];
+            if let Some(w) = window
+                && w != f.p_window
+            {
+                f.p_window = w;
+                self.hosts[h as usize].pacer.set_window(slot, w, u);
+            }
+        }
+        let f = &mut self.flows[fid as usize];
         if reply.probe {
             let src = f.src;
             let pk = Pkt {

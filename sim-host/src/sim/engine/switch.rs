@@ -90,6 +90,8 @@ impl Sim {
                     KIND_PROBE_RESP => pk.hops[1] = u64::from(nic_clock(h, self.now)),
                     _ => {}
                 }
+                let wire = pk.wire;
+                self.line_taken(h, u64::from(wire));
             }
             a
         } else if pt.paused {
@@ -203,7 +205,16 @@ impl Sim {
         if on {
             pt.paused_since_ps = now;
         } else {
-            self.c.pfc_paused_ns += (now - pt.paused_since_ps) / PS_PER_NS;
+            let paused = now - pt.paused_since_ps;
+            self.c.pfc_paused_ns += paused / PS_PER_NS;
+            if !pt.is_switch {
+                // The NIC's pacer learns the line time the pause took.
+                let (h, rate) = (pt.node, pt.rate_bps);
+                self.line_taken(
+                    h,
+                    (u128::from(paused) * u128::from(rate) / 8_000_000_000_000) as u64,
+                );
+            }
             self.start_tx(port);
         }
     }

@@ -179,8 +179,15 @@ impl Sim {
         for _ in 0..n_hosts {
             self.hosts.push(Host {
                 port: 0,
-                active: Vec::new(),
                 wake_at: u64::MAX,
+                pacer: pacer::NicPacer::new(self.pacer_fixed, t.host_rate_bps),
+                slot_flow: vec![NO_FLOW],
+                free: Vec::new(),
+                draining: Vec::new(),
+                waiting: VecDeque::new(),
+                cur: None,
+                hold_until: 0,
+                tick_at: 0,
             });
         }
         let sw_node = |s: u32| n_hosts + s;

@@ -168,7 +168,6 @@ impl Sim {
                 f.seg = None;
             }
             f.cc.on_rewind(f.snd_nxt);
-            f.next_send_ps = f.next_send_ps.min(now);
         }
         // The flow's application (CATS's conductor) learns what was acknowledged; then the
         // congestion controller gets the ACK.
@@ -195,6 +194,10 @@ impl Sim {
         let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.size {
             self.finish_flow(fid);
+        } else {
+            // The pacer learns what left the network and what is to be sent (again).
+            self.sync_window(fid);
+            self.refill(fid);
         }
         let src = self.flows[fid as usize].src;
         self.host_try_send(src);
@@ -214,11 +217,12 @@ impl Sim {
             f.snd_nxt = f.snd_una;
             f.seg = None;
             f.cc.on_timeout();
-            f.next_send_ps = now;
             f.last_progress_ps = now;
             let src = f.src;
             f.rto_armed = true;
             self.push(now + rto, Ev::Rto { flow: fid });
+            self.sync_window(fid);
+            self.refill(fid);
             self.host_try_send(src);
         } else {
             f.rto_armed = true;
@@ -240,5 +244,8 @@ impl Sim {
                 f.slowdown_ideal_ps as f64 / 1e3,
             );
         }
+        let src = self.flows[fid as usize].src;
+        self.release_slot(fid);
+        self.admit_waiting(src);
     }
 }

@@ -42,7 +42,16 @@ impl Sim {
             stopped_ps: None,
             snd_nxt: 0,
             snd_una: 0,
-            next_send_ps: start_ps,
+            slot: NO_SLOT,
+            avail: 0,
+            grant: 0,
+            pq: 0,
+            p_inflight: 0,
+            p_rate: 0,
+            p_tpb: 0,
+            p_window: 0,
+            wait_since: None,
+            last_seg: None,
             cc,
             rate_bps: rate,
             window,
@@ -89,7 +98,7 @@ impl Sim {
             dst += 1;
         }
         let f = self.add_flow(host, dst, Some(size), self.now, group);
-        self.hosts[host as usize].active.push(f);
+        self.admit(f);
         self.host_try_send(host);
         let dt = self.poisson_gap(g);
         self.push(self.now + dt.max(1), Ev::Poisson { group, host });
@@ -137,7 +146,7 @@ impl Sim {
             w.start(self.now / PS_PER_NS, &mut self.rec, flow, f.record);
         }
         let src = self.flows[flow as usize].src;
-        self.hosts[src as usize].active.push(flow);
+        self.admit(flow);
         self.host_try_send(src);
     }
 
