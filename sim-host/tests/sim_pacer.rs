@@ -310,3 +310,22 @@ fn a_new_flow_on_a_nic_busy_with_acks_does_not_wait_behind_its_pacers_past() {
         assert!(b.p99.unwrap() < 4.0, "{c:?}: slowdown {:?}", b.p99);
     }
 }
+
+#[test]
+fn one_packet_segments_are_paced_per_packet_and_every_flow_gets_a_slot() {
+    // TIMELY's ns-3 preset makes every packet a segment (1000 B: no pacer segment size); the
+    // NIC paces such flows per packet, at their wire bytes, and never turns one away.
+    let text = HPCC_INCAST
+        .replace("algorithm = \"hpcc\"", "algorithm = \"timely\"")
+        .replace("base_rtt_ns = 13000", "preset = \"ns3\"");
+    for c in [ControllerKind::Fixed, ControllerKind::Reference] {
+        let r = run("t_pacer_ns3_timely.toml", &text, c, None);
+        assert_eq!(r.counters.pacer_refused, 0);
+        assert_eq!(r.counters.pacer_waits, 0);
+        assert_eq!(r.flows_finished, 2, "{c:?}: both flows finish");
+        assert_eq!(
+            r.counters.pacer_segments, r.counters.sent,
+            "{c:?}: one pacer segment per packet"
+        );
+    }
+}
