@@ -353,6 +353,12 @@ def f(x, d=2):
     return f"{_num(x):.{d}f}"
 
 
+def jain(x, d=2):
+    """Jain's index, or "—" when the run's is null: no long flow delivered a byte in its
+    fairness window (the table's note says so)."""
+    return "—" if x is None else f(x, d)
+
+
 def i(x):
     """An integer, thousands separated by a space (1 158)."""
     x = _num(x)
@@ -398,7 +404,8 @@ def rng(xs, fmt=f, *a):
 
 
 def lst(xs, fmt=f, *a):
-    return ", ".join(fmt(_num(x), *a) for x in xs)
+    # `jain` prints a null itself; every other formatter is given numbers only.
+    return ", ".join(fmt(x if fmt is jain else _num(x), *a) for x in xs)
 
 
 def mean(xs):
@@ -604,7 +611,7 @@ def check(cond, what):
 NAMESPACE = {
     n: v
     for n, v in globals().items()
-    if n in "R F Ref S Replay f i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates traces".split()
+    if n in "R F Ref S Replay f jain i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates traces".split()
 }
 NAMESPACE.update(pacing_table=pacing_table, pacing_summary=pacing_summary)
 NAMESPACE.update(min=min, max=max, abs=abs, len=len, sum=sum, range=range, all=all, any=any, round=round, math=math)
