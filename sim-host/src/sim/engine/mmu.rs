@@ -102,14 +102,7 @@ impl Sim {
     /// ingress port crosses its threshold.
     pub(super) fn ns3_switch_rx(&mut self, sw: u32, pi: u32) {
         let p = self.pkts[pi as usize];
-        let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
-        let f = &self.flows[p.flow as usize];
-        let (dst, key) = if forward {
-            (f.dst, p.flow)
-        } else {
-            (f.src, p.flow | 1 << 31)
-        };
-        let port = self.route(sw, dst, key);
+        let (port, forward) = self.egress_of(sw, &p);
         let (s, ing, w) = (sw as usize, p.in_port, u64::from(p.wire));
         let thresh = self.ns3_threshold(s, ing);
         let ip = &self.ports[ing as usize];
@@ -132,16 +125,7 @@ impl Sim {
             ip.ingress_bytes += w;
             self.switches[s].shared_used_bytes += w.min(new_bytes - NS3_RESERVE_BYTES);
         }
-        if p.kind == KIND_DATA && self.now >= self.stats_from_ps {
-            self.stats.queue_seen.add(self.ports[port as usize].q_bytes);
-        }
-        let sw_ = &mut self.switches[s];
-        sw_.used_bytes += w;
-        sw_.max_used_bytes = sw_.max_used_bytes.max(sw_.used_bytes);
-        let pt = &mut self.ports[port as usize];
-        pt.q_bytes += w;
-        pt.max_q_bytes = pt.max_q_bytes.max(pt.q_bytes);
-        self.ports[port as usize].q_data.push_back(pi);
+        self.enqueue_data(sw, port, pi, w, forward);
         let thresh = self.ns3_threshold(s, ing);
         let ip = &self.ports[ing as usize];
         if !ip.pause_sent && (ip.hdrm_bytes > 0 || self.ns3_shared(ing) >= thresh) {

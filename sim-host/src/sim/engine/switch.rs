@@ -16,14 +16,7 @@ impl Sim {
             return;
         }
         let p = self.pkts[pi as usize];
-        // Data and probes go forward in the data class; ACKs, NACKs and probe responses back.
-        let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
-        let dst = if forward {
-            self.flows[p.flow as usize].dst
-        } else {
-            self.flows[p.flow as usize].src
-        };
-        let port = self.route(sw, dst, p.flow);
+        let (port, forward) = self.egress_of(sw, &p);
         if !forward {
             self.ports[port as usize].q_ack.push_back(pi);
         } else {
@@ -43,13 +36,7 @@ impl Sim {
                 self.release(pi);
                 return;
             }
-            if self.now >= self.stats_from_ps {
-                self.stats.queue_seen.add(pt.q_bytes);
-            }
-            s.used_bytes += w;
-            s.max_used_bytes = s.max_used_bytes.max(s.used_bytes);
-            pt.q_bytes += w;
-            pt.max_q_bytes = pt.max_q_bytes.max(pt.q_bytes);
+            self.enqueue_data(sw, port, pi, w, forward);
             if let Some((xoff, _)) = self.pfc {
                 let ing = &mut self.ports[p.in_port as usize];
                 ing.ingress_bytes += w;
@@ -60,9 +47,39 @@ impl Sim {
                     self.push(self.now + delay, Ev::Pfc { port: up, on: 1 });
                 }
             }
-            self.ports[port as usize].q_data.push_back(pi);
         }
         self.start_tx(port);
+    }
+
+    /// The egress port of packet `p` at switch `sw`, and whether it goes forward: data and
+    /// probes towards their receiver, ACKs, NACKs, CNPs and probe responses back to the sender.
+    /// Under `switch_model = "ns3"` the reverse packets are hashed apart from their flow's data
+    /// (ns-3 hashes an ACK's own addresses and ports).
+    pub(super) fn egress_of(&self, sw: u32, p: &Pkt) -> (u32, bool) {
+        let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
+        let f = &self.flows[p.flow as usize];
+        let (dst, key) = match (forward, self.ns3_switch) {
+            (true, _) => (f.dst, p.flow),
+            (false, false) => (f.src, p.flow),
+            (false, true) => (f.src, p.flow | 1 << 31),
+        };
+        (self.route(sw, dst, key), forward)
+    }
+
+    /// Queues packet `pi` (`w` bytes on the wire) in the data class of `port` of switch `sw`:
+    /// the switch's and the port's bytes and their peaks, and for a forward packet the queue it
+    /// found (the statistics' "queue found by arriving data packets").
+    pub(super) fn enqueue_data(&mut self, sw: u32, port: u32, pi: u32, w: u64, forward: bool) {
+        let pt = &mut self.ports[port as usize];
+        if forward && self.now >= self.stats_from_ps {
+            self.stats.queue_seen.add(pt.q_bytes);
+        }
+        let s = &mut self.switches[sw as usize];
+        s.used_bytes += w;
+        s.max_used_bytes = s.max_used_bytes.max(s.used_bytes);
+        pt.q_bytes += w;
+        pt.max_q_bytes = pt.max_q_bytes.max(pt.q_bytes);
+        pt.q_data.push_back(pi);
     }
 
     /// Starts the next transmission on an idle port (switch queues, or a host's ACKs; a host
