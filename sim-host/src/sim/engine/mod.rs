@@ -1,8 +1,8 @@
 //! The packet-level discrete-event engine: the event loop here, the rest by concern.
 //!
-//! * Time is integer picoseconds; events are ordered by `(time, sequence number)` in a binary
-//!   heap (one `u128` per event), so a run is a pure function of the scenario and the seed
-//!   (`rand_pcg::Pcg64Mcg`).
+//! * Time is integer picoseconds; events are ordered by `(time, sequence number)` (one `u128`
+//!   key per event) in a timing wheel with a heap for the far future ([`queue`](self::queue)),
+//!   so a run is a pure function of the scenario and the seed (`rand_pcg::Pcg64Mcg`).
 //! * Packets live in a slab recycled through a free list: memory follows the packets in
 //!   flight, not the duration.
 //! * [`topology`](self::topology): hosts, switches and links, routes, the ideal FCT of a path.
@@ -34,15 +34,16 @@ use super::scenario::{
     Topology,
 };
 use super::stats::{Hist, Stats};
+use queue::EventQueue;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 mod mmu;
 mod nic;
 mod ns3;
 pub mod pacer;
+mod queue;
 mod switch;
 mod topology;
 mod transport;
@@ -143,9 +144,9 @@ enum Ev {
 }
 
 /// An event packed into 48 bits: the kind (4 bits), a node or group id (14 bits), a packet,
-/// port, host or flow id (30 bits). The heap key is `time (44 bits, ps) | sequence number (36
+/// port, host or flow id (30 bits). The queue key is `time (44 bits, ps) | sequence number (36
 /// bits) | event (48 bits)` in one `u128`: events pop in (time, order of scheduling), 16 bytes
-/// per heap entry.
+/// per pending event.
 fn pack(ev: Ev) -> u128 {
     let (k, a, b): (u128, u32, u32) = match ev {
         Ev::Arrive { node, pkt } => (0, node, pkt),
@@ -184,6 +185,12 @@ fn unpack(x: u128) -> Ev {
     }
 }
 
+/// How many arrivals ahead (in the first lane) the loop loads the packet.
+const PREFETCH_AHEAD: usize = 2;
+/// Lanes of the event queue, one per link delay; links of further delays use the wheel.
+const MAX_LANES: usize = 8;
+const NO_LANE: u8 = u8::MAX;
+
 const T_MAX_PS: u64 = (1 << 44) - 1;
 const SEQ_MASK: u64 = (1 << 36) - 1;
 
@@ -191,7 +198,12 @@ struct Port {
     node: u32,
     peer: u32,
     rate_bps: u64,
+    /// Serialisation time of one byte when the rate divides 8·10^12 b/s·ps (the rates in
+    /// use: 10, 25, 40, 100, 400 Gb/s), else 0 and [`ser_ps`] divides.
+    ps_per_byte: u64,
     delay_ps: u64,
+    /// The event-queue lane of this link's delay (`NO_LANE`: none).
+    lane: u8,
     speed_code: u8,
     is_switch: bool,
     q_ack: VecDeque<u32>,
@@ -468,7 +480,7 @@ pub struct Counters {
 pub struct Sim {
     now: u64,
     seq: u64,
-    heap: BinaryHeap<Reverse<u128>>,
+    queue: EventQueue,
     pkts: Vec<Pkt>,
     free: Vec<u32>,
     ports: Vec<Port>,
@@ -476,6 +488,9 @@ pub struct Sim {
     hosts: Vec<Host>,
     /// Every flow, in id order.
     pub flows: Vec<Flow>,
+    /// Each flow's `[src, dst]`, beside `flows` so that a switch routing a packet reads 8
+    /// bytes instead of a flow's state.
+    ends: Vec<[u32; 2]>,
     setup: Setup,
     controller: ControllerKind,
     topo: TopoKind,
@@ -558,6 +573,15 @@ impl Sim {
     }
 }
 
+/// `8·10^12 / rate_bps` when it is a whole number of ps per byte, else 0.
+fn ps_per_byte(rate_bps: u64) -> u64 {
+    if rate_bps > 0 && 8_000_000_000_000 % rate_bps == 0 {
+        8_000_000_000_000 / rate_bps
+    } else {
+        0
+    }
+}
+
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
     // ceil(bytes·8·10^12 / rate)
     (u128::from(bytes) * 8_000_000_000_000).div_ceil(u128::from(rate_bps)) as u64
@@ -592,13 +616,15 @@ impl Sim {
         let mut sim = Sim {
             now: 0,
             seq: 0,
-            heap: BinaryHeap::new(),
+            // Replaced once the links' delays are known.
+            queue: EventQueue::new(0, 0),
             pkts: Vec::new(),
             free: Vec::new(),
             ports: Vec::new(),
             switches: Vec::new(),
             hosts: Vec::new(),
             flows: Vec::new(),
+            ends: Vec::new(),
             seg_bytes: setup.algo().segment_bytes(),
             pace_seg: setup
                 .algo()
@@ -665,6 +691,27 @@ impl Sim {
             ns3_log: None,
         };
         sim.build_topology(t);
+        // The wheel spans two of the slowest hop (a link's delay and a full packet's
+        // serialisation), so that arrivals and transmissions fall inside it.
+        let hop_ps = sim
+            .ports
+            .iter()
+            .map(|p| p.delay_ps + ser_ps(sc.mtu_bytes + 200, p.rate_bps))
+            .max()
+            .unwrap_or(0);
+        // One lane of the queue per link delay (up to MAX_LANES): a link's arrivals are
+        // scheduled a fixed delay after the transmissions end, in time order.
+        let mut delays: Vec<u64> = sim.ports.iter().map(|p| p.delay_ps).collect();
+        delays.sort_unstable();
+        delays.dedup();
+        delays.truncate(MAX_LANES);
+        for p in &mut sim.ports {
+            p.lane = delays
+                .binary_search(&p.delay_ps)
+                .map_or(NO_LANE, |i| i as u8);
+        }
+        debug_assert_eq!(sim.queue.len(), 0);
+        sim.queue = EventQueue::new(2 * hop_ps, delays.len());
         if sim.ns3_switch {
             sim.ns3_mmu_setup();
         }
@@ -697,11 +744,24 @@ impl Sim {
         sim
     }
 
-    fn push(&mut self, t: u64, ev: Ev) {
+    fn key(&mut self, t: u64, ev: Ev) -> u128 {
         // Times past 2^44 ps (17.6 s) are after every scenario's end: they never run.
         self.seq = (self.seq + 1) & SEQ_MASK;
-        let key = (u128::from(t.min(T_MAX_PS)) << 84) | (u128::from(self.seq) << 48) | pack(ev);
-        self.heap.push(Reverse(key));
+        (u128::from(t.min(T_MAX_PS)) << 84) | (u128::from(self.seq) << 48) | pack(ev)
+    }
+
+    fn push(&mut self, t: u64, ev: Ev) {
+        let key = self.key(t, ev);
+        self.queue.push(key);
+    }
+
+    /// [`push`](Self::push) for an event a link's delay after now, in the link's lane.
+    fn push_lane(&mut self, lane: u8, t: u64, ev: Ev) {
+        let key = self.key(t, ev);
+        match lane {
+            NO_LANE => self.queue.push(key),
+            l => self.queue.push_lane(usize::from(l), key),
+        }
     }
 
     fn alloc(&mut self, p: Pkt) -> u32 {
@@ -722,14 +782,21 @@ impl Sim {
     /// Runs to the end of the scenario; `progress` is called about every 2^16 events with
     /// the simulated time (ns).
     pub fn run(&mut self, mut progress: impl FnMut(u64)) {
-        while let Some(Reverse(it)) = self.heap.pop() {
+        while let Some(it) = self.queue.pop() {
             let t = (it >> 84) as u64;
             if t > self.end_ps {
-                self.heap.push(Reverse(it));
+                self.queue.push(it);
                 break;
             }
             self.now = t;
             self.c.events += 1;
+            // Load the packet of an arrival a few events ahead, so that its cache miss
+            // overlaps this event's work (a packet is last touched a link's delay earlier).
+            if let Some(next) = self.queue.peek_lane(0, PREFETCH_AHEAD)
+                && let Ev::Arrive { pkt, .. } = unpack(next)
+            {
+                std::hint::black_box(self.pkts[pkt as usize].kind);
+            }
             if self.c.events & 0xFFFF == 0 {
                 progress(self.now / PS_PER_NS);
             }

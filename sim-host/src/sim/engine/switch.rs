@@ -57,11 +57,11 @@ impl Sim {
     /// (ns-3 hashes an ACK's own addresses and ports).
     pub(super) fn egress_of(&self, sw: u32, p: &Pkt) -> (u32, bool) {
         let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
-        let f = &self.flows[p.flow as usize];
+        let [src, dst] = self.ends[p.flow as usize];
         let (dst, key) = match (forward, self.ns3_switch) {
-            (true, _) => (f.dst, p.flow),
-            (false, false) => (f.src, p.flow),
-            (false, true) => (f.src, p.flow | 1 << 31),
+            (true, _) => (dst, p.flow),
+            (false, false) => (src, p.flow),
+            (false, true) => (src, p.flow | 1 << 31),
         };
         (self.route(sw, dst, key), forward)
     }
@@ -189,7 +189,10 @@ impl Sim {
         if self.now < pt.free_at_ps {
             pt.overlaps += 1;
         }
-        let d = ser_ps(wire, pt.rate_bps);
+        let d = match pt.ps_per_byte {
+            0 => ser_ps(wire, pt.rate_bps),
+            b => u64::from(wire) * b,
+        };
         pt.free_at_ps = self.now + d;
         pt.tx_bytes += u64::from(wire);
         pt.cur = Some(pi);
@@ -241,9 +244,10 @@ impl Sim {
         let Some(pi) = pt.cur.take() else {
             return;
         };
-        let (peer, delay, rev) = (pt.peer, pt.delay_ps, pt.rev);
+        let (peer, delay, rev, lane) = (pt.peer, pt.delay_ps, pt.rev, pt.lane);
         self.pkts[pi as usize].in_port = rev;
-        self.push(
+        self.push_lane(
+            lane,
             self.now + delay,
             Ev::Arrive {
                 node: peer,

@@ -25,6 +25,7 @@ impl Sim {
             _ => ideal,
         };
         let record = self.rec.wants(id);
+        self.ends.push([src, dst]);
         self.flows.push(Flow {
             src,
             dst,
