@@ -280,7 +280,7 @@ fn sim_help() -> String {
     format!(
         "Scenario: TOML with name, algorithm ({}), controller, seed, \
 duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] ({}), \
-[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes, initial_window_packets), [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson) and [output]; see \
+[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes, initial_window_packets), [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson|poisson_incast) and [output]; see \
 docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
 --seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
 finished and every invariant held; 1 an \

@@ -27,7 +27,7 @@ pub mod web;
 
 use crate::plot::{self, Panel, Series};
 use crate::trace::Param;
-use scenario::{ControllerKind, ScenarioError};
+use scenario::{ControllerKind, GroupKind, ScenarioError};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -81,12 +81,13 @@ pub struct Bucket {
     pub stopped: usize,
 }
 
-/// The load a Poisson group asked for and the load its arrivals made.
+/// The load a Poisson (or poisson_incast) group asked for and the load its arrivals made.
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupLoad {
     /// The group (`flows[i]`).
     pub group: usize,
-    /// `load` in the scenario: the mean load of every host link.
+    /// `load` in the scenario: the mean load of every host link (poisson_incast: the incasts'
+    /// share of the network's capacity, the same thing summed over the hosts).
     pub nominal: f64,
     /// The bytes of the flows that arrived, over what every host link could carry from the
     /// group's `start_ns` to its `stop_ns` (or the end).
@@ -95,6 +96,11 @@ pub struct GroupLoad {
     pub flows: usize,
     /// Their bytes.
     pub bytes: u64,
+    /// poisson_incast: the incast events that happened (each made `fan_in` flows); `None` for
+    /// other kinds.
+    pub incasts: Option<usize>,
+    /// poisson_incast: senders per event.
+    pub fan_in: Option<u32>,
 }
 
 /// A run's results.
@@ -483,12 +489,16 @@ fn report(
                 let mine = || sim.flows.iter().filter(|f| f.group as usize == gi);
                 let bytes: u64 = mine().map(|f| f.size_bytes).sum();
                 let capacity = f64::from(l.hosts) * l.sc.topology.host_rate_bps as f64 * window_s;
+                let flows = mine().count();
+                let fan_in = g.fan_in.filter(|_| g.kind == GroupKind::PoissonIncast);
                 Some(GroupLoad {
                     group: gi,
                     nominal,
                     realised: bytes as f64 * 8.0 / capacity.max(1e-9),
-                    flows: mine().count(),
+                    flows,
                     bytes,
+                    incasts: fan_in.map(|k| flows / k.max(1) as usize),
+                    fan_in,
                 })
             })
             .collect();
@@ -760,9 +770,13 @@ pub fn text(r: &Report) -> String {
         );
     }
     for g in &r.load {
+        let incasts = match (g.incasts, g.fan_in) {
+            (Some(n), Some(k)) => format!("; incast events: {n}, {k} senders each"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "  load of flows[{}]: nominal {:.3}, realised {:.3} ({} flows, {} B)",
+            "  load of flows[{}]: nominal {:.3}, realised {:.3} ({} flows, {} B{incasts})",
             g.group, g.nominal, g.realised, g.flows, g.bytes
         );
     }

@@ -790,6 +790,7 @@ pub fn apply(
                 size_bytes: Some(f.size),
                 stop_ns: None,
                 load: None,
+                fan_in: None,
                 cdf: None,
             })
             .collect();
@@ -918,7 +919,10 @@ pub fn files(sim: &Sim, inp: &Ns3Inputs) -> (Vec<(&'static str, String)>, Ns3Rep
     let pg_dport = |i: usize| {
         let g = flows[i].group as usize;
         inp.pg_dport.get(g).copied().unwrap_or_else(|| {
-            let incast = sim.group_kind(g) == Some(GroupKind::Incast);
+            let incast = matches!(
+                sim.group_kind(g),
+                Some(GroupKind::Incast | GroupKind::PoissonIncast)
+            );
             (PG_DATA, if incast { DPORT_INCAST } else { DPORT_NORMAL })
         })
     };

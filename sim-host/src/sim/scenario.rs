@@ -385,13 +385,21 @@ pub enum GroupKind {
     /// Poisson arrivals on every host at `load` of its link, sizes from `cdf`, uniform
     /// destinations.
     Poisson,
+    /// Poisson arrivals of incast events over the whole network: each event picks one receiver
+    /// uniformly and `fan_in` distinct senders uniformly among the other hosts, each sending
+    /// `size_bytes` at the event's time; the events' bytes are `load` of the network's capacity
+    /// (every host link's rate summed), so the mean gap between events is
+    /// `fan_in·size_bytes·8 / (load·hosts·host_rate_bps)`. The HPCC paper's Fig. 11 incast
+    /// (§5: 60 senders, 500 KB each), as its first author specified it (2 % of the capacity,
+    /// Poisson events; alibaba-edu/High-Precision-Congestion-Control issue #36).
+    PoissonIncast,
 }
 
 /// `[[flows]]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowGroup {
-    /// long, incast or poisson.
+    /// long, incast, poisson or poisson_incast.
     pub kind: GroupKind,
     /// Source hosts (long, incast).
     #[serde(default)]
@@ -404,12 +412,15 @@ pub struct FlowGroup {
     /// Start of the k-th source = `start_ns + k·stagger_ns`.
     #[serde(default)]
     pub stagger_ns: u64,
-    /// Flow size, bytes (incast: required; long: optional).
+    /// Flow size, bytes (incast, poisson_incast: required; long: optional).
     pub size_bytes: Option<u64>,
-    /// Long flows stop sending new data here; Poisson arrivals stop here. ns.
+    /// Long flows stop sending new data here; Poisson arrivals (and incast events) stop here. ns.
     pub stop_ns: Option<u64>,
-    /// Poisson: average load of each host link, 0 < load < 1.
+    /// Poisson: average load of each host link; poisson_incast: the incasts' share of the
+    /// network's capacity (every host link's rate summed). 0 < load < 1.
     pub load: Option<f64>,
+    /// poisson_incast: senders per incast event, 1 ..= hosts − 1.
+    pub fan_in: Option<u32>,
     /// Poisson: the flow-size CDF file (`size_bytes,cdf_percent`), relative to the scenario.
     pub cdf: Option<String>,
 }
@@ -1093,10 +1104,13 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
                     return Err(l.err(&key("size_bytes"), "must be > 0"));
                 }
                 if g.load.is_some() {
-                    return Err(l.err(&key("load"), "applies to poisson only"));
+                    return Err(l.err(&key("load"), "applies to poisson and poisson_incast only"));
                 }
                 if g.cdf.is_some() {
                     return Err(l.err(&key("cdf"), "applies to poisson only"));
+                }
+                if g.fan_in.is_some() {
+                    return Err(l.err(&key("fan_in"), "applies to poisson_incast only"));
                 }
                 cdfs.push(None);
             }
@@ -1117,7 +1131,14 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
                         "poisson uses every host: no src, dst or size_bytes",
                     ));
                 }
+                if g.fan_in.is_some() {
+                    return Err(l.err(&key("fan_in"), "applies to poisson_incast only"));
+                }
                 cdfs.push(Some(cdf));
+            }
+            GroupKind::PoissonIncast => {
+                check_poisson_incast(l, i, g)?;
+                cdfs.push(None);
             }
         }
         if let Some(s) = g.stop_ns
@@ -1158,9 +1179,68 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     l.cdfs = cdfs;
     // Without Poisson groups every flow exists from the start: check the ids now.
-    if l.sc.flows.iter().all(|g| g.kind != GroupKind::Poisson) {
+    if l.sc.flows.iter().all(|g| !g.kind.arrives()) {
         let n: usize = l.sc.flows.iter().map(|g| g.src.len()).sum();
         check_flow_ids(l, n)?;
+    }
+    Ok(())
+}
+
+impl GroupKind {
+    /// Its flows arrive during the run (Poisson arrivals, incast events), instead of all being
+    /// known from the start.
+    pub fn arrives(self) -> bool {
+        matches!(self, GroupKind::Poisson | GroupKind::PoissonIncast)
+    }
+}
+
+/// `kind = "poisson_incast"`: `load` in (0, 1), `fan_in` in 1 ..= hosts − 1, `size_bytes` > 0;
+/// the keys of the other kinds (`src`, `dst`, `stagger_ns`, `cdf`) are refused.
+fn check_poisson_incast(l: &Loaded, i: usize, g: &FlowGroup) -> Result<(), ScenarioError> {
+    let key = |k: &str| format!("flows[{i}].{k}");
+    let load = g.load.ok_or_else(|| {
+        l.err(
+            &key("load"),
+            "required: the incasts' share of the network's capacity (every host link's rate summed)",
+        )
+    })?;
+    if !(load > 0.0 && load < 1.0) {
+        return Err(l.err(&key("load"), format!("{load}: must be in (0, 1)")));
+    }
+    let hosts = l.hosts;
+    let fan_in = g
+        .fan_in
+        .ok_or_else(|| l.err(&key("fan_in"), "required: senders per incast event"))?;
+    if fan_in == 0 || fan_in >= hosts {
+        return Err(l.err(
+            &key("fan_in"),
+            format!(
+                "{fan_in}: must be in 1 ..= {} (distinct senders other than the receiver, of {hosts} hosts)",
+                hosts.saturating_sub(1)
+            ),
+        ));
+    }
+    match g.size_bytes {
+        None => {
+            return Err(l.err(
+                &key("size_bytes"),
+                "required for poisson_incast: the bytes each sender sends",
+            ));
+        }
+        Some(0) => return Err(l.err(&key("size_bytes"), "must be > 0")),
+        Some(_) => {}
+    }
+    let refused = [
+        ("src", !g.src.is_empty()),
+        ("dst", g.dst.is_some()),
+        ("stagger_ns", g.stagger_ns != 0),
+        ("cdf", g.cdf.is_some()),
+    ];
+    if let Some((k, _)) = refused.iter().find(|(_, given)| *given) {
+        return Err(l.err(
+            &key(k),
+            "does not apply to poisson_incast: every event picks its receiver and senders at random, each sends size_bytes",
+        ));
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! The workload: the `[[flows]]` groups (long, incast, Poisson arrivals over a flow-size
-//! CDF), each flow's start and stop, and a new flow's controller and application.
+//! CDF, Poisson arrivals of incast events), each flow's start and stop, and a new flow's controller and application.
 
 use super::*;
 
@@ -77,11 +77,52 @@ impl Sim {
 
     pub(super) fn poisson_gap(&mut self, g: usize) -> u64 {
         let load = self.groups[g].load.unwrap_or(0.5);
+        if self.groups[g].kind == GroupKind::PoissonIncast {
+            return self.incast_gap(g, load);
+        }
         let mean = self.cdfs[g].as_ref().map_or(1.0, |c| c.mean());
         // Flows per second per host so that the offered load is `load` of the host link.
         let lambda = load * self.host_rate_bps as f64 / (8.0 * mean);
         let u = uniform(&mut self.rng);
         (-u.ln() / lambda * 1e12) as u64
+    }
+
+    /// poisson_incast: the gap to the next incast event, ps. Events per second so that their
+    /// bytes are `load` of the network's capacity: λ = load·hosts·host_rate / (fan_in·size·8).
+    fn incast_gap(&mut self, g: usize, load: f64) -> u64 {
+        let grp = &self.groups[g];
+        let event_bits =
+            f64::from(grp.fan_in.unwrap_or(1)) * grp.size_bytes.unwrap_or(1) as f64 * 8.0;
+        let capacity_bps = f64::from(self.n_hosts) * self.host_rate_bps as f64;
+        let lambda = load * capacity_bps / event_bits;
+        let u = uniform(&mut self.rng);
+        (-u.ln() / lambda * 1e12) as u64
+    }
+
+    /// One poisson_incast event: one receiver, uniform over the hosts, and `fan_in` distinct
+    /// senders, uniform over the other hosts (a partial Fisher–Yates shuffle), each starting a
+    /// flow of `size_bytes` now; then the next event.
+    fn incast_event(&mut self, group: u32) {
+        let g = group as usize;
+        let n = self.n_hosts;
+        let fan_in = self.groups[g].fan_in.unwrap_or(1).min(n - 1) as usize;
+        let size = self.groups[g].size_bytes.unwrap_or(1);
+        let dst = (self.rng.next_u64() % u64::from(n)) as u32;
+        let mut others: Vec<u32> = (0..n).filter(|&h| h != dst).collect();
+        for k in 0..fan_in {
+            let j = k + (self.rng.next_u64() % (others.len() - k) as u64) as usize;
+            others.swap(k, j);
+        }
+        for &src in &others[..fan_in] {
+            let f = self.add_flow(src, dst, Some(size), self.now, group);
+            self.admit(f);
+            self.host_try_send(src);
+        }
+        let dt = self.poisson_gap(g);
+        self.push(
+            self.now.saturating_add(dt.max(1)),
+            Ev::Poisson { group, host: 0 },
+        );
     }
 
     pub(super) fn poisson(&mut self, group: u32, host: u32) {
@@ -90,6 +131,10 @@ impl Sim {
             .stop_ns
             .map_or(self.end_ps, |s| s * PS_PER_NS);
         if self.now >= stop {
+            return;
+        }
+        if self.groups[g].kind == GroupKind::PoissonIncast {
+            self.incast_event(group);
             return;
         }
         let u = uniform(&mut self.rng);
@@ -106,7 +151,7 @@ impl Sim {
     }
 
     /// Schedules every `[[flows]]` group: the long and incast flows' starts (and stops), and
-    /// each host's first Poisson arrival.
+    /// each host's first Poisson arrival, each poisson_incast group's first event.
     pub(super) fn schedule_groups(&mut self) {
         let n_hosts = self.n_hosts;
         let groups = self.groups.clone();
@@ -122,6 +167,16 @@ impl Sim {
                             self.push(stop * PS_PER_NS, Ev::Stop { flow: f });
                         }
                     }
+                }
+                GroupKind::PoissonIncast => {
+                    let dt = self.poisson_gap(gi);
+                    self.push(
+                        (g.start_ns * PS_PER_NS).saturating_add(dt),
+                        Ev::Poisson {
+                            group: gi as u32,
+                            host: 0,
+                        },
+                    );
                 }
                 GroupKind::Poisson => {
                     for h in 0..n_hosts {
