@@ -1,7 +1,8 @@
 //! The packet-level discrete-event engine: the event loop here, the rest by concern.
 //!
 //! * Time is integer picoseconds; events are ordered by `(time, sequence number)` (one `u128`
-//!   key per event) in a timing wheel with a heap for the far future ([`queue`](self::queue)),
+//!   key per event) in FIFO lanes for arrivals, a timing wheel, and a heap for the far future
+//!   ([`queue`](self::queue)),
 //!   so a run is a pure function of the scenario and the seed (`rand_pcg::Pcg64Mcg`).
 //! * Packets live in a slab recycled through a free list: memory follows the packets in
 //!   flight, not the duration.

@@ -1,23 +1,31 @@
-//! The event queue: a timing wheel over the near future and a binary heap for the rest.
+//! The event queue: FIFO lanes and a timing wheel over the near future, a binary heap for the
+//! rest.
 //!
 //! Every event is one `u128` key, `time (ps) | sequence number | event`, and events leave in
 //! key order, i.e. by time and then in the order they were scheduled: exactly the order a
 //! single binary heap of the keys gives, so a run does not depend on how the queue is built.
 //!
+//! * A lane is a FIFO for events that their scheduler pushes in key order: the engine has one
+//!   per link delay, for the arrivals over links of that delay (each is scheduled one delay
+//!   after a transmission ends, and transmissions end in time order). A key pushed to a lane
+//!   out of order goes where [`EventQueue::push`] would put it.
 //! * The wheel has [`BUCKETS`] buckets of `2^shift` ps each. An event less than the wheel's
 //!   span ahead of the current bucket is appended, unsorted, to its bucket; one further ahead
 //!   (timers, the next Poisson arrival on a slow link) goes to the far heap.
 //! * The current bucket is a vector sorted in descending key order: popping takes its last
 //!   element, and an event scheduled into the current bucket (at the current time, or within
 //!   its width) is inserted at its place by binary search.
-//! * When the current bucket runs dry, the queue moves to the earlier of the next occupied
-//!   bucket (found through a bitmap) and the far heap's first event's bucket, takes that
-//!   bucket's events and the far heap's events of the same bucket, and sorts them.
+//! * A pop takes the smaller of the lanes' first keys and the current bucket's. When the
+//!   current bucket runs dry, the queue moves to the earliest of the next occupied bucket
+//!   (found through a bitmap), the far heap's first event's bucket and the lanes' first
+//!   event's bucket, takes that bucket's events and the far heap's events of the same bucket,
+//!   and sorts them.
 //!
 //! Why: on the 320-host fat tree about 30 events fall in every simulated ns and tens of
 //! thousands are pending; a binary heap of them spent half of the run in cache-missing
-//! sift-downs. Here a push is an append to a bucket that is in cache and a pop a vector pop;
-//! the sort touches a few dozen keys that sit together.
+//! sift-downs. Here about half of the events (the arrivals) pass through a lane without being
+//! sorted, a push is otherwise an append to a bucket, and a sort touches a few dozen keys that
+//! sit together.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
