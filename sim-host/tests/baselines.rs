@@ -3,40 +3,17 @@
 //! points against worked numbers from their papers' equations, and the refusals (no fixed-point
 //! side; an ECN key that does not apply).
 
+mod common;
+
+use common::{load, sim_exit};
+
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use sim_host::sim::cc::dcqcn::reference as dcqcn;
 use sim_host::sim::cc::dctcp::reference as dctcp;
 use sim_host::sim::ecn::EcnRule;
-use sim_host::sim::scenario::{self, ControllerKind};
+use sim_host::sim::scenario::ControllerKind;
 use sim_host::sim::{SimOpts, run_loaded};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
-
-fn load(name: &str, text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// `sim-host sim FILE ARGS...` on `text` written to a temporary file: exit code and stderr.
-fn sim_exit(text: &str, args: &[&str]) -> (Option<i32>, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(&p)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 /// 7-to-1 incast on a 100 Gb/s star, DCQCN with ns-3's marking; `extra` goes into `[params]`.
 fn incast(extra: &str, duration_ns: u64) -> String {
@@ -407,7 +384,7 @@ fn dcqcn_and_dctcp_runs_cut_rates_and_keep_the_invariants() {
 fn controller_fixed_with_dcqcn_or_dctcp_is_refused() {
     for algo in ["dcqcn", "dctcp"] {
         let text = incast("", 10_000).replace("\"dcqcn\"", &format!("\"{algo}\""));
-        let (code, err) = sim_exit(&text, &["--controller", "fixed"]);
+        let (code, err, _) = sim_exit(&text, &["--controller", "fixed"]);
         assert_eq!(code, Some(2), "{err}");
         assert!(
             err.contains("--controller fixed")
@@ -417,7 +394,7 @@ fn controller_fixed_with_dcqcn_or_dctcp_is_refused() {
             "{err}"
         );
         // The scenario's own `controller = "fixed"` too, naming the file's key.
-        let (code, err) = sim_exit(
+        let (code, err, _) = sim_exit(
             &text.replace("controller = \"reference\"", "controller = \"fixed\""),
             &[],
         );
@@ -426,7 +403,7 @@ fn controller_fixed_with_dcqcn_or_dctcp_is_refused() {
         // A sweep without --controller runs both sides: refused before any job runs.
         let tmp = tempfile::tempdir().unwrap();
         let res = tmp.path().join("res");
-        let (code, err) = sim_exit(
+        let (code, err, _) = sim_exit(
             &text,
             &["--seeds", "1..3", "--results", res.to_str().unwrap()],
         );
@@ -437,7 +414,7 @@ fn controller_fixed_with_dcqcn_or_dctcp_is_refused() {
         // --record: no replay kind to record for.
         let tmp = tempfile::tempdir().unwrap();
         let rec = tmp.path().join("rec");
-        let (code, err) = sim_exit(&text, &["--record", rec.to_str().unwrap()]);
+        let (code, err, _) = sim_exit(&text, &["--record", rec.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains("--record"), "{err}");
     }
@@ -486,24 +463,24 @@ fn an_ecn_key_that_does_not_apply_is_refused() {
     ];
     for (ecn, key, what) in cases {
         let text = base.replace("[topology.ecn]", ecn);
-        let (code, err) = sim_exit(&text, &[]);
+        let (code, err, _) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{ecn}: {err}");
         assert!(err.contains(key) && err.contains(what), "{ecn}: {err}");
     }
     // A link rate ns-3's maps do not cover needs its values.
     let ten = base.replace("100_000_000_000", "10_000_000_000");
-    let (code, err) = sim_exit(&ten, &[]);
+    let (code, err, _) = sim_exit(&ten, &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("topology.ecn.kmin_bytes") && err.contains("10 Gb/s"),
         "{err}"
     );
     // DCQCN on switches that mark nothing would never react.
-    let (code, err) = sim_exit(&base.replace("[topology.ecn]\n", ""), &[]);
+    let (code, err, _) = sim_exit(&base.replace("[topology.ecn]\n", ""), &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("the switches mark none"), "{err}");
     // A parameter DCQCN does not have.
-    let (code, err) = sim_exit(&base, &["--set", "eta=0.9"]);
+    let (code, err, _) = sim_exit(&base, &["--set", "eta=0.9"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("--set eta") && err.contains("no such parameter"),

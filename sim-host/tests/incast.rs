@@ -4,15 +4,13 @@
 //! is pinned: the events' shape, their rate and gaps, the window they fall in, determinism, the
 //! report, and the refusals.
 
+mod common;
+
+use common::{scenarios_dir, sim_exit};
+
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{SimOpts, run_loaded};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
 
 /// 8 hosts on a 100 Gb/s star (800 Gb/s of host links), HPCC; one poisson_incast group with
 /// `group` as its keys.
@@ -41,8 +39,7 @@ const SMALL: &str = "load = 0.1\nfan_in = 2\nsize_bytes = 1500";
 const SMALL_GAP_NS: f64 = 300.0;
 
 fn load(text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join("t_poisson_incast.toml"), text)
-        .unwrap_or_else(|e| panic!("{e}"))
+    common::load("t_poisson_incast.toml", text)
 }
 
 fn run(text: &str) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {
@@ -209,20 +206,6 @@ fn poisson_incast_refuses_fan_in_above_hosts() {
     assert!(e.contains("1 ..= 7"), "{e}");
 }
 
-/// `sim-host sim` on `text`: exit code and stderr.
-fn sim_exit(text: &str) -> (Option<i32>, String, PathBuf, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("bad.toml");
-    std::fs::write(&p, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(&p)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    (o.status.code(), err, p, tmp)
-}
-
 #[test]
 fn poisson_incast_refuses_missing_impossible_and_foreign_keys_naming_file_and_key() {
     let s = |g: &str| star(g, 20_000, 0);
@@ -311,7 +294,7 @@ fn poisson_incast_refuses_missing_impossible_and_foreign_keys_naming_file_and_ke
         ),
     ];
     for (text, key, why) in cases {
-        let (code, err, p, _tmp) = sim_exit(&text);
+        let (code, err, p) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{key}: {err}");
         assert!(
             err.contains(&p.display().to_string()),

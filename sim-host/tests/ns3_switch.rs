@@ -2,17 +2,15 @@
 //! fixed 42-byte INT header, ns-3's dynamic PFC threshold with pause frames as packets) and
 //! `output.ideal_fct = "ns3"` (slowdowns against ns-3's standalone FCT).
 
+mod common;
+
+use common::sim_exit;
+
 use sim_host::sim::scenario;
 use sim_host::sim::{SimOpts, run_loaded};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
 
 fn load(text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join("t_ns3.toml"), text).unwrap_or_else(|e| panic!("{e}"))
+    common::load("t_ns3.toml", text)
 }
 
 fn run(text: &str, o: &SimOpts) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {
@@ -131,21 +129,6 @@ fn the_ns3_switch_pauses_at_its_dynamic_threshold_and_loses_nothing() {
     );
 }
 
-fn sim_exit(text: &str) -> (Option<i32>, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("bad.toml");
-    std::fs::write(&p, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(&p)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn settings_the_ns3_switch_does_not_apply_are_refused_with_their_key() {
     for (text, key) in [
@@ -168,7 +151,7 @@ fn settings_the_ns3_switch_does_not_apply_are_refused_with_their_key() {
             "expected `default` or `ns3`",
         ),
     ] {
-        let (code, err) = sim_exit(&text);
+        let (code, err, _) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{key}: {err}");
         assert!(err.contains(key), "{key}: {err}");
     }

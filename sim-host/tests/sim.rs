@@ -3,19 +3,14 @@
 //! ideal, determinism under a seed, recorded traces that replay at the fidelity targets, the
 //! INT wire format, and bad scenario files refused with exit 2 naming the file and the key.
 
+mod common;
+
+use common::{load, scenarios_dir, sim_exit};
+
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{SimOpts, run_loaded};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
-
-/// A scenario from text, as if it were a file in fixtures/scenarios (for the CDF paths).
-fn load(name: &str, text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
-}
 
 const INCAST_DROPS: &str = r#"
 name = "t_incast_drops"
@@ -287,22 +282,6 @@ fn shipped_scenarios_parse() {
     }
 }
 
-fn sim_exit(text: &str) -> (Option<i32>, String, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("bad.toml");
-    std::fs::write(&p, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .arg("sim")
-        .arg(&p)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-        p,
-    )
-}
-
 #[test]
 fn bad_scenarios_exit_2_naming_file_and_key() {
     let cases = [
@@ -392,7 +371,7 @@ fn bad_scenarios_exit_2_naming_file_and_key() {
         ),
     ];
     for (text, key) in cases {
-        let (code, err, p) = sim_exit(&text);
+        let (code, err, p) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{key}: {err}");
         assert!(
             err.contains(&p.display().to_string()),
@@ -815,7 +794,7 @@ fn bad_cats_scenarios_exit_2_naming_file_and_key() {
         ),
     ];
     for (text, key) in cases {
-        let (code, err, p) = sim_exit(&text);
+        let (code, err, p) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{key}: {err}");
         assert!(
             err.contains(&p.display().to_string())
@@ -1175,7 +1154,7 @@ fn a_fifo_sender_refuses_the_conductor_parameters_it_would_not_apply() {
     let fifo = |params: &str| {
         cats_page_scenario(&page, params).replace("[web]\n", "[web]\nscheduler = \"fifo\"\n")
     };
-    let (code, err, _) = sim_exit(&fifo("[params]\nh0 = 50000"));
+    let (code, err, _) = sim_exit(&fifo("[params]\nh0 = 50000"), &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("params.h0") && err.contains("fifo"), "{err}");
     let tmp = tempfile::tempdir().unwrap();
@@ -1345,7 +1324,7 @@ fn bad_pcc_scenarios_exit_2_naming_file_and_key() {
         ),
     ];
     for (text, key) in cases {
-        let (code, err, p) = sim_exit(&text);
+        let (code, err, p) = sim_exit(&text, &[]);
         assert_eq!(code, Some(2), "{key}: {err}");
         assert!(err.contains(&p.display().to_string()), "{key}: {err}");
         assert!(err.contains(key), "{key}: {err}");
@@ -1432,6 +1411,7 @@ fn an_algorithm_outside_the_registry_is_refused_naming_the_registry() {
     let (code, err, _t) = sim_exit(
         "name = \"x\"\nalgorithm = \"swift\"\nduration_ns = 1000\n[topology]\nkind = \"star\"\n\
          hosts = 2\nhost_rate_bps = 100_000_000_000\n[[flows]]\nkind = \"long\"\nsrc = [0]\ndst = 1\n",
+        &[],
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(

@@ -4,17 +4,13 @@
 //! beyond the pacer's flow table waits for a slot and is counted, and a seed gives the same
 //! files.
 
+mod common;
+
+use common::{load, scenarios_dir};
+
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{Report, SimOpts, run_loaded};
-use std::path::{Path, PathBuf};
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
-
-fn load(name: &str, text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
-}
+use std::path::Path;
 
 fn run(name: &str, text: &str, controller: ControllerKind, out: Option<&Path>) -> Report {
     let l = load(name, text);

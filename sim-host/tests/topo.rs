@@ -1,19 +1,14 @@
 //! `sim-host sim`: the setup the HPCC authors simulated — `T` and the initial window from the
 //! topology's longest base RTT, HPCC's presets, the fat tree and its routes.
 
+mod common;
+
+use common::{load, scenarios_dir};
+
 use sim_host::sim::scenario;
 use sim_host::sim::{SimOpts, paths, run_loaded};
 use sim_host::trace::Param;
 use std::path::{Path, PathBuf};
-
-fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios")
-}
-
-/// A scenario from text, as if it were a file in fixtures/scenarios.
-fn load(name: &str, text: &str) -> scenario::Loaded {
-    scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
-}
 
 fn set(k: &str, v: &str) -> Param {
     Param {
