@@ -45,6 +45,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 die() { echo "htsim-compare: error: $1" >&2; exit "${2:-2}"; }
+# shellcheck source=lib/doc-markers.sh
+source scripts/lib/doc-markers.sh
 
 DOC=
 while [[ $# -gt 0 ]]; do
@@ -53,11 +55,7 @@ while [[ $# -gt 0 ]]; do
         *) die "unknown argument '$1' (usage: HTSIM_SRC=DIR $0 [--doc FILE])" ;;
     esac
 done
-if [[ -n "$DOC" ]]; then
-    [[ -f "$DOC" ]] || die "--doc $DOC: no such file"
-    [[ $(grep -c '^<!-- htsim-compare:begin -->$' "$DOC") == 1 && $(grep -c '^<!-- htsim-compare:end -->$' "$DOC") == 1 ]] \
-        || die "--doc $DOC: needs exactly one '<!-- htsim-compare:begin -->' line and one '<!-- htsim-compare:end -->' line"
-fi
+[[ -n "$DOC" ]] && doc_markers_check "$DOC" htsim-compare
 
 SRC=${HTSIM_SRC:-}
 [[ -n "$SRC" ]] || die "HTSIM_SRC is not set: point it at an htsim source tree (github.com/Broadcom/csg-htsim), e.g. HTSIM_SRC=\$HOME/csg-htsim $0"
@@ -289,11 +287,6 @@ FRAG=$BUILD/fragment.md
 cat "$FRAG"
 
 if [[ -n "$DOC" ]]; then
-    new=$(mktemp "$(dirname "$DOC")/.htsim-compare.XXXXXX")
-    awk -v frag="$FRAG" '
-        $0 == "<!-- htsim-compare:begin -->" { print; while ((getline l < frag) > 0) print l; skip = 1; next }
-        $0 == "<!-- htsim-compare:end -->" { skip = 0 }
-        !skip { print }' "$DOC" >"$new"
-    mv "$new" "$DOC"
+    doc_markers_write "$DOC" htsim-compare "$FRAG"
     echo "htsim-compare: $DOC updated" >&2
 fi

@@ -21,6 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 die() { echo "sim-speed: error: $1" >&2; exit "${2:-2}"; }
+# shellcheck source=lib/doc-markers.sh
+source scripts/lib/doc-markers.sh
 
 DOC=
 RUNS=1
@@ -31,11 +33,7 @@ while [[ $# -gt 0 ]]; do
         *) die "unknown argument '$1' (usage: $0 [--doc FILE] [--runs N])" ;;
     esac
 done
-if [[ -n "$DOC" ]]; then
-    [[ -f "$DOC" ]] || die "--doc $DOC: no such file"
-    [[ $(grep -c '^<!-- sim-speed:begin -->$' "$DOC") == 1 && $(grep -c '^<!-- sim-speed:end -->$' "$DOC") == 1 ]] \
-        || die "--doc $DOC: needs exactly one '<!-- sim-speed:begin -->' line and one '<!-- sim-speed:end -->' line"
-fi
+[[ -n "$DOC" ]] && doc_markers_check "$DOC" sim-speed
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
 if [[ -n "${SPEED_DURATION_NS:-}" ]]; then
     [[ "$SPEED_DURATION_NS" =~ ^[1-9][0-9]*$ ]] || die "SPEED_DURATION_NS must be a positive integer (ns)"
@@ -105,12 +103,6 @@ FRAG=$WORK/table.md
 cat "$FRAG"
 
 if [[ -n "$DOC" ]]; then
-    tmp=$(mktemp "$(dirname "$DOC")/.sim-speed.XXXXXX")
-    awk -v frag="$FRAG" '
-        $0 == "<!-- sim-speed:begin -->" { print; while ((getline l < frag) > 0) print l; skip = 1; next }
-        $0 == "<!-- sim-speed:end -->" { skip = 0 }
-        !skip { print }
-    ' "$DOC" >"$tmp"
-    mv "$tmp" "$DOC"
+    doc_markers_write "$DOC" sim-speed "$FRAG"
     echo "sim-speed: wrote the table into $DOC"
 fi
