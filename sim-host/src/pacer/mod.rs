@@ -1,7 +1,7 @@
 //! pacer: the segment pacer (`cc-pacer`) against the f64 reference ([`reference`](mod@reference)), replaying
 //! event traces; fixture generators ([`generate`]).
 //!
-//! Trace: CSV `t_ns,event,flow,value` with `# set KEY=VALUE` lines ([`KEYS`]). Events:
+//! Trace: CSV `t_ns,event,flow,value` with `# set KEY=VALUE` lines ([`params`]). Events:
 //! * `rate`: the flow's rate is `value` b/s (paced at `⌊value/128⌋` units of 128 b/s);
 //! * `window`: the flow's window is `value` bytes (a window flow; see below);
 //! * `enqueue`: `value` more bytes for the flow;

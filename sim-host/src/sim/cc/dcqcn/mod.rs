@@ -1,7 +1,7 @@
 //! DCQCN (Zhu et al., SIGCOMM 2015): the sender's rate from the CNPs its receiver sends when
 //! CE-marked data arrives, with an α updated on a timer, a cut per decrease interval, and
 //! fast recovery, additive and hyper increase on a timer (and a byte counter). An f64
-//! reference only ([`reference`]): there is no firmware crate, so `--controller fixed` is
+//! reference only ([`reference`](mod@reference)): there is no firmware crate, so `--controller fixed` is
 //! refused. The receivers send a flow at most one CNP per `cnp_interval_ns`.
 
 pub mod reference;
