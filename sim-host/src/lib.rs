@@ -5,6 +5,10 @@
 //! Data flows one way: a trace reader yields events → the replay driver feeds each event to the
 //! fixed-point crate (through its public API, exactly as firmware would) and to the f64
 //! reference → per-event pairs are compared → the report (text, JSON, CSV, SVG).
+//!
+//! The crate's documentation is for its developers (`cargo doc --document-private-items`):
+//! module pages link to the private items they describe.
+#![allow(rustdoc::private_intra_doc_links)]
 
 /// `print!` that never panics: a closed pipe (`sim-host … | head`) or a full disk ends the
 /// output instead of aborting the process with "Broken pipe", and is remembered

@@ -807,7 +807,7 @@ fn sat_u32(x: u64) -> u32 {
 /// both feed the one Algorithm 1 ([`State::on_hop_words`]), monomorphised per format.
 ///
 /// Units are multiples of 16 bytes and at most 256, so that the hop's numerator is an exact
-/// integer below 2^56 ([`hop_numerator`]; the EWMA's word sizes rest on that bound, module
+/// integer below 2^56 (`hop_numerator`; the EWMA's word sizes rest on that bound, module
 /// docs).
 pub trait HopSample {
     /// Bytes of one queue-length unit (a multiple of 16, at most 256).

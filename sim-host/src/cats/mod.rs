@@ -103,7 +103,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     fixtures,
 };
 
-/// cats as a [`Kind`](crate::kind::Kind).
+/// cats as a [`Kind`].
 pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).

@@ -65,7 +65,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     fixtures,
 };
 
-/// pacer as a [`Kind`](crate::kind::Kind).
+/// pacer as a [`Kind`].
 pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).

@@ -3,7 +3,7 @@
 //! conductor (`scheduler = "cats"`: one chunk of at most MSS bytes per decision, the fixed-point
 //! crate or the f64 reference by the controller kind) or the application order itself
 //! (`scheduler = "fifo"`, the baseline: a plain socket filled as space frees). The transport
-//! sends the byte stream in order, paced ([`super::ctrl::Ctrl::Paced`]); its ACKs free
+//! sends the byte stream in order, paced by the NIC's pacer ([`super::engine::pacer`]); its ACKs free
 //! send-buffer space, which is the conductor's `ack` event. The receiver attributes every byte
 //! delivered in order to the priority of the chunk it belongs to.
 //!

@@ -2,7 +2,7 @@
 //!
 //! Trace format: CSV with the header row `t_send_ns,t_complete_ns,bytes`, one completion per
 //! row; `#` lines are comments; `# set KEY=VALUE` lines (anywhere before the first data row) set parameters, with
-//! keys exactly the `timely_cc::Params` field names (see [`params::KEYS`]).
+//! keys exactly the `timely_cc::Params` field names (see [`params`]).
 //!
 //! Files, as in every algorithm folder: [`reference`](mod@reference) (the f64 reference, from the paper),
 //! [`params`] (both sides' configuration from `# set` and `--set`), [`lockstep`] (both sides
@@ -51,7 +51,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
     fixtures,
 };
 
-/// timely as a [`Kind`](crate::kind::Kind).
+/// timely as a [`Kind`].
 pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
 
 /// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).

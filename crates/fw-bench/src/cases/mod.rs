@@ -2,7 +2,7 @@
 //!
 //! # Adding an algorithm (mechanical)
 //! 1. Write `cases/<kind>.rs` with one `fn run_<entry>(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>>`
-//!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` with [`read_trace`]
+//!    per entry point. It reads the events of `ctx.fixtures/<kind>/*.csv` with `read_trace`
 //!    (cc-trace's trace reader; the `# set` parameters go through cc-trace's parameter builder
 //!    for the kind, so the benchmark runs exactly the configuration `sim-host replay` would),
 //!    makes at most `ctx.limit` calls, copies the config and flow state into scratch memory once (`m.push_bytes`), then

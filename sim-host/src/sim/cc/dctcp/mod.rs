@@ -1,6 +1,6 @@
 //! DCTCP (Alizadeh et al., SIGCOMM 2010) as the HPCC authors' ns-3 simulator runs it: a rate,
 //! cut by `(1 − α/2)` on an ECN echo once per window, α the EWMA of the marked fraction per
-//! window, additive increase per window ([`reference`]). An f64 reference only: there is no
+//! window, additive increase per window ([`reference`](mod@reference)). An f64 reference only: there is no
 //! firmware crate, so `--controller fixed` is refused.
 
 pub mod reference;
