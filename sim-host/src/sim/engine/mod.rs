@@ -2,27 +2,27 @@
 //!
 //! * Time is integer picoseconds; events are ordered by `(time, sequence number)` (one `u128`
 //!   key per event) in FIFO lanes for arrivals, a timing wheel, and a heap for the far future
-//!   ([`queue`](self::queue)),
+//!   ([`queue`]),
 //!   so a run is a pure function of the scenario and the seed (`rand_pcg::Pcg64Mcg`).
 //! * Packets live in a slab recycled through a free list: memory follows the packets in
 //!   flight, not the duration.
-//! * [`topology`](self::topology): hosts, switches and links, routes, the ideal FCT of a path.
-//! * [`switch`](self::switch): a port serialises one packet at a time (ACKs before data,
+//! * [`topology`]: hosts, switches and links, routes, the ideal FCT of a path.
+//! * [`switch`]: a port serialises one packet at a time (ACKs before data,
 //!   strict priority); switch egress queues share a buffer per switch or have one each; a data
 //!   packet that does not fit is dropped (ACKs are never dropped); ECN CE marks data as it
 //!   leaves a queue, by Kmin/Kmax/Pmax per link rate ([`super::ecn`]); PFC; INT is stamped at dequeue in the HPCC wire format (speed code, ts
 //!   mod 2^24, tx bytes/128 mod 2^20, qlen/80).
-//! * [`nic`](self::nic): a host NIC sends what its pacer hands out when its port is free: the
-//!   controller's rate and window go to the pacer ([`pacer`](self::pacer): `cc-pacer` in a
+//! * [`nic`]: a host NIC sends what its pacer hands out when its port is free: the
+//!   controller's rate and window go to the pacer ([`pacer`]: `cc-pacer` in a
 //!   fixed-point run, the f64 reference pacer in a reference run), which paces each packet (or
 //!   each TSO segment, when the algorithm sends in segments); it tells the controller of every
 //!   packet sent and sends the RTT probes a controller asks for.
-//! * [`transport`](self::transport): receivers ACK every k-th packet (and a flow's or a
+//! * [`transport`]: receivers ACK every k-th packet (and a flow's or a
 //!   segment's last) and NACK a gap (go-back-N; a retransmission timer covers a lost tail);
 //!   every ACK goes to the flow's controller ([`super::cc::FlowCc`]) with its INT bytes, ECN
 //!   echo and RTT sample; when the algorithm reads CNPs, a receiver sends a flow at most one
 //!   per CNP interval as CE-marked data arrives, and the sender's controller gets it.
-//! * [`workload`](self::workload): the flow groups and each flow's start and stop.
+//! * [`workload`]: the flow groups and each flow's start and stop.
 //!
 //! The engine never looks at which algorithm runs: it calls the flow's controller and applies
 //! the rate and window it answers with.
@@ -237,8 +237,18 @@ struct Port {
     pfc_shift: u32,
 }
 
+/// A switch's tier: a leaf or ToR (and the one switch of a star, the two of a dumbbell), a
+/// fat tree's aggregation switch, a spine or core.
+const TIER_EDGE: u8 = 0;
+const TIER_AGG: u8 = 1;
+const TIER_CORE: u8 = 2;
+
 struct Switch {
     ports: Vec<u32>,
+    /// `TIER_EDGE`, `TIER_AGG` or `TIER_CORE` (routing).
+    tier: u8,
+    /// A fat tree's ToR or aggregation switch: its pod (else 0).
+    pod: u32,
     used_bytes: u64,
     max_used_bytes: u64,
     id: u16,
@@ -269,6 +279,28 @@ struct Host {
     hold_until: u64,
     /// A wake-up armed to keep an idle pacer's clock within its contract (ps).
     tick_at: u64,
+}
+
+/// A flow's two hosts and the ECMP choices ([`Sim::ecmp`]) of its two directions: data and
+/// probes (hashed on the flow id), and what goes back to the sender (the same key, or under
+/// `switch_model = "ns3"` one of its own).
+#[derive(Clone, Copy)]
+struct Ends {
+    src: u32,
+    dst: u32,
+    fwd: [u16; 2],
+    rev: [u16; 2],
+}
+
+/// Where a host sits, for routing: its edge switch (leaf or ToR) and its port index there;
+/// in a fat tree, its pod and its ToR's index among the pod's ToRs (an aggregation switch's
+/// port towards it).
+#[derive(Clone, Copy, Default)]
+struct HostLoc {
+    edge: u32,
+    edge_port: u32,
+    pod: u32,
+    pod_port: u32,
 }
 
 /// A flow's last segment from its pacer (the pacing check).
@@ -489,9 +521,11 @@ pub struct Sim {
     hosts: Vec<Host>,
     /// Every flow, in id order.
     pub flows: Vec<Flow>,
-    /// Each flow's `[src, dst]`, beside `flows` so that a switch routing a packet reads 8
-    /// bytes instead of a flow's state.
-    ends: Vec<[u32; 2]>,
+    /// Each flow's ends and ECMP choices, beside `flows` so that a switch routing a packet
+    /// reads 16 bytes instead of a flow's state.
+    ends: Vec<Ends>,
+    /// Each host's place in the topology (routing).
+    loc: Vec<HostLoc>,
     setup: Setup,
     controller: ControllerKind,
     topo: TopoKind,
@@ -513,7 +547,7 @@ pub struct Sim {
     /// PFC `(xoff, xon)` thresholds per ingress port, bytes (`None`: PFC off).
     pfc: Option<(u64, u64)>,
     int_on: bool,
-    /// `topology.switch_model = "ns3"` ([`mmu`](self::mmu)).
+    /// `topology.switch_model = "ns3"` ([`mmu`]).
     ns3_switch: bool,
     /// `output.ideal_fct = "ns3"`: slowdowns against ns-3's standalone FCT.
     ideal_ns3: bool,
@@ -551,6 +585,8 @@ pub struct Sim {
     next_plot_ps: u64,
     plot_ps: u64,
     last_delivered: Vec<u64>,
+    /// Bytes delivered in order, summed over the flows (the plotted total).
+    delivered_bytes: u64,
     int_buf: [u8; 2 + 8 * MAX_HOPS],
     /// `--ns3-out`: the PFC frames and queue histograms (`None` without `--ns3-out`).
     ns3_log: Option<Box<Ns3Log>>,
@@ -583,6 +619,19 @@ fn ps_per_byte(rate_bps: u64) -> u64 {
     }
 }
 
+impl Port {
+    /// [`ser_ps`] of `bytes` on this port's link: one multiply when the rate divides
+    /// 8·10^12 b/s·ps (`ps_per_byte`, exact), else the division.
+    #[inline]
+    fn ser_ps(&self, bytes: u32) -> u64 {
+        match self.ps_per_byte {
+            0 => ser_ps(bytes, self.rate_bps),
+            b => u64::from(bytes) * b,
+        }
+    }
+}
+
+/// Serialisation time of `bytes` at `rate_bps`, ps, rounded up.
 fn ser_ps(bytes: u32, rate_bps: u64) -> u64 {
     // ceil(bytes·8·10^12 / rate)
     (u128::from(bytes) * 8_000_000_000_000).div_ceil(u128::from(rate_bps)) as u64
@@ -626,6 +675,7 @@ impl Sim {
             hosts: Vec::new(),
             flows: Vec::new(),
             ends: Vec::new(),
+            loc: Vec::new(),
             seg_bytes: setup.algo().segment_bytes(),
             pace_seg: setup
                 .algo()
@@ -688,6 +738,7 @@ impl Sim {
             next_plot_ps: 0,
             plot_ps: (sc.duration_ns * PS_PER_NS / 600).max(sc.output.sample_ns * PS_PER_NS),
             last_delivered: Vec::new(),
+            delivered_bytes: 0,
             int_buf: [0; 2 + 8 * MAX_HOPS],
             ns3_log: None,
         };
@@ -949,9 +1000,13 @@ impl Sim {
                     }
                 }
             }
-            let total: u64 = self.flows.iter().map(|f| f.delivered).sum();
-            self.stats
-                .series_point(self.now / PS_PER_NS, qmax, total, rates, goodput);
+            self.stats.series_point(
+                self.now / PS_PER_NS,
+                qmax,
+                self.delivered_bytes,
+                rates,
+                goodput,
+            );
             self.next_plot_ps = self.now + self.plot_ps;
         }
         if self.now + self.sample_ps <= self.end_ps {

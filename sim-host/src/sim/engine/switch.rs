@@ -57,13 +57,13 @@ impl Sim {
     /// (ns-3 hashes an ACK's own addresses and ports).
     pub(super) fn egress_of(&self, sw: u32, p: &Pkt) -> (u32, bool) {
         let forward = matches!(p.kind, KIND_DATA | KIND_PROBE);
-        let [src, dst] = self.ends[p.flow as usize];
-        let (dst, key) = match (forward, self.ns3_switch) {
-            (true, _) => (dst, p.flow),
-            (false, false) => (src, p.flow),
-            (false, true) => (src, p.flow | 1 << 31),
+        let e = self.ends[p.flow as usize];
+        let (dst, d) = if forward {
+            (e.dst, e.fwd)
+        } else {
+            (e.src, e.rev)
         };
-        (self.route(sw, dst, key), forward)
+        (self.route_by(sw, dst, d), forward)
     }
 
     /// Queues packet `pi` (`w` bytes on the wire) in the data class of `port` of switch `sw`:
@@ -189,10 +189,7 @@ impl Sim {
         if self.now < pt.free_at_ps {
             pt.overlaps += 1;
         }
-        let d = match pt.ps_per_byte {
-            0 => ser_ps(wire, pt.rate_bps),
-            b => u64::from(wire) * b,
-        };
+        let d = pt.ser_ps(wire);
         pt.free_at_ps = self.now + d;
         pt.tx_bytes += u64::from(wire);
         pt.cur = Some(pi);

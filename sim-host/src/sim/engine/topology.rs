@@ -98,7 +98,34 @@ impl Sim {
     }
 
     pub(super) fn route(&self, sw: u32, dst: u32, flow: u32) -> u32 {
-        let ports = &self.switches[sw as usize].ports;
+        self.route_by(sw, dst, self.ecmp(flow))
+    }
+
+    /// The ECMP choices of the hash key `key` (a flow id, or one marked as a reverse key):
+    /// the spine of a leaf-spine (first digit); the fat tree's plane, i.e. the ToR's uplink
+    /// (first digit), and the core within the plane, i.e. the aggregation switch's uplink
+    /// (second digit), as two digits of one hash. Computed once per flow and direction
+    /// ([`Ends`]), so that a switch routes without dividing.
+    pub(super) fn ecmp(&self, key: u32) -> [u16; 2] {
+        let h = mix(u64::from(key));
+        match self.topo {
+            TopoKind::Star | TopoKind::Dumbbell => [0, 0],
+            TopoKind::LeafSpine => [(h % u64::from(self.spines)) as u16, 0],
+            TopoKind::FatTree => {
+                let (a, c) = (
+                    u64::from(self.fat.aggs_per_pod),
+                    u64::from(self.fat.cores_per_agg),
+                );
+                [(h % a) as u16, ((h / a) % c) as u16]
+            }
+        }
+    }
+
+    /// [`route`](Self::route) with the ECMP digits of the packet's key ([`Sim::ecmp`]) and the
+    /// destination's place in the tree read from tables ([`HostLoc`], `Switch::pod`).
+    #[inline]
+    pub(super) fn route_by(&self, sw: u32, dst: u32, d: [u16; 2]) -> u32 {
+        let s = &self.switches[sw as usize];
         let i = match self.topo {
             TopoKind::Star => dst,
             TopoKind::Dumbbell => {
@@ -111,17 +138,17 @@ impl Sim {
                     (_, true) => right,
                 }
             }
+            // A leaf's hosts then the spines; a spine's leaves.
             TopoKind::LeafSpine => {
-                let hpl = self.hosts_per_leaf;
-                let leaves = self.n_hosts / hpl;
-                if sw < leaves {
-                    if dst / hpl == sw {
-                        dst % hpl
+                let l = self.loc[dst as usize];
+                if s.tier == TIER_EDGE {
+                    if l.edge == sw {
+                        l.edge_port
                     } else {
-                        hpl + (mix(u64::from(flow)) % u64::from(self.spines)) as u32
+                        self.hosts_per_leaf + u32::from(d[0])
                     }
                 } else {
-                    dst / hpl
+                    l.edge
                 }
             }
             // Ports as `build_topology` makes them: a ToR's hosts then its pod's aggregation
@@ -130,28 +157,17 @@ impl Sim {
             // switch the core by two digits of one hash of the flow id.
             TopoKind::FatTree => {
                 let f = &self.fat;
-                let (tors, aggs) = (f.tors(), f.aggs());
-                let h = mix(u64::from(flow));
-                if sw < tors {
-                    if f.tor_of(dst) == sw {
-                        dst % f.hosts_per_tor
-                    } else {
-                        f.hosts_per_tor + (h % u64::from(f.aggs_per_pod)) as u32
-                    }
-                } else if sw < tors + aggs {
-                    let pod = (sw - tors) / f.aggs_per_pod;
-                    if f.pod_of(dst) == pod {
-                        f.tor_of(dst) % f.tors_per_pod
-                    } else {
-                        let core = (h / u64::from(f.aggs_per_pod)) % u64::from(f.cores_per_agg);
-                        f.tors_per_pod + core as u32
-                    }
-                } else {
-                    f.pod_of(dst)
+                let l = self.loc[dst as usize];
+                match s.tier {
+                    TIER_EDGE if l.edge == sw => l.edge_port,
+                    TIER_EDGE => f.hosts_per_tor + u32::from(d[0]),
+                    TIER_AGG if l.pod == s.pod => l.pod_port,
+                    TIER_AGG => f.tors_per_pod + u32::from(d[1]),
+                    _ => l.pod,
                 }
             }
         };
-        ports[i as usize]
+        s.ports[i as usize]
     }
 
     /// Builds the network: hosts first (node ids `0..n_hosts`), each with its one port, then
@@ -168,8 +184,19 @@ impl Sim {
             TopoKind::FatTree => self.fat.tors() + self.fat.aggs() + self.fat.cores(),
         };
         for s in 0..n_sw {
+            let (tier, pod) = match t.kind {
+                TopoKind::LeafSpine if s < t.leaves.unwrap_or(0) => (TIER_EDGE, 0),
+                TopoKind::FatTree if s < self.fat.tors() => (TIER_EDGE, s / self.fat.tors_per_pod),
+                TopoKind::FatTree if s < self.fat.tors() + self.fat.aggs() => {
+                    (TIER_AGG, (s - self.fat.tors()) / self.fat.aggs_per_pod)
+                }
+                TopoKind::Star | TopoKind::Dumbbell => (TIER_EDGE, 0),
+                _ => (TIER_CORE, 0),
+            };
             self.switches.push(Switch {
                 ports: Vec::new(),
+                tier,
+                pod,
                 used_bytes: 0,
                 max_used_bytes: 0,
                 id: ((s + 1) & 0xFFF) as u16,
@@ -178,6 +205,28 @@ impl Sim {
                 total_reserve_bytes: 0,
             });
         }
+        // Where each host sits: its edge switch (leaf or ToR), its port there, its pod and its
+        // ToR's place among the pod's ToRs.
+        self.loc = (0..n_hosts)
+            .map(|h| match t.kind {
+                TopoKind::LeafSpine => HostLoc {
+                    edge: h / self.hosts_per_leaf,
+                    edge_port: h % self.hosts_per_leaf,
+                    pod: 0,
+                    pod_port: 0,
+                },
+                TopoKind::FatTree => {
+                    let f = &self.fat;
+                    HostLoc {
+                        edge: f.tor_of(h),
+                        edge_port: h % f.hosts_per_tor,
+                        pod: f.pod_of(h),
+                        pod_port: f.tor_of(h) % f.tors_per_pod,
+                    }
+                }
+                TopoKind::Star | TopoKind::Dumbbell => HostLoc::default(),
+            })
+            .collect();
         for _ in 0..n_hosts {
             self.hosts.push(Host {
                 port: 0,

@@ -47,6 +47,7 @@ impl Sim {
         let reply = if p.seq == f.rcv_next {
             f.rcv_next += u64::from(p.payload);
             f.delivered = f.rcv_next;
+            self.delivered_bytes += u64::from(p.payload);
             if let Some(w) = &mut f.web {
                 w.on_deliver(f.rcv_next, now_ns);
             }

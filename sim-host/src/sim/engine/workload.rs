@@ -25,7 +25,13 @@ impl Sim {
             _ => ideal,
         };
         let record = self.rec.wants(id);
-        self.ends.push([src, dst]);
+        let rev_key = if self.ns3_switch { id | 1 << 31 } else { id };
+        self.ends.push(Ends {
+            src,
+            dst,
+            fwd: self.ecmp(id),
+            rev: self.ecmp(rev_key),
+        });
         self.flows.push(Flow {
             src,
             dst,
