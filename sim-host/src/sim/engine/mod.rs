@@ -86,23 +86,28 @@ pub const PROBE_BYTES: u32 = 64;
 // A probe keeps its timestamps and telemetry in the hop words (INT is for data packets).
 const _: () = assert!(MAX_HOPS >= 4);
 
+/// A packet in the slab: 80 bytes, laid out in this order (`repr(C)`, no padding but the
+/// tail's), so that `nhop` is its last byte and the loop can prefetch both cache lines it
+/// spans ([`Sim::run`]).
 #[derive(Clone, Copy, Default)]
+#[repr(C)]
 struct Pkt {
-    flow: u32,
     /// Data: first byte; ACK/NACK: the next byte expected.
     seq: u64,
-    payload: u32,
-    wire: u32,
-    kind: u8,
-    ecn: bool,
-    nhop: u8,
-    path_id: u16,
     /// Data: when the sender put it on the wire (ps), echoed by the ACK.
     t_sent_ps: u64,
     hops: [u64; MAX_HOPS],
+    flow: u32,
+    payload: u32,
+    wire: u32,
     /// The port of the receiving node it arrived through (PFC's ingress accounting).
     in_port: u32,
+    path_id: u16,
+    kind: u8,
+    ecn: bool,
+    nhop: u8,
 }
+const _: () = assert!(std::mem::size_of::<Pkt>() == 80);
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -186,8 +191,8 @@ fn unpack(x: u128) -> Ev {
     }
 }
 
-/// How many arrivals ahead (in the first lane) the loop loads the packet.
-const PREFETCH_AHEAD: usize = 2;
+/// How many arrivals ahead (in the first lane) the loop prefetches the packet.
+const PREFETCH_AHEAD: usize = 4;
 /// Lanes of the event queue, one per link delay; links of further delays use the wheel.
 const MAX_LANES: usize = 8;
 const NO_LANE: u8 = u8::MAX;
@@ -842,12 +847,16 @@ impl Sim {
             }
             self.now = t;
             self.c.events += 1;
-            // Load the packet of an arrival a few events ahead, so that its cache miss
-            // overlaps this event's work (a packet is last touched a link's delay earlier).
+            // Prefetch the packet of an arrival a few events ahead (a packet was last touched
+            // a link's delay earlier, tens of thousands of events ago, and is out of the
+            // cache): its first and its last byte, i.e. both cache lines it spans. A prefetch
+            // does not wait for the line, unlike a load.
             if let Some(next) = self.queue.peek_lane(0, PREFETCH_AHEAD)
                 && let Ev::Arrive { pkt, .. } = unpack(next)
             {
-                std::hint::black_box(self.pkts[pkt as usize].kind);
+                let pk = &self.pkts[pkt as usize];
+                mem_prefetch::prefetch_read_data::<_, 3>(pk);
+                mem_prefetch::prefetch_read_data::<_, 3>(&pk.nhop);
             }
             if self.c.events & 0xFFFF == 0 {
                 progress(self.now / PS_PER_NS);
