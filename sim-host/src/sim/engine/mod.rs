@@ -624,6 +624,17 @@ fn ps_per_byte(rate_bps: u64) -> u64 {
     }
 }
 
+impl Sim {
+    /// Prefetches packet `pi`: its first and its last byte, i.e. both cache lines it spans
+    /// ([`Pkt`]). A prefetch does not wait for the line, unlike a load.
+    #[inline]
+    fn prefetch_pkt(&self, pi: u32) {
+        let pk = &self.pkts[pi as usize];
+        mem_prefetch::prefetch_read_data::<_, 3>(pk);
+        mem_prefetch::prefetch_read_data::<_, 3>(&pk.nhop);
+    }
+}
+
 impl Port {
     /// [`ser_ps`] of `bytes` on this port's link: one multiply when the rate divides
     /// 8·10^12 b/s·ps (`ps_per_byte`, exact), else the division.
@@ -847,16 +858,12 @@ impl Sim {
             }
             self.now = t;
             self.c.events += 1;
-            // Prefetch the packet of an arrival a few events ahead (a packet was last touched
-            // a link's delay earlier, tens of thousands of events ago, and is out of the
-            // cache): its first and its last byte, i.e. both cache lines it spans. A prefetch
-            // does not wait for the line, unlike a load.
+            // Prefetch the packet of an arrival a few events ahead: it was last touched a
+            // link's delay earlier, tens of thousands of events ago, and is out of the cache.
             if let Some(next) = self.queue.peek_lane(0, PREFETCH_AHEAD)
                 && let Ev::Arrive { pkt, .. } = unpack(next)
             {
-                let pk = &self.pkts[pkt as usize];
-                mem_prefetch::prefetch_read_data::<_, 3>(pk);
-                mem_prefetch::prefetch_read_data::<_, 3>(&pk.nhop);
+                self.prefetch_pkt(pkt);
             }
             if self.c.events & 0xFFFF == 0 {
                 progress(self.now / PS_PER_NS);

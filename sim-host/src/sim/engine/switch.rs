@@ -114,9 +114,15 @@ impl Sim {
         } else if pt.paused {
             return;
         } else if let Some(d) = pt.q_data.pop_front() {
+            let behind = pt.q_data.front().copied();
             let w = u64::from(self.pkts[d as usize].wire);
             let in_port = self.pkts[d as usize].in_port;
             let (is_switch, node) = (pt.is_switch, pt.node);
+            // The packet queued behind this one leaves when this one's transmission ends:
+            // prefetch it now (it may have waited long enough to leave the cache).
+            if let Some(n) = behind {
+                self.prefetch_pkt(n);
+            }
             if is_switch && self.ns3_switch {
                 self.ns3_dequeued(node - self.n_hosts, in_port, w);
             } else if let (true, Some((_, xon))) = (is_switch, self.pfc) {
