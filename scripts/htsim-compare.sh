@@ -135,6 +135,8 @@ build_htsim silenced
 build_htsim capped
 CXX_VERSION=$(g++ --version | head -1)
 RUSTC_VERSION=$(rustc --version)
+SIMHOST_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && SIMHOST_COMMIT="$SIMHOST_COMMIT with uncommitted changes"
 
 # --- one timed run -------------------------------------------------------------------------------
 # Prints "wall_s rss_kb"; the command's standard output and error go to $2 and $3.
@@ -255,7 +257,7 @@ run_workload "permutation" "$PERM" 16 "$perm_pairs" capped "$PERM_LINKS"
 # --- the table -----------------------------------------------------------------------------------
 FRAG=$BUILD/fragment.md
 {
-    echo "Measured by \`scripts/htsim-compare.sh\` on $(date -u +%Y-%m-%d) ($(nproc) cores, $(uname -m); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)): htsim at commit \`$COMMIT\` built with its Makefiles by $CXX_VERSION (\`-O3\` library, \`-O2\` driver), sim-host in release by $RUSTC_VERSION. Both simulators are single-threaded and the runs follow one another; a packet is a data packet put on the wire (retransmissions included); the ratios are sim-host's packets per wall second over htsim's; htsim's packets cross more links (its only topology is a 3-tier fat tree), so the last column weighs each packet by the links it crosses."
+    echo "Measured by \`scripts/htsim-compare.sh\` on $(date -u +%Y-%m-%d) ($(nproc) cores, $(uname -m); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)): htsim at commit \`$COMMIT\` built with its Makefiles by $CXX_VERSION (\`-O3\` library, \`-O2\` driver), sim-host at commit \`$SIMHOST_COMMIT\` in release by $RUSTC_VERSION. Both simulators are single-threaded and the runs follow one another; a packet is a data packet put on the wire (retransmissions included); the ratios are sim-host's packets per wall second over htsim's; htsim's packets cross more links (its only topology is a 3-tier fat tree), so the last column weighs each packet by the links it crosses."
     echo
     echo "| workload | simulator | data packets | simulated | wall | peak RSS | packets per wall s | × htsim (silenced) | × htsim as shipped | links per packet | × htsim per link crossed |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
