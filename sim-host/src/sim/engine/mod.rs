@@ -288,7 +288,9 @@ struct Host {
 
 /// A flow's two hosts and the ECMP choices ([`Sim::ecmp`]) of its two directions: data and
 /// probes (hashed on the flow id), and what goes back to the sender (the same key, or under
-/// `switch_model = "ns3"` one of its own).
+/// `switch_model = "ns3"` one of its own). A digit is below the spines or the aggregation
+/// switches per pod or the cores per aggregation switch, each at most 1024 (the scenario's
+/// bounds), so `u16` holds it.
 #[derive(Clone, Copy)]
 struct Ends {
     src: u32,
