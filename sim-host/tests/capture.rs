@@ -452,34 +452,30 @@ fn the_recorded_pcapng_replays_to_the_same_windows_as_the_recorded_csv() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     for id in [0, 1] {
-        let mut got = Vec::new();
-        // A capture carries no parameters: it is replayed with the `# set` lines of the CSV
-        // recorded beside it (the run's values, e.g. the authors' preset's maxStage 0, which
-        // is not the replay's default).
+        // The run's values (e.g. the authors' preset's maxStage 0, which is not the replay's
+        // default) are `# set` lines of the CSV and `set` comments of the capture's section
+        // header: both replay without `--set`.
         let csv = std::fs::read_to_string(rec.join(format!("t_rec_flow{id}.csv"))).unwrap();
-        let sets: Vec<String> = csv
-            .lines()
-            .filter_map(|l| l.strip_prefix("# set "))
-            .map(str::to_string)
-            .collect();
-        assert!(sets.iter().any(|s| s.starts_with("max_stage=")), "{sets:?}");
+        assert!(csv.contains("# set max_stage=0\n"), "{csv}");
+        let mut got = Vec::new();
         for ext in ["csv", "pcapng"] {
             let input = rec.join(format!("t_rec_flow{id}.{ext}"));
             let out = d.path().join(format!("flow{id}.{ext}.out.csv"));
-            let mut args = vec![
+            let o = sim_host(&[
                 "replay",
                 "hpcc",
                 input.to_str().unwrap(),
                 "--out",
                 out.to_str().unwrap(),
-            ];
-            if ext == "pcapng" {
-                for s in &sets {
-                    args.extend(["--set", s.as_str()]);
-                }
-            }
-            let o = sim_host(&args);
+                "--json",
+            ]);
             assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let params = v.to_string();
+            assert!(
+                params.contains(&input.display().to_string()),
+                "flow {id} {ext}: the parameters in force do not name the file: {params}"
+            );
             got.push(windows(&out));
         }
         assert!(got[0].len() > 150, "flow {id}: {} ACKs", got[0].len());
@@ -615,5 +611,81 @@ fn a_failing_flow_is_a_result_with_its_reason_in_json() {
             .unwrap()
             .starts_with("no data packets from 10.0.0.3 to 10.0.0.2"),
         "{failing:#}"
+    );
+}
+
+/// The capture of one generated flow, its section header commented with `comments`.
+fn commented(d: &Path, name: &str, comments: &[&str]) -> PathBuf {
+    let flow = CaptureFlow {
+        src: [10, 0, 0, 1],
+        dst: [10, 0, 0, 2],
+        data_qp: 0x11,
+        ack_qp: 0x12,
+        sport: 0xC001,
+        psn0: 0,
+        pkt_bytes: 1000,
+        seq0: 0,
+        rows: rows(3, 200),
+    };
+    let comments: Vec<String> = comments.iter().map(|c| c.to_string()).collect();
+    let p = d.join(name);
+    let bytes = capture::write_pcapng_with(&frames_of(&[flow]), 128, 9, 0, &comments);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn a_pcapng_section_header_sets_parameters_and_set_wins_over_them() {
+    let d = tempfile::tempdir().unwrap();
+    let p = commented(
+        d.path(),
+        "c.pcapng",
+        &["recorded by hand", "set max_stage=2", "set eta=0.9"],
+    );
+    let params = capture::capture_params(&p).unwrap();
+    let kv: Vec<(&str, &str)> = params
+        .iter()
+        .map(|p| (p.key.as_str(), p.value.as_str()))
+        .collect();
+    assert_eq!(kv, [("max_stage", "2"), ("eta", "0.9")]);
+    let o = sim_host(&["replay", "hpcc", p.to_str().unwrap(), "--set", "eta=0.8"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("max_stage=2 (") && out.contains("(section header)"),
+        "{out}"
+    );
+    assert!(out.contains("eta=0.8 (--set)"), "{out}");
+    // A pcap has no section header: no parameters.
+    let pcap = d.path().join("c.pcap");
+    std::fs::write(&pcap, write_pcap(&capture::capture_frames(), 128)).unwrap();
+    assert!(capture::capture_params(&pcap).unwrap().is_empty());
+}
+
+#[test]
+fn a_capture_parameter_that_is_malformed_or_in_a_later_section_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for (comments, says) in [
+        (&["set eta"][..], "sets no parameter"),
+        (&["set eta=abc"][..], "(section header): parameter eta"),
+        (&["set bogus=1"][..], "unknown parameter \"bogus\""),
+    ] {
+        let p = commented(d.path(), "bad.pcapng", comments);
+        let o = sim_host(&["replay", "hpcc", p.to_str().unwrap()]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{comments:?}: {err}");
+        assert!(err.contains(says), "{comments:?}: {err}");
+    }
+    // Two sections: the second's `set` would apply to packets already replayed.
+    let first = std::fs::read(commented(d.path(), "a.pcapng", &["set eta=0.9"])).unwrap();
+    let second = std::fs::read(commented(d.path(), "b.pcapng", &["set eta=0.5"])).unwrap();
+    let p = d.path().join("two.pcapng");
+    std::fs::write(&p, [first, second].concat()).unwrap();
+    let o = sim_host(&["replay", "hpcc", p.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("section 2's header sets parameters (eta)"),
+        "{err}"
     );
 }

@@ -294,7 +294,7 @@ fn pcapng_base_2_tsresol_and_tsoffset_were_ignored() {
         .collect();
     std::fs::write(
         &p,
-        capture::write_pcapng_with(&frames, 4096, 0x80 | 30, offset),
+        capture::write_pcapng_with(&frames, 4096, 0x80 | 30, offset, &[]),
     )
     .unwrap();
     let mut got = Vec::new();

@@ -36,7 +36,7 @@
 use super::{Flow, Setup};
 use crate::opts::ReplayOpts;
 use crate::summary::{Agreement, Summary};
-use crate::trace::InputError;
+use crate::trace::{InputError, Param, merged_params};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -369,10 +369,13 @@ impl Iface {
     }
 }
 
-/// The options of an Interface Description Block: `if_tsresol` (ticks per second) and
-/// `if_tsoffset` (seconds).
-fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
-    let (mut ticks, mut offset) = (1_000_000u64, 0i64);
+/// Walks a pcapng block's options (up to `opt_endofopt` or the end), calling `f` with each
+/// option's code and value.
+fn walk_options(
+    opts: &[u8],
+    be: bool,
+    mut f: impl FnMut(u16, &[u8]) -> Result<(), String>,
+) -> Result<(), String> {
     let mut o = 0;
     while o + 4 <= opts.len() {
         let (code, len) = (u16_at(opts, o, be), usize::from(u16_at(opts, o + 2, be)));
@@ -382,6 +385,17 @@ fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
         let v = opts
             .get(o + 4..o + 4 + len)
             .ok_or_else(|| format!("option {code} of {len} bytes runs past the block"))?;
+        f(code, v)?;
+        o += 4 + pad4(len);
+    }
+    Ok(())
+}
+
+/// The options of an Interface Description Block: `if_tsresol` (ticks per second) and
+/// `if_tsoffset` (seconds).
+fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
+    let (mut ticks, mut offset) = (1_000_000u64, 0i64);
+    walk_options(opts, be, |code, v| {
         match (code, v) {
             (9, [r]) => {
                 ticks = tsresol_ticks(*r).ok_or_else(|| {
@@ -398,9 +412,63 @@ fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
             }
             _ => {}
         }
-        o += 4 + pad4(len);
-    }
+        Ok(())
+    })?;
     Ok((ticks, offset))
+}
+
+/// The parameters a Section Header Block's body (`body`, after the block type and length)
+/// carries: its `opt_comment` options of the form `set KEY=VALUE` (the capture's counterpart of
+/// a trace's `# set` lines; `sim --record` writes them). Other comments are descriptive and
+/// skipped; a `set` comment without `=` is refused.
+fn shb_params(path: &Path, body: &[u8], be: bool) -> Result<Vec<Param>, String> {
+    let mut params = Vec::new();
+    walk_options(body.get(16..).unwrap_or_default(), be, |code, v| {
+        if code != 1 {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(v);
+        let text = text.trim_end_matches('\0');
+        if let Some(kv) = text.strip_prefix("set ") {
+            let (key, value) = kv.split_once('=').ok_or_else(|| {
+                format!("its comment {text:?} sets no parameter (expected `set KEY=VALUE`)")
+            })?;
+            params.push(Param {
+                key: key.trim().to_string(),
+                value: value.trim().to_string(),
+                // Where it came from, as reports and errors name it.
+                source: format!("{} (section header)", path.display()).into(),
+                line: None,
+            });
+        }
+        Ok(())
+    })?;
+    Ok(params)
+}
+
+/// The parameters a capture carries: the `set KEY=VALUE` comments of a pcapng's (first) section
+/// header, in order ([`shb_params`]); none for a pcap, whose header has no room for them. A
+/// replay applies them first and `--set` after, as it does a trace's `# set` lines.
+pub fn capture_params(path: &Path) -> Result<Vec<Param>, InputError> {
+    let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
+    let mut input = Input::new(file);
+    let io = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
+    let h = input.peek(12).map_err(io)?;
+    if h.len() < 12 || h[..4] != [0x0a, 0x0d, 0x0d, 0x0a] {
+        return Ok(Vec::new());
+    }
+    let be = h[8..12] == [0x1a, 0x2b, 0x3c, 0x4d];
+    let len = u32_at(h, 4, be) as usize;
+    // A malformed header is left to the reader, which says what is wrong with it.
+    if !(28..=MAX_RECORD_BYTES).contains(&len) {
+        return Ok(Vec::new());
+    }
+    let b = input.peek(len).map_err(io)?;
+    if b.len() < len {
+        return Ok(Vec::new());
+    }
+    shb_params(path, &b[8..len - 4], be)
+        .map_err(|e| InputError::file(path, format!("malformed pcapng Section Header Block: {e}")))
 }
 
 /// Streams a pcap or pcapng file, calling `f` for every RoCEv2 packet in capture order.
@@ -528,6 +596,7 @@ fn read_pcapng(
 ) -> Result<(), InputError> {
     let io = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
     let mut ifaces: Vec<Iface> = Vec::new();
+    let mut sections = 0u32;
     let mut be = false;
     let mut n = 0u64;
     let malformed = |n: u64, what: String| {
@@ -642,7 +711,25 @@ fn read_pcapng(
         }
         let body = &b[8..len - 4];
         match ty {
-            0x0A0D_0D0A => ifaces.clear(),
+            0x0A0D_0D0A => {
+                ifaces.clear();
+                sections += 1;
+                // Parameters apply to the whole capture: only the first section may set them.
+                let sets = shb_params(path, body, be).map_err(|e| malformed(n, e))?;
+                if sections > 1 && !sets.is_empty() {
+                    return Err(malformed(
+                        n,
+                        format!(
+                            "section {sections}'s header sets parameters ({}); only the first \
+                             section's `set` comments apply to a capture",
+                            sets.iter()
+                                .map(|p| p.key.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+            }
             1 => {
                 if body.len() < 8 {
                     return Err(malformed(
@@ -1102,10 +1189,11 @@ fn check_streams(path: &Path, streams: &[StreamInfo], scan: &Ignored) -> Result<
 /// With `--out`/`--plot` (whose names depend on the number of flows), a first pass finds and
 /// pairs the streams and a second replays.
 pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let setup = Setup::from_params(&opts.params)?;
+    let params = merged_params(&capture_params(path)?, &opts.params);
+    let setup = Setup::from_params(&params)?;
     let file = path.display().to_string();
     let mut no_outputs =
-        |name: &str, _: &str| Flow::new(name.into(), setup, &opts.params, opts.mode, None, None);
+        |name: &str, _: &str| Flow::new(name.into(), setup, &params, opts.mode, None, None);
     let streams = if opts.out.is_none() && opts.plot.is_none() {
         // One pass, pairing as streams appear.
         let mut pass = Pass::new(Streams::default());
@@ -1154,7 +1242,7 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
         Flow::new(
             name.into(),
             setup,
-            &opts.params,
+            &params,
             opts.mode,
             name_out(&opts.out),
             name_out(&opts.plot),
@@ -1375,17 +1463,19 @@ pub fn write_pcap(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
 /// A pcapng (little-endian): section header, one Ethernet interface with `if_tsresol = 9`
 /// (nanoseconds), one enhanced packet block per frame, frames truncated to `snaplen`.
 pub fn write_pcapng(frames: &[(u64, Vec<u8>)], snaplen: u32) -> Vec<u8> {
-    write_pcapng_with(frames, snaplen, 9, 0)
+    write_pcapng_with(frames, snaplen, 9, 0, &[])
 }
 
 /// [`write_pcapng`] with a chosen `if_tsresol` (raw option byte) and `if_tsoffset` (seconds,
-/// written only when non-zero); timestamps `t` are in nanoseconds and converted to ticks (after
-/// subtracting the offset).
+/// written only when non-zero), and `comments` as the section header's `opt_comment` options
+/// (one each, in order; `set KEY=VALUE` ones are parameters, see [`capture_params`]);
+/// timestamps `t` are in nanoseconds and converted to ticks (after subtracting the offset).
 pub fn write_pcapng_with(
     frames: &[(u64, Vec<u8>)],
     snaplen: u32,
     tsresol: u8,
     tsoffset_s: i64,
+    comments: &[String],
 ) -> Vec<u8> {
     fn block(v: &mut Vec<u8>, kind: u32, body: &[u8]) {
         let len = (12 + body.len().div_ceil(4) * 4) as u32;
@@ -1401,6 +1491,17 @@ pub fn write_pcapng_with(
     shb.extend_from_slice(&1u16.to_le_bytes());
     shb.extend_from_slice(&0u16.to_le_bytes());
     shb.extend_from_slice(&(-1i64).to_le_bytes());
+    if !comments.is_empty() {
+        for c in comments {
+            // An option holds at most 65 535 bytes.
+            let c = &c.as_bytes()[..c.len().min(0xFFFF)];
+            shb.extend_from_slice(&1u16.to_le_bytes()); // opt_comment
+            shb.extend_from_slice(&(c.len() as u16).to_le_bytes());
+            shb.extend_from_slice(c);
+            shb.resize(shb.len().div_ceil(4) * 4, 0);
+        }
+        shb.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
+    }
     block(&mut v, 0x0A0D_0D0A, &shb);
     let mut idb = Vec::new();
     idb.extend_from_slice(&1u16.to_le_bytes()); // LINKTYPE_ETHERNET

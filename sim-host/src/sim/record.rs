@@ -1,7 +1,8 @@
 //! `--record DIR`: the TIMELY completions, HPCC ACKs, CATS conductor events and DOCA PCC events of chosen flows,
 //! streamed as they happen, in exactly the CSV formats `sim-host replay timely|hpcc|cats|pcc` reads (with every
 //! parameter as a `# set` line); HPCC flows also as a RoCEv2 capture (pcapng: the data packets
-//! and the ACKs with their INT, PSNs counting packets), written at the end.
+//! and the ACKs with their INT, PSNs counting packets, the CSV's comment lines and `set`
+//! parameters as the section header's comments), written at the end.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -26,6 +27,14 @@ pub enum Format {
     },
 }
 
+/// What one HPCC flow's pcapng is made from.
+struct HpccCapture {
+    src: u32,
+    dst: u32,
+    comments: Vec<String>,
+    rows: Vec<crate::hpcc::generate::AckRow>,
+}
+
 #[derive(Default)]
 pub struct Recorder {
     dir: Option<PathBuf>,
@@ -33,8 +42,9 @@ pub struct Recorder {
     prefix: String,
     about: Vec<String>,
     files: BTreeMap<u32, (PathBuf, BufWriter<File>)>,
-    /// HPCC flows: endpoints and ACK rows (true byte counts) for the pcapng.
-    acks: BTreeMap<u32, (u32, u32, Vec<crate::hpcc::generate::AckRow>)>,
+    /// HPCC flows: endpoints, the section header's comments (the CSV's comment lines, `set`
+    /// ones as parameters) and ACK rows (true byte counts) for the pcapng.
+    acks: BTreeMap<u32, HpccCapture>,
     mtu_bytes: u64,
     /// DOCA PCC under HPCC: RTT rows carry the telemetry record.
     pcc_telemetry: bool,
@@ -85,18 +95,25 @@ impl Recorder {
             }
         };
         let mut w = BufWriter::new(f);
+        let mut comments = self.about.clone();
+        comments.push(format!("flow {id}: host {src} -> host {dst}"));
+        comments.extend(set_lines.iter().map(|s| format!("set {s}")));
         let mut head = String::new();
-        for a in &self.about {
-            head.push_str(&format!("# {a}\n"));
-        }
-        head.push_str(&format!("# flow {id}: host {src} -> host {dst}\n"));
-        for s in set_lines {
-            head.push_str(&format!("# set {s}\n"));
+        for c in &comments {
+            head.push_str(&format!("# {c}\n"));
         }
         head.push_str(match format {
             Format::Timely => crate::timely::HEADER,
             Format::Hpcc => {
-                self.acks.insert(id, (src, dst, Vec::new()));
+                self.acks.insert(
+                    id,
+                    HpccCapture {
+                        src,
+                        dst,
+                        comments,
+                        rows: Vec::new(),
+                    },
+                );
                 crate::hpcc::HEADER
             }
             Format::Cats => crate::cats::HEADER,
@@ -127,8 +144,8 @@ impl Recorder {
 
     /// One HPCC ACK for the capture: the true byte counts (`ack_seq`, the sender's `snd_nxt`).
     pub fn hpcc_capture_row(&mut self, id: u32, t_ns: u64, ack_seq: u64, snd_nxt: u64, int: &[u8]) {
-        if let Some((_, _, rows)) = self.acks.get_mut(&id) {
-            rows.push(crate::hpcc::generate::AckRow {
+        if let Some(cap) = self.acks.get_mut(&id) {
+            cap.rows.push(crate::hpcc::generate::AckRow {
                 t_ns,
                 ack_seq,
                 snd_nxt,
@@ -205,12 +222,12 @@ impl Recorder {
     pub fn finish(mut self) -> Result<Vec<PathBuf>, String> {
         let mut paths = Vec::new();
         if let Some(dir) = &self.dir {
-            for (id, (src, dst, rows)) in std::mem::take(&mut self.acks) {
+            for (id, cap) in std::mem::take(&mut self.acks) {
                 // Host h is 10.0.x.y with x.y = h + 1 (no .0 address).
                 let ip = |h: u32| [10, 0, ((h + 1) >> 8) as u8, (h + 1) as u8];
                 let flow = crate::hpcc::capture::CaptureFlow {
-                    src: ip(src),
-                    dst: ip(dst),
+                    src: ip(cap.src),
+                    dst: ip(cap.dst),
                     // Each end its own QPN, as NICs write them: the sender's (carried by
                     // the ACKs) and the receiver's (carried by the data).
                     data_qp: 0x40_0000 + id + 1,
@@ -219,14 +236,23 @@ impl Recorder {
                     psn0: 0,
                     pkt_bytes: self.mtu_bytes.max(1),
                     seq0: 0,
-                    rows,
+                    rows: cap.rows,
                 };
                 let frames = crate::hpcc::capture::frames_of(&[flow]);
+                // The CSV's comment lines go into the section header, `set` ones as the
+                // parameters a replay of the capture applies.
+                let bytes =
+                    crate::hpcc::capture::write_pcapng_with(&frames, 128, 9, 0, &cap.comments);
                 let p = dir.join(format!("{}_flow{id}.pcapng", self.prefix));
-                match std::fs::write(&p, crate::hpcc::capture::write_pcapng(&frames, 128)) {
+                let tmp = crate::output::temp_beside(&p);
+                let written = std::fs::write(&tmp, bytes)
+                    .map_err(|e| format!("{}: {e}", tmp.display()))
+                    .and_then(|()| crate::output::commit_temp(&tmp, &p).map_err(|e| e.to_string()));
+                match written {
                     Ok(()) => paths.push(p),
                     Err(e) => {
-                        self.error.get_or_insert(format!("{}: {e}", p.display()));
+                        let _ = std::fs::remove_file(&tmp);
+                        self.error.get_or_insert(e);
                     }
                 }
             }
