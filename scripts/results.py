@@ -503,6 +503,17 @@ def lowest_rates(run, t0, t1):
     return out
 
 
+def fct_p(run, max_bytes, p):
+    """Nearest-rank percentile p of the FCT (ns) of the finished flows of at most max_bytes
+    (per-flow CSV), as the slowdown buckets take theirs."""
+    xs = sorted(
+        r["fct_ns"] for r in run.flows if r.get("status") == "finished" and r["size_bytes"] <= max_bytes
+    )
+    if not xs:
+        raise ResultsError(f"{run._run}: no finished flow of at most {max_bytes} B")
+    return xs[max(1, math.ceil(p * len(xs))) - 1]
+
+
 def nflows(run, bucket):
     """How many flows finished in the slowdown bucket labelled `bucket`."""
     for b in run.slowdown:
@@ -611,7 +622,7 @@ def check(cond, what):
 NAMESPACE = {
     n: v
     for n, v in globals().items()
-    if n in "R F Ref S Replay f jain i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_diff goodput_windows lowest_rates traces".split()
+    if n in "R F Ref S Replay f jain i gb mb kb MB us ms pct rng lst mean sd reld diff sgn sci at first check slow nflows fct_p fct_diff goodput_windows lowest_rates traces".split()
 }
 NAMESPACE.update(pacing_table=pacing_table, pacing_summary=pacing_summary)
 NAMESPACE.update(min=min, max=max, abs=abs, len=len, sum=sum, range=range, all=all, any=any, round=round, math=math)

@@ -168,6 +168,25 @@ class Formatters(unittest.TestCase):
             results.i(1.5)
 
 
+class FlowPercentiles(unittest.TestCase):
+    class Stub:
+        _run = "stub"
+        flows = [
+            {"status": "finished", "size_bytes": 1000, "fct_ns": float(t)} for t in (5, 1, 4, 2, 3)
+        ] + [
+            {"status": "unfinished", "size_bytes": 1000, "fct_ns": None},
+            {"status": "finished", "size_bytes": 9000, "fct_ns": 99.0},
+        ]
+
+    def test_fct_percentiles_are_nearest_rank_over_finished_flows_up_to_the_size(self):
+        self.assertEqual(results.fct_p(self.Stub, 3000, 0.5), 3.0)
+        self.assertEqual(results.fct_p(self.Stub, 3000, 0.99), 5.0)
+        self.assertEqual(results.fct_p(self.Stub, 3000, 0.2), 1.0)
+        self.assertEqual(results.fct_p(self.Stub, 10000, 0.99), 99.0)
+        with self.assertRaises(results.ResultsError):
+            results.fct_p(self.Stub, 500, 0.5)
+
+
 class Check(unittest.TestCase):
     def test_a_stale_page_gives_a_diff_and_a_current_one_none(self):
         self.assertEqual(results.compare("a\nb\n", "a\nb\n", "docs/results.md"), "")
