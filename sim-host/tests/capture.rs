@@ -640,7 +640,7 @@ fn a_pcapng_section_header_sets_parameters_and_set_wins_over_them() {
     let p = commented(
         d.path(),
         "c.pcapng",
-        &["recorded by hand", "set max_stage=2", "set eta=0.9"],
+        &["recorded by hand", "set max_stage=2", "set\teta=0.9"],
     );
     let params = capture::capture_params(&p).unwrap();
     let kv: Vec<(&str, &str)> = params
@@ -663,10 +663,29 @@ fn a_pcapng_section_header_sets_parameters_and_set_wins_over_them() {
 }
 
 #[test]
-fn a_capture_parameter_that_is_malformed_or_in_a_later_section_is_refused() {
+fn a_capture_parameter_that_is_malformed_mistyped_repeated_or_in_a_later_section_is_refused() {
     let d = tempfile::tempdir().unwrap();
+    // The same rules as a trace's `# set` lines: each of these would otherwise leave a
+    // default in force, or pick one of two values, without a word.
     for (comments, says) in [
-        (&["set eta"][..], "sets no parameter"),
+        (&["set eta"][..], "needs KEY=VALUE"),
+        (&["set =0.9"][..], "needs KEY=VALUE"),
+        (
+            &["Set eta=0.9"][..],
+            "looks like a parameter line but is not one",
+        ),
+        (
+            &["SET eta=0.9"][..],
+            "looks like a parameter line but is not one",
+        ),
+        (
+            &["set:eta=0.9"][..],
+            "looks like a parameter line but is not one",
+        ),
+        (
+            &["set eta=0.9", "set eta=0.5"][..],
+            "`set eta` again (first set in an earlier comment)",
+        ),
         (&["set eta=abc"][..], "(section header): parameter eta"),
         (&["set bogus=1"][..], "unknown parameter \"bogus\""),
     ] {

@@ -264,6 +264,58 @@ pub fn parse_cli_set(s: &str) -> Result<Param, String> {
     })
 }
 
+/// The one rule that makes a comment a parameter, for every input that carries parameters as
+/// comments (a trace's `# set` lines, a pcapng section header's `set` comments): `set`, in
+/// lowercase, then a space or a tab, then `KEY=VALUE`. `body` is the comment's text after its
+/// marker (`# ` in a trace, nothing in a pcapng), which errors quote with `marker` before it.
+///
+/// `Ok(None)`: a descriptive comment. `Ok(Some((key, value)))`, both trimmed: a parameter.
+/// Refused, because each would leave a default in force silently: a comment that looks like a
+/// mistyped parameter line (`SET k=v`, `Set k=v`, `set: k=v`, `set:k=v`), and a `set` without
+/// `KEY=VALUE` or with an empty key.
+pub fn comment_param<'a>(
+    body: &'a str,
+    marker: &str,
+) -> Result<Option<(&'a str, &'a str)>, String> {
+    let body = body.trim();
+    let Some(rest) = body
+        .strip_prefix("set ")
+        .or_else(|| body.strip_prefix("set\t"))
+    else {
+        let lower = body.to_ascii_lowercase();
+        if lower.starts_with("set ") || lower.starts_with("set\t") || lower.starts_with("set:") {
+            return Err(format!(
+                "{:?} looks like a parameter line but is not one: write `{marker}set KEY=VALUE` \
+                 (lowercase `set`, a space, no colon)",
+                format!("{marker}{body}").trim()
+            ));
+        }
+        return Ok(None);
+    };
+    match rest.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok(Some((k.trim(), v.trim()))),
+        _ => Err(format!(
+            "`{marker}set` line needs KEY=VALUE, found {:?}",
+            rest.trim()
+        )),
+    }
+}
+
+/// Refuses a key that `params` (one input's parameters so far) already sets: an input gives each
+/// parameter one value, so a second one is a mistake, not an override (`--set` is the override).
+pub fn param_unset(params: &[Param], key: &str, marker: &str) -> Result<(), String> {
+    match params.iter().find(|p| p.key == key) {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "`{marker}set {key}` again (first set {}): one value per parameter",
+            first.line.map_or_else(
+                || "in an earlier comment".to_string(),
+                |l| format!("at line {l}")
+            )
+        )),
+    }
+}
+
 /// A streaming CSV trace reader.
 pub struct TraceReader {
     path: PathBuf,
@@ -566,67 +618,28 @@ impl TraceReader {
         }
     }
 
-    /// The comment's text; `# set KEY=VALUE` lines become parameters.
+    /// The comment's text; `# set KEY=VALUE` lines become parameters ([`comment_param`]).
+    /// Refused in this order: a malformed or mistyped `set` line, a `set` after the first data
+    /// row, a key set twice.
     fn take_comment(&mut self, line: u64) -> Result<(), InputError> {
         let text = self.record.iter().collect::<Vec<_>>().join(",");
         let body = text.trim_start_matches('#').trim();
-        let set = body
-            .strip_prefix("set ")
-            .or_else(|| body.strip_prefix("set\t"));
-        let Some(rest) = set else {
-            // A comment that looks like a mistyped parameter line would silently leave the
-            // default in force: `# SET k=v`, `# Set k=v`, `# set: k=v`, `# set:k=v`.
-            let lower = body.to_ascii_lowercase();
-            if lower.starts_with("set ") || lower.starts_with("set\t") || lower.starts_with("set:")
-            {
-                return Err(InputError::at(
-                    &self.path,
-                    line,
-                    format!(
-                        "{:?} looks like a parameter line but is not one: write `# set KEY=VALUE` \
-                         (lowercase `set`, a space, no colon)",
-                        text.trim()
-                    ),
-                ));
-            }
+        let err = |msg| InputError::at(&self.path, line, msg);
+        let Some((k, v)) = comment_param(body, "# ").map_err(err)? else {
             return Ok(());
         };
-        let Some((k, v)) = rest.split_once('=') else {
-            return Err(InputError::at(
-                &self.path,
-                line,
-                format!("`# set` line needs KEY=VALUE, found {rest:?}"),
-            ));
-        };
         if self.data_seen {
-            return Err(InputError::at(
-                &self.path,
-                line,
-                format!(
-                    "`# set {}` after the first data row: parameters must come before the data",
-                    k.trim()
-                ),
-            ));
+            return Err(err(format!(
+                "`# set {k}` after the first data row: parameters must come before the data"
+            )));
         }
-        if let Some(first) = self.params.iter().find(|p| p.key == k.trim()) {
-            return Err(InputError::at(
-                &self.path,
-                line,
-                format!(
-                    "`# set {}` again (first set at line {}): one value per parameter",
-                    k.trim(),
-                    first.line.unwrap_or(0)
-                ),
-            ));
-        }
-        {
-            self.params.push(Param {
-                key: k.trim().to_string(),
-                value: v.trim().to_string(),
-                source: self.path.clone(),
-                line: Some(line),
-            });
-        }
+        param_unset(&self.params, k, "# ").map_err(err)?;
+        self.params.push(Param {
+            key: k.to_string(),
+            value: v.to_string(),
+            source: self.path.clone(),
+            line: Some(line),
+        });
         Ok(())
     }
 
@@ -980,6 +993,40 @@ mod tests {
 
     /// Every line of `bytes` as the reader sees it (line number and fields, or the error), up
     /// to the first error.
+    #[test]
+    fn a_comment_is_a_parameter_only_as_lowercase_set_and_key_value() {
+        assert_eq!(comment_param("set eta=0.9", "# "), Ok(Some(("eta", "0.9"))));
+        assert_eq!(
+            comment_param(" set\t eta = 0.9 ", ""),
+            Ok(Some(("eta", "0.9")))
+        );
+        assert_eq!(comment_param("settings as recorded", ""), Ok(None));
+        assert_eq!(comment_param("recorded by sim", ""), Ok(None));
+        for mistyped in ["SET eta=0.9", "Set eta=0.9", "set:eta=0.9", "set: eta=0.9"] {
+            let e = comment_param(mistyped, "# ").unwrap_err();
+            assert!(e.contains("looks like a parameter line"), "{mistyped}: {e}");
+        }
+        for bare in ["set eta", "set =0.9"] {
+            let e = comment_param(bare, "").unwrap_err();
+            assert!(e.contains("needs KEY=VALUE"), "{bare}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_key_set_twice_is_refused_naming_where_it_was_first_set() {
+        let p = |line| Param {
+            key: "eta".into(),
+            value: "0.9".into(),
+            source: "t.csv".into(),
+            line,
+        };
+        assert_eq!(param_unset(&[p(Some(3))], "beta", "# "), Ok(()));
+        let e = param_unset(&[p(Some(3))], "eta", "# ").unwrap_err();
+        assert!(e.contains("`# set eta` again (first set at line 3)"), "{e}");
+        let e = param_unset(&[p(None)], "eta", "").unwrap_err();
+        assert!(e.contains("first set in an earlier comment"), "{e}");
+    }
+
     fn lines_of(bytes: &[u8]) -> Vec<Result<(u64, Vec<String>), String>> {
         let mut r = TraceReader::lines(
             Path::new("t.csv"),

@@ -36,7 +36,7 @@
 use super::{Flow, Setup};
 use crate::opts::ReplayOpts;
 use crate::summary::{Agreement, Summary};
-use crate::trace::{InputError, Param, merged_params};
+use crate::trace::{InputError, Param, comment_param, merged_params, param_unset};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -419,8 +419,9 @@ fn idb_options(opts: &[u8], be: bool) -> Result<(u64, i64), String> {
 
 /// The parameters a Section Header Block's body (`body`, after the block type and length)
 /// carries: its `opt_comment` options of the form `set KEY=VALUE` (the capture's counterpart of
-/// a trace's `# set` lines; `sim --record` writes them). Other comments are descriptive and
-/// skipped; a `set` comment without `=` is refused.
+/// a trace's `# set` lines; `sim --record` writes them), read by the same rules as a trace's
+/// ([`comment_param`], [`param_unset`]): other comments are descriptive and skipped; a mistyped
+/// or malformed `set` comment, and a key set twice, are refused.
 fn shb_params(path: &Path, body: &[u8], be: bool) -> Result<Vec<Param>, String> {
     let mut params = Vec::new();
     walk_options(body.get(16..).unwrap_or_default(), be, |code, v| {
@@ -428,19 +429,17 @@ fn shb_params(path: &Path, body: &[u8], be: bool) -> Result<Vec<Param>, String> 
             return Ok(());
         }
         let text = String::from_utf8_lossy(v);
-        let text = text.trim_end_matches('\0');
-        if let Some(kv) = text.strip_prefix("set ") {
-            let (key, value) = kv.split_once('=').ok_or_else(|| {
-                format!("its comment {text:?} sets no parameter (expected `set KEY=VALUE`)")
-            })?;
-            params.push(Param {
-                key: key.trim().to_string(),
-                value: value.trim().to_string(),
-                // Where it came from, as reports and errors name it.
-                source: format!("{} (section header)", path.display()).into(),
-                line: None,
-            });
-        }
+        let Some((key, value)) = comment_param(text.trim_end_matches('\0'), "")? else {
+            return Ok(());
+        };
+        param_unset(&params, key, "")?;
+        params.push(Param {
+            key: key.to_string(),
+            value: value.to_string(),
+            // Where it came from, as reports and errors name it.
+            source: format!("{} (section header)", path.display()).into(),
+            line: None,
+        });
         Ok(())
     })?;
     Ok(params)
@@ -714,9 +713,14 @@ fn read_pcapng(
             0x0A0D_0D0A => {
                 ifaces.clear();
                 sections += 1;
-                // Parameters apply to the whole capture: only the first section may set them.
-                let sets = shb_params(path, body, be).map_err(|e| malformed(n, e))?;
-                if sections > 1 && !sets.is_empty() {
+                // Parameters apply to the whole capture: only the first section may set them
+                // (`capture_params` read them before the replay).
+                let sets = if sections > 1 {
+                    shb_params(path, body, be).map_err(|e| malformed(n, e))?
+                } else {
+                    Vec::new()
+                };
+                if !sets.is_empty() {
                     return Err(malformed(
                         n,
                         format!(
