@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what CI runs (.ci/run calls this and nothing else):
-#   set-up (targets, cross tools) → format → lints → host tests → firmware gates → fixtures
-#   unchanged → replay of every shipped fixture within tolerance → C example on the simulator
-#   → benchmark smoke run → bounded fuzzing (scripts/fuzz.sh --ci, about a minute on a warm cache).
+#   set-up (targets, cross tools) → format → lints → host tests (the host bench's quick mode
+#   among them) → firmware gates → fixtures unchanged → replay of every shipped fixture within
+#   tolerance → docs/results.md against a run → C example on the simulator → DOCA PCC adapter
+#   under QEMU → firmware benchmark smoke run → bounded fuzzing (scripts/fuzz.sh --ci).
 # Each step prints one `step:` line; the last line counts the steps that passed and failed.
+# The fuzz targets build (nightly, their own target directory, so no lock is shared) starts in the
+# background at the lowest CPU priority right after set-up: it takes the core the other steps
+# leave idle (single-threaded LTO links, QEMU runs, test binaries with one long test), so the fuzz
+# step mostly only runs. Its output is printed in the fuzz step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +32,20 @@ step() {
 
 bash scripts/setup.sh || { echo "setup failed"; echo "steps: 0 passed, 1 failed"; exit 1; }
 
+fuzz_build_log=$(mktemp)
+trap 'rm -f "$fuzz_build_log"' EXIT
+nice -n 19 bash scripts/fuzz.sh --build >"$fuzz_build_log" 2>&1 &
+fuzz_build_pid=$!
+# The fuzz step: the background build's output and status, then the runs (fuzz.sh --ci builds
+# again, which finds everything up to date, or finishes what the background build left).
+fuzz_step() {
+  local rc=0
+  wait "$fuzz_build_pid" || rc=$?
+  sed 's/^/fuzz (background build): /' "$fuzz_build_log"
+  ((rc == 0)) || return 1
+  bash scripts/fuzz.sh --ci
+}
+
 step "rustfmt" cargo fmt --all --check
 step "clippy (host, all targets)" cargo clippy --workspace --all-targets -q -- -D warnings
 step "clippy (firmware crates, riscv32imac)" \
@@ -43,8 +62,8 @@ step "docs/results.md matches a run of every scenario it quotes (and the generat
   sh -c "python3 -m unittest discover -q -s scripts/results -p 'test_*.py' && python3 scripts/results.py --check"
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
 step "DOCA PCC callbacks on rv64imac_zbb under QEMU give the host's rates" make -s -C examples/doca-pcc check
-step "benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
-step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" bash scripts/fuzz.sh --ci
+step "firmware benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
+step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" fuzz_step
 
 if ((failed)); then
   echo "failed steps: ${failures[*]}"

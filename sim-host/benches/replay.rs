@@ -13,7 +13,9 @@
 //!
 //! `cargo bench -p sim-host --bench replay` (best of 5 passes) or
 //! `cargo bench -p sim-host --bench replay -- --quick` (a few events, one pass, small stand-ins
-//! for the large traces: CI checks that it builds and runs; it never fails on a number). Prints
+//! for the large traces). `cargo test` runs it too (`test = true` in sim-host's Cargo.toml), in
+//! the quick mode, since it then gets no `--bench` argument: that is how CI checks that it builds
+//! and runs, in the test build it already has; it never fails on a number. Prints
 //! markdown tables. Plain `Instant` timing (no bench framework); `black_box` keeps results
 //! alive.
 
@@ -298,7 +300,9 @@ fn recorded_hpcc(dir: &Path, duration_ns: u64) -> PathBuf {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    // `cargo bench` passes `--bench`; `cargo test` does not (quick mode, as a smoke test).
+    let quick =
+        std::env::args().any(|a| a == "--quick") || !std::env::args().any(|a| a == "--bench");
     let (limit, passes) = if quick { (64, 1) } else { (usize::MAX, 5) };
     println!(
         "| algorithm | side | events | best time (ms) | M events/s |\n|---|---|---:|---:|---:|"
