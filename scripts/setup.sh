@@ -6,7 +6,8 @@
 #   bash scripts/setup.sh          also the riscv32 and riscv64 targets (rustup does not add
 #                                  them by itself here: RUSTUP_AUTO_INSTALL=0), the riscv cross
 #                                  binutils/gcc and qemu-user (qemu-riscv32, qemu-riscv64) used
-#                                  by the firmware gates, the C example and the rv64 counts
+#                                  by the firmware gates, the C example and the rv64 counts,
+#                                  and the nightly toolchain for the fuzz step
 # Debian packages are installed with apt-get as root, or through sudo; with neither, the script
 # prints the command to run and stops.
 set -euo pipefail
@@ -43,6 +44,12 @@ if ((host_only)); then
 fi
 rustup target add --toolchain "$toolchain" riscv32imac-unknown-none-elf riscv32imc-unknown-none-elf \
   riscv64imac-unknown-none-elf
+# cargo-fuzz needs nightly (the fuzz step; scripts/fuzz.sh installs cargo-fuzz itself). Where it
+# cannot be fetched, everything else still works and the fuzz step says what is missing.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --no-self-update --profile minimal ||
+    echo "setup: the nightly toolchain could not be installed: the fuzz step will fail" >&2
+fi
 
 need=()
 command -v cc >/dev/null || need+=(gcc libc6-dev)
