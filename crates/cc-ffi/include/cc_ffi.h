@@ -63,8 +63,8 @@
 // Parameters of the HPCC algorithm (ids `0 .. 8`).
 #define CC_PCC_HPCC_PARAM_NUM 8
 
-// Counters of either algorithm (ids `0 .. 20`, one table).
-#define CC_PCC_COUNTER_NUM 20
+// Counters of either algorithm (ids `0 .. 26`, one table).
+#define CC_PCC_COUNTER_NUM 26
 
 // Bytes of a name in [`CcPccParamDef`] and [`cc_pcc_counter_name`], the terminating NUL
 // included.
@@ -569,27 +569,32 @@ typedef struct CcPccParamDef {
   uint8_t name[CC_PCC_NAME_BYTES];
 } CcPccParamDef;
 
-// One event, every field in host order (what the SDK's getters return).
+// One event, every field in host order: what the SDK's getters return. A glue built against
+// the SDK fills it from the getters (examples/doca-pcc, `PCC_WITH_DOCA_SDK`); without the SDK,
+// [`cc_pcc_event_decode`] fills it from the 44 bytes as delivered (the same values: the layout
+// is docs/pcc.md's table).
 typedef struct CcPccEvent {
-  // Type: 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other is counted and ignored.
+  // Type (`ev_attr.ev_type`): 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other
+  // (0 NULL, 1 FW, 31 ROCE_TX_FOR_ACK_NACK, undefined codes) is counted and ignored.
   uint8_t type_code;
-  // Subtype (NACK: RNR, out of sequence, duplicate read; not used).
+  // Subtype (`ev_attr.ev_subtype`; NACK: 1 RNR, 2 out of sequence, 3 duplicate read).
   uint8_t subtype;
-  // Port number.
+  // Port number (`ev_attr.port_num`).
   uint8_t port;
-  // Flags byte.
+  // Flags (`ev_attr.flags`; TX: bit 0 ACK expected, 1 overloaded, 2 RTT request sent).
   uint8_t flags;
-  // Flow tag.
+  // Flow tag (`doca_pcc_dev_get_flowtag`).
   uint32_t flow_tag;
-  // Sequence number.
+  // Sequence number (`doca_pcc_dev_get_sn`).
   uint32_t sn;
-  // Event timestamp, ns (32-bit, wrapping).
+  // Event timestamp, ns (`doca_pcc_dev_get_timestamp`; 32-bit, wrapping).
   uint32_t ts_ns;
-  // The type-specific union's four words. TX: first timestamp, sent 32-byte units (high 16
-  // bits) · packets (low 16), QPN, reserved. ACK/NACK/CNP: first timestamp, first sequence
-  // number, number coalesced, reserved. RTT: request send timestamp, request receive
-  // timestamp (responder), response send timestamp (responder), reserved.
-  uint32_t spec[4];
+  // The type-specific union's first three words, each as its getter returns it. TX:
+  // first timestamp, the counters word (`sent_pkts << 16 | sent_32bytes`), the QPN (24
+  // bits). ACK/NACK/CNP: first timestamp, first sequence number, number coalesced (16 bits).
+  // RTT: request send timestamp, request receive timestamp (responder), response send
+  // timestamp (responder) — the same bytes as the response's raw data.
+  uint32_t spec[3];
 } CcPccEvent;
 
 // Opaque validated TIMELY configuration (parameter values and every constant derived from
@@ -972,7 +977,8 @@ CcStatus cc_pcc_param_def(uint32_t algo, uint32_t id, struct CcPccParamDef *out)
 // `out` is non-null and writable for [`CC_PCC_NAME_BYTES`] bytes.
 CcStatus cc_pcc_counter_name(uint32_t id, uint8_t (*out)[CC_PCC_NAME_BYTES]);
 
-// Decodes the 44 bytes of an event as delivered (big-endian fields; reserved words not read).
+// Decodes the 44 bytes of an event as delivered, as the SDK's getters read them (docs/pcc.md's
+// layout table; the union words kept whole, reserved words not read).
 //
 // # Safety
 // `bytes` is readable for 44 bytes; `out` is non-null, aligned and writable.
@@ -1015,7 +1021,7 @@ void cc_pcc_timely_values(const struct CcPccTimelyConfig *cfg,
 //
 // # Safety
 // `cfg` was initialised; `ctx` is the flow's 12-word context (zeroed for a new flow),
-// writable; `ev` is readable; `counters` is null or writable for 20 words.
+// writable; `ev` is readable; `counters` is null or writable for 26 words.
 struct CcPccResult cc_pcc_timely_on_event(const struct CcPccTimelyConfig *cfg,
                                           uint32_t (*ctx)[CC_PCC_CONTEXT_WORDS],
                                           const struct CcPccEvent *ev,
@@ -1052,8 +1058,8 @@ CcStatus cc_pcc_hpcc_set_params(struct CcPccHpccConfig *cfg,
 void cc_pcc_hpcc_values(const struct CcPccHpccConfig *cfg, uint32_t (*out)[CC_PCC_HPCC_PARAM_NUM]);
 
 // `doca_pcc_dev_user_algo` for HPCC: one event of the flow whose context is `ctx`;
-// `telemetry` is the RTT response's 12 bytes of raw data (read only for an RTT event that
-// answers the outstanding probe).
+// `telemetry` is the RTT response's 12 bytes of raw data as `doca_pcc_dev_get_rtt_raw_data`
+// returns them (read only for an RTT event).
 //
 // # Safety
 // As [`cc_pcc_timely_on_event`]; `telemetry` is readable for 12 bytes.

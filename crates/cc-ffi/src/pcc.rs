@@ -10,7 +10,7 @@
 //! * One call per event (`cc_pcc_timely_on_event`, `cc_pcc_hpcc_on_event`) taking the event's
 //!   fields in host order ([`CcPccEvent`], filled from the SDK's getters or by
 //!   [`cc_pcc_event_decode`] from the 44 bytes as delivered), returning the Q20 rate and the probe
-//!   request in registers ([`CcPccResult`]) and adding to the counter array (`uint32_t[20]`; null
+//!   request in registers ([`CcPccResult`]) and adding to the counter array (`uint32_t[26]`; null
 //!   when the platform gives none).
 //! * The parameter and counter tables (id, default, min, max, name) come from cc-pcc through
 //!   [`cc_pcc_param_def`] and [`cc_pcc_counter_name`], so the C side declares exactly what the
@@ -35,8 +35,8 @@ pub const CC_PCC_TELEMETRY_BYTES: usize = 12;
 pub const CC_PCC_TIMELY_PARAM_NUM: usize = 13;
 /// Parameters of the HPCC algorithm (ids `0 .. 8`).
 pub const CC_PCC_HPCC_PARAM_NUM: usize = 8;
-/// Counters of either algorithm (ids `0 .. 20`, one table).
-pub const CC_PCC_COUNTER_NUM: usize = 20;
+/// Counters of either algorithm (ids `0 .. 26`, one table).
+pub const CC_PCC_COUNTER_NUM: usize = 26;
 /// Bytes of a name in [`CcPccParamDef`] and [`cc_pcc_counter_name`], the terminating NUL
 /// included.
 pub const CC_PCC_NAME_BYTES: usize = 24;
@@ -78,29 +78,34 @@ pub enum CcPccAlgo {
     Hpcc = 1,
 }
 
-/// One event, every field in host order (what the SDK's getters return).
+/// One event, every field in host order: what the SDK's getters return. A glue built against
+/// the SDK fills it from the getters (examples/doca-pcc, `PCC_WITH_DOCA_SDK`); without the SDK,
+/// [`cc_pcc_event_decode`] fills it from the 44 bytes as delivered (the same values: the layout
+/// is docs/pcc.md's table).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct CcPccEvent {
-    /// Type: 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other is counted and ignored.
+    /// Type (`ev_attr.ev_type`): 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other
+    /// (0 NULL, 1 FW, 31 ROCE_TX_FOR_ACK_NACK, undefined codes) is counted and ignored.
     pub type_code: u8,
-    /// Subtype (NACK: RNR, out of sequence, duplicate read; not used).
+    /// Subtype (`ev_attr.ev_subtype`; NACK: 1 RNR, 2 out of sequence, 3 duplicate read).
     pub subtype: u8,
-    /// Port number.
+    /// Port number (`ev_attr.port_num`).
     pub port: u8,
-    /// Flags byte.
+    /// Flags (`ev_attr.flags`; TX: bit 0 ACK expected, 1 overloaded, 2 RTT request sent).
     pub flags: u8,
-    /// Flow tag.
+    /// Flow tag (`doca_pcc_dev_get_flowtag`).
     pub flow_tag: u32,
-    /// Sequence number.
+    /// Sequence number (`doca_pcc_dev_get_sn`).
     pub sn: u32,
-    /// Event timestamp, ns (32-bit, wrapping).
+    /// Event timestamp, ns (`doca_pcc_dev_get_timestamp`; 32-bit, wrapping).
     pub ts_ns: u32,
-    /// The type-specific union's four words. TX: first timestamp, sent 32-byte units (high 16
-    /// bits) · packets (low 16), QPN, reserved. ACK/NACK/CNP: first timestamp, first sequence
-    /// number, number coalesced, reserved. RTT: request send timestamp, request receive
-    /// timestamp (responder), response send timestamp (responder), reserved.
-    pub spec: [u32; 4],
+    /// The type-specific union's first three words, each as its getter returns it. TX:
+    /// first timestamp, the counters word (`sent_pkts << 16 | sent_32bytes`), the QPN (24
+    /// bits). ACK/NACK/CNP: first timestamp, first sequence number, number coalesced (16 bits).
+    /// RTT: request send timestamp, request receive timestamp (responder), response send
+    /// timestamp (responder) — the same bytes as the response's raw data.
+    pub spec: [u32; 3],
 }
 
 impl CcPccEvent {
@@ -241,7 +246,8 @@ pub unsafe extern "C" fn cc_pcc_counter_name(
     CcStatus::Ok
 }
 
-/// Decodes the 44 bytes of an event as delivered (big-endian fields; reserved words not read).
+/// Decodes the 44 bytes of an event as delivered, as the SDK's getters read them (docs/pcc.md's
+/// layout table; the union words kept whole, reserved words not read).
 ///
 /// # Safety
 /// `bytes` is readable for 44 bytes; `out` is non-null, aligned and writable.
@@ -269,13 +275,13 @@ pub unsafe extern "C" fn cc_pcc_event_decode(
 /// Borrows the C counter array, or `scratch` when the platform gives none (null).
 ///
 /// # Safety
-/// `counters` is null or aligned and valid for reads and writes of 20 words, unaliased.
+/// `counters` is null or aligned and valid for reads and writes of 26 words, unaliased.
 #[inline(always)]
 unsafe fn counters_or(counters: *mut u32, scratch: &mut Counters) -> &mut Counters {
     if counters.is_null() {
         scratch
     } else {
-        // SAFETY: `Counters` is `repr(transparent)` over `[u32; 20]` (size asserted above);
+        // SAFETY: `Counters` is `repr(transparent)` over `[u32; 26]` (size asserted above);
         // the caller contract makes the pointer valid for it.
         unsafe { &mut *counters.cast::<Counters>() }
     }
@@ -374,7 +380,7 @@ pub unsafe extern "C" fn cc_pcc_timely_values(
 ///
 /// # Safety
 /// `cfg` was initialised; `ctx` is the flow's 12-word context (zeroed for a new flow),
-/// writable; `ev` is readable; `counters` is null or writable for 20 words.
+/// writable; `ev` is readable; `counters` is null or writable for 26 words.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cc_pcc_timely_on_event(
     cfg: *const CcPccTimelyConfig,
@@ -472,8 +478,8 @@ pub unsafe extern "C" fn cc_pcc_hpcc_values(
 }
 
 /// `doca_pcc_dev_user_algo` for HPCC: one event of the flow whose context is `ctx`;
-/// `telemetry` is the RTT response's 12 bytes of raw data (read only for an RTT event that
-/// answers the outstanding probe).
+/// `telemetry` is the RTT response's 12 bytes of raw data as `doca_pcc_dev_get_rtt_raw_data`
+/// returns them (read only for an RTT event).
 ///
 /// # Safety
 /// As [`cc_pcc_timely_on_event`]; `telemetry` is readable for 12 bytes.
@@ -505,7 +511,7 @@ mod tests {
     use super::*;
     use core::mem::MaybeUninit;
 
-    fn ev(type_code: u8, ts_ns: u32, spec: [u32; 4]) -> Event {
+    fn ev(type_code: u8, ts_ns: u32, spec: [u32; 3]) -> Event {
         Event {
             type_code,
             subtype: 0,
@@ -523,7 +529,7 @@ mod tests {
         let mut cfg = MaybeUninit::<CcPccTimelyConfig>::uninit();
         let rust_cfg = TimelyPccConfig::DEFAULT;
         let (mut ctx_c, mut ctx_r) = ([0u32; 12], [0u32; 12]);
-        let (mut k_c, mut k_r) = ([0u32; 20], Counters::default());
+        let (mut k_c, mut k_r) = ([0u32; 26], Counters::default());
         let mut t = 4_294_000_000u32; // the clock wraps inside the run
         let mut req = 0u32;
         // SAFETY: live locals.
@@ -532,13 +538,13 @@ mod tests {
             for i in 0..200u32 {
                 t = t.wrapping_add(7_000);
                 let e = if i % 3 == 0 {
-                    ev(3, t, [t, (47 << 16) | 1, 9, 0])
+                    ev(3, t, [t, (1 << 16) | 47, 9])
                 } else if i % 3 == 1 {
                     req = t.wrapping_sub(1_000);
-                    ev(3, t, [t, 0, 0, 0])
+                    ev(3, t, [t, 0, 0])
                 } else {
                     let rtt = 30_000 + (i % 17) * 4_000;
-                    ev(6, req.wrapping_add(rtt), [req, 100, 1_100, 0])
+                    ev(6, req.wrapping_add(rtt), [req, 100, 1_100])
                 };
                 let mut c = MaybeUninit::<CcPccEvent>::uninit();
                 cc_pcc_event_decode(&e.encode(), c.as_mut_ptr());
@@ -642,7 +648,7 @@ mod tests {
                 assert_eq!(&name[..n.len()], n.as_bytes());
                 assert_eq!(name[n.len()], 0);
             }
-            assert_eq!(cc_pcc_counter_name(20, &mut name), CcStatus::InvalidInput);
+            assert_eq!(cc_pcc_counter_name(26, &mut name), CcStatus::InvalidInput);
         }
     }
 }

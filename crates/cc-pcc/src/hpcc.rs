@@ -3,19 +3,25 @@
 //! as the rate `W/T` in Q20 of line rate.
 //!
 //! Per event type (docs/pcc.md has the table):
-//! * **TX**: coalesced counts added; the probe policy of [`crate::timely`] (shared).
-//! * **RTT**: a response to the outstanding probe carries one hop's telemetry: one step of
+//! * **TX**: coalesced counts added; `RTT_REQ_SENT` in the flags marks the requested probe's
+//!   departure (its timeout runs from there); the shared probe policy requests a probe when none
+//!   is outstanding or the outstanding one timed out.
+//! * **RTT**: the response's 12 bytes of raw data are one hop's telemetry (they overlay the
+//!   timestamps: a telemetry response has none, so it is matched by state, not by time). A
+//!   response repeating the last telemetry is a duplicate; with no probe outstanding it is
+//!   unsolicited; while the outstanding probe has not left it is late (it answers one given up);
+//!   all three are counted and ignored. Otherwise it answers the departed probe: one step of
 //!   Algorithm 1; every answered probe is one "RTT" for `Wc` (Alg. 1 l.22: the probe number
 //!   stands for the sequence number, so each answered probe updates `Wc`).
-//! * **ACK, NACK, CNP**: counted, no rate change (HPCC has no rule for them).
+//! * **ACK, NACK, CNP** and any other type: counted, no rate change (HPCC has no rule for them).
 //!
 //! The telemetry record is packed into hpcc-cc's hop-word layout (`code << 60 | ts << 36 |
 //! tx << 16 | qlen`) with its own units: timestamp mod 2^24 ns, transmitted bytes in 32-byte
 //! units mod 2^20, queue in 256-byte cells, the link speed code from the parameters.
 
-use crate::counters::{Counter, Counters};
-use crate::event::{Event, EventType, TELEMETRY_BYTES, Telemetry};
-use crate::probe::{self, FLAG_PROBE_OUT, FLAG_STARTED};
+use crate::counters::{Counter, Counters, count_event};
+use crate::event::{Event, EventType, TELEMETRY_BYTES, Telemetry, tx_flag};
+use crate::probe::{self, FLAG_PROBE_DEPARTED, FLAG_PROBE_OUT, FLAG_STARTED};
 use crate::{CONTEXT_WORDS, FlowContext, PccResult, Q20_ONE};
 use cc_math::Scale;
 use cc_math::wrap::wrapping_delta;
@@ -295,8 +301,9 @@ impl HpccPccConfig {
 pub struct HpccFlow {
     /// Algorithm 1's state, one hop.
     pub hpcc: State<HOPS>,
-    /// When the outstanding probe was requested, ns.
-    pub probe_req_ts_ns: u32,
+    /// When the outstanding probe was requested, or, once the TX event with `RTT_REQ_SENT`
+    /// marked its departure, when it left, ns.
+    pub probe_ts_ns: u32,
     /// NIC timestamp of the last probe response with telemetry, ns.
     pub last_tel_ts_ns: u32,
     flags: u32,
@@ -310,7 +317,7 @@ impl HpccFlow {
     pub const fn new(cfg: &HpccPccConfig) -> Self {
         Self {
             hpcc: State::new(&cfg.hpcc),
-            probe_req_ts_ns: 0,
+            probe_ts_ns: 0,
             last_tel_ts_ns: 0,
             flags: FLAG_STARTED,
         }
@@ -322,10 +329,17 @@ impl HpccFlow {
         self.flags & FLAG_PROBE_OUT != 0
     }
 
+    /// Whether the outstanding probe has left the NIC (`RTT_REQ_SENT` seen).
+    #[must_use]
+    pub const fn probe_departed(&self) -> bool {
+        self.flags & FLAG_PROBE_DEPARTED != 0
+    }
+
     /// Unpacks a context; `None` for a context never stored. Words: 0 `W` (Q24.8 B), 1 `Wc`,
     /// 2–3 `U` (Q32.32, high then low), 4 `lastUpdateSeq`, 5 stored header (bits 0–15) ·
     /// `incStage` (16–23) · header present (24), 6–7 the hop word (high, low), 8 probe request
-    /// time, 9 flags, 10 last telemetry time, 11 zero.
+    /// or departure time, 9 flags (bit 0 started, 1 probe outstanding, 2 probe departed),
+    /// 10 last telemetry time, 11 zero.
     #[inline]
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // word fields
@@ -362,7 +376,7 @@ impl HpccFlow {
         });
         Some(Self {
             hpcc,
-            probe_req_ts_ns: probe,
+            probe_ts_ns: probe,
             last_tel_ts_ns: tel,
             flags,
         })
@@ -388,15 +402,16 @@ impl HpccFlow {
             misc,
             (h >> 32) as u32,
             h as u32,
-            self.probe_req_ts_ns,
+            self.probe_ts_ns,
             self.flags,
             self.last_tel_ts_ns,
             0,
         ];
     }
 
-    /// One event of this flow (`telemetry`: the RTT event's 12 bytes of raw data; not read for
-    /// other events). Returns the rate in Q20 and the probe request; the branch of Algorithm 1
+    /// One event of this flow (`telemetry`: the RTT event's 12 bytes of raw data as
+    /// `doca_pcc_dev_get_rtt_raw_data` returns them, [`Event::rtt_raw_data`] without the SDK;
+    /// not read for other events). Returns the rate in Q20 and the probe request; the branch of Algorithm 1
     /// when a telemetry sample was used.
     #[inline]
     pub fn on_event(
@@ -408,14 +423,18 @@ impl HpccFlow {
     ) -> (PccResult, Option<Branch>) {
         let mut rtt_req = false;
         let mut branch = None;
-        match ev.event_type() {
+        match count_event(ev, counters) {
             Some(EventType::Tx) => {
-                counters.inc(Counter::EvTx);
-                let tx = ev.tx();
-                counters.add(Counter::TxPackets, u32::from(tx.packets));
-                counters.add(Counter::Tx32bUnits, u32::from(tx.sent_32b_units));
+                if ev.flags & tx_flag::RTT_REQ_SENT != 0 {
+                    probe::note_departure(
+                        &mut self.probe_ts_ns,
+                        &mut self.flags,
+                        ev.ts_ns,
+                        counters,
+                    );
+                }
                 rtt_req = probe::on_tx(
-                    &mut self.probe_req_ts_ns,
+                    &mut self.probe_ts_ns,
                     &mut self.flags,
                     ev.ts_ns,
                     cfg.probe_timeout_ns,
@@ -423,30 +442,14 @@ impl HpccFlow {
                 );
             }
             Some(EventType::Rtt) => {
-                counters.inc(Counter::EvRtt);
-                let r = ev.rtt();
-                if probe::answers(
-                    self.probe_req_ts_ns,
-                    &mut self.flags,
-                    r.req_send_ts_ns,
-                    counters,
-                ) {
-                    branch = Some(self.on_telemetry(cfg, ev.ts_ns, telemetry, counters));
+                let t = Telemetry::decode(telemetry);
+                if self.repeats_last_telemetry(cfg, ev.ts_ns, &t) {
+                    counters.inc(Counter::ProbesDuplicate);
+                } else if probe::answers_after_departure(&mut self.flags, counters) {
+                    branch = Some(self.on_telemetry(cfg, ev.ts_ns, &t, counters));
                 }
             }
-            Some(EventType::Ack) => {
-                counters.inc(Counter::EvAck);
-                counters.add(Counter::AckCoalesced, ev.ack().coalesced);
-            }
-            Some(EventType::Nack) => {
-                counters.inc(Counter::EvNack);
-                counters.add(Counter::NackCoalesced, ev.ack().coalesced);
-            }
-            Some(EventType::Cnp) => {
-                counters.inc(Counter::EvCnp);
-                counters.add(Counter::CnpCoalesced, ev.ack().coalesced);
-            }
-            None => counters.inc(Counter::EvUnknown),
+            _ => {}
         }
         let (rate_q20, clamp) = cfg.rate_q20(self.hpcc.window_bytes());
         match clamp {
@@ -457,16 +460,28 @@ impl HpccFlow {
         (PccResult { rate_q20, rtt_req }, branch)
     }
 
+    /// Whether a response received at `now` repeats the telemetry last used: the same switch
+    /// and the same transmit timestamp (the 24 bits the hop word keeps), within the gap the
+    /// hop's counters span (past it the sample restarts the hop instead). Such a response is a
+    /// duplicate delivery: it carries nothing new.
+    #[inline(always)]
+    fn repeats_last_telemetry(&self, cfg: &HpccPccConfig, now: u32, t: &Telemetry) -> bool {
+        let raw = self.hpcc.raw_parts();
+        let [hop] = raw.hops;
+        raw.int_header == Some(path_header(t))
+            && (hop >> 36) & 0xFF_FFFF == u64::from(t.tx_ts_ns & 0xFF_FFFF)
+            && wrapping_delta::<32>(now, self.last_tel_ts_ns) < cfg.gap_ns
+    }
+
     /// One hop of telemetry received at `now` (NIC clock): Algorithm 1.
     #[inline(always)]
     fn on_telemetry(
         &mut self,
         cfg: &HpccPccConfig,
         now: u32,
-        bytes: &[u8; TELEMETRY_BYTES],
+        t: &Telemetry,
         counters: &mut Counters,
     ) -> Branch {
-        let t = Telemetry::decode(bytes);
         let mut raw = self.hpcc.raw_parts();
         // A gap the hop's counters cannot span (half a wrap): restart the hop from this sample.
         if raw.int_header.is_some() && wrapping_delta::<32>(now, self.last_tel_ts_ns) >= cfg.gap_ns
@@ -478,13 +493,19 @@ impl HpccFlow {
         self.last_tel_ts_ns = now;
         // Each answered probe is one round for Wc (Alg. 1 l.22–23): sequence n after n − 1.
         let seq = raw.last_update_seq.wrapping_add(1);
-        // nhop 1, path id = the switch index: another switch is a path change (resync).
-        let header = 0x1000 | u16::from(t.index);
-        let word = DocaHop::word(&t, cfg.speed_code).to_be_bytes();
+        let header = path_header(t);
+        let word = DocaHop::word(t, cfg.speed_code).to_be_bytes();
         self.hpcc
             .on_hop_words::<DocaHop>(&cfg.hpcc, seq, seq, header, &word)
             .1
     }
+}
+
+/// The stored INT header for a sample: nhop 1, path id = the switch index (another switch is
+/// a path change: `resync`).
+#[inline(always)]
+fn path_header(t: &Telemetry) -> u16 {
+    0x1000 | u16::from(t.index)
 }
 
 /// `doca_pcc_dev_user_algo` for HPCC: loads the flow (a new flow if never stored), handles

@@ -11,7 +11,7 @@ use crate::*;
 use proptest::prelude::*;
 use timely_cc::{State, U28F4};
 
-fn ev(type_code: u8, ts_ns: u32, spec: [u32; 4]) -> Event {
+fn ev(type_code: u8, ts_ns: u32, spec: [u32; 3]) -> Event {
     Event {
         type_code,
         subtype: 0,
@@ -25,14 +25,23 @@ fn ev(type_code: u8, ts_ns: u32, spec: [u32; 4]) -> Event {
 }
 
 fn tx(ts: u32) -> Event {
-    ev(3, ts, [ts, (47 << 16) | 1, 0x11, 0])
+    ev(
+        3,
+        ts,
+        Event::tx_spec(&Tx {
+            first_ts_ns: ts,
+            packets: 1,
+            sent_32b_units: 47,
+            qpn: 0x11,
+        }),
+    )
 }
 
 /// A probe response arriving at `ts` for a request sent at `req_send`, with the responder
 /// holding it `turnaround` ns (responder clock starting at an arbitrary 7e8).
 fn rtt_ev(ts: u32, req_send: u32, turnaround: u32) -> Event {
     let recv = 700_000_000u32;
-    ev(6, ts, [req_send, recv, recv.wrapping_add(turnaround), 0])
+    ev(6, ts, [req_send, recv, recv.wrapping_add(turnaround)])
 }
 
 struct Flow {
@@ -67,42 +76,151 @@ impl Flow {
     }
 }
 
-#[test]
-fn event_fields_are_read_big_endian_at_the_documented_offsets() {
+/// Bytes of an event with `bytes` written at `offset`, everything else 0.
+fn bytes_at(offset: usize, bytes: &[u8]) -> [u8; EVENT_BYTES] {
     let mut b = [0u8; EVENT_BYTES];
-    b[12..16].copy_from_slice(&[6, 2, 1, 0x80]); // RTT, subtype 2, port 1, flags 0x80
-    b[16..20].copy_from_slice(&[0x00, 0x00, 0x01, 0x02]); // flow tag 258
-    b[20..24].copy_from_slice(&[0xAA, 0xBB, 0xCC, 0xDD]);
-    b[24..28].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFE]); // ts 2^32 − 2
-    b[28..32].copy_from_slice(&[0, 0, 0x03, 0xE8]); // req send 1000
-    b[32..36].copy_from_slice(&[0, 0, 0x07, 0xD0]); // req recv 2000
-    b[36..40].copy_from_slice(&[0, 0, 0x0B, 0xB8]); // resp send 3000
-    let e = Event::decode(&b);
+    b[offset..offset + bytes.len()].copy_from_slice(bytes);
+    b
+}
+
+// Every row of the SDK's layout, pinned with hand-built bytes (DOCA SDK 3.0,
+// doca_pcc_dev_event.h and doca_pcc_dev_data_structure_le_bf3.h: each getter byte-swaps the
+// word at its offset and takes a little-endian bit field of the value).
+
+#[test]
+fn the_attribute_word_puts_the_type_in_byte_15_subtype_14_port_13_flags_12() {
+    let e = Event::decode(&bytes_at(12, &[0x84, 2, 5, 6])); // flags 0x84, port 2, subtype 5, RTT
+    assert_eq!((e.type_code, e.subtype, e.port, e.flags), (6, 5, 2, 0x84));
     assert_eq!(e.event_type(), Some(EventType::Rtt));
-    assert_eq!((e.subtype, e.port, e.flags), (2, 1, 0x80));
+    // Byte 12 alone is the flags, not the type.
+    let e = Event::decode(&bytes_at(12, &[3, 0, 0, 0]));
+    assert_eq!((e.type_code, e.flags), (0, 3));
+}
+
+#[test]
+fn flow_tag_sn_and_timestamp_are_whole_big_endian_words() {
+    let e = Event::decode(&bytes_at(
+        16,
+        &[0, 0, 1, 2, 0xAA, 0xBB, 0xCC, 0xDD, 0xFF, 0xFF, 0xFF, 0xFE],
+    ));
     assert_eq!(
         (e.flow_tag, e.sn, e.ts_ns),
         (258, 0xAABB_CCDD, u32::MAX - 1)
     );
-    let r = e.rtt();
+}
+
+#[test]
+fn tx_counters_put_packets_in_the_high_half_and_32_byte_units_in_the_low_half() {
+    // Word 32..36 = 0x0002_0030: 2 packets, 48 units of 32 B (1 536 bytes).
+    let mut b = bytes_at(28, &[0, 0, 0, 4, 0x00, 0x02, 0x00, 0x30]);
+    b[15] = 3;
+    let t = Event::decode(&b).tx();
+    assert_eq!((t.first_ts_ns, t.packets, t.sent_32b_units), (4, 2, 48));
+}
+
+#[test]
+fn the_tx_qpn_is_the_low_24_bits_and_its_high_byte_is_reserved() {
+    let mut b = bytes_at(36, &[0xFF, 0xAB, 0xCD, 0xEF]);
+    b[15] = 3;
+    let e = Event::decode(&b);
+    assert_eq!(e.tx().qpn, 0x00AB_CDEF);
+    // Encoding the fields back leaves the reserved byte 0.
+    let spec = Event::tx_spec(&e.tx());
+    assert_eq!(spec[2], 0x00AB_CDEF);
+}
+
+#[test]
+fn the_number_coalesced_is_the_low_16_bits_and_its_high_half_is_reserved() {
+    let mut b = bytes_at(28, &[0, 0, 0, 1, 0, 0, 0, 2, 0xDE, 0xAD, 0x00, 0x03]);
+    b[15] = 4;
+    let a = Event::decode(&b).ack();
+    assert_eq!((a.first_ts_ns, a.first_sn, a.coalesced), (1, 2, 3));
+    assert_eq!(Event::ack_spec(&a)[2], 3);
+}
+
+#[test]
+fn rtt_timestamps_are_the_three_words_at_28_32_36() {
+    let mut b = bytes_at(28, &[0, 0, 3, 0xE8, 0, 0, 7, 0xD0, 0, 0, 0x0B, 0xB8]);
+    b[15] = 6;
+    let r = Event::decode(&b).rtt();
     assert_eq!(
         (r.req_send_ts_ns, r.req_recv_ts_ns, r.resp_send_ts_ns),
         (1000, 2000, 3000)
     );
-    assert_eq!(e.encode(), b);
 }
 
 #[test]
-fn tx_union_splits_bytes_and_packets_and_ack_union_reads_coalesced() {
-    let e = ev(3, 5, [4, 0x0030_0002, 0x00AB_CDEF, 0]);
-    let t = e.tx();
-    // 0x30 = 48 units of 32 B = 1536 bytes in 2 packets
+fn rtt_raw_data_is_bytes_28_to_40_unswapped_overlaying_the_timestamps() {
+    let raw = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    let mut b = bytes_at(RTT_RAW_DATA_OFFSET, &raw);
+    b[40..44].copy_from_slice(&[0xEE; 4]); // the reserved fourth word is not raw data
+    let e = Event::decode(&b);
+    assert_eq!(e.rtt_raw_data(), raw);
+    // The same bytes read as timestamps: a telemetry response has no request-send timestamp.
+    assert_eq!(e.rtt().req_send_ts_ns, 0x0102_0304);
+    assert_eq!(Event::raw_data_spec(&raw), e.spec);
+}
+
+#[test]
+fn the_layout_table_is_every_getter_at_its_offset_and_bits() {
+    // (getter, byte offset, lowest bit, width), as the SDK declares them.
+    let want: [(&str, usize, u32, u32); 16] = [
+        ("ev_attr.flags", 12, 24, 8),
+        ("ev_attr.port_num", 12, 16, 8),
+        ("ev_attr.ev_subtype", 12, 8, 8),
+        ("ev_attr.ev_type", 12, 0, 8),
+        ("get_flowtag", 16, 0, 32),
+        ("get_sn", 20, 0, 32),
+        ("get_timestamp", 24, 0, 32),
+        ("get_roce_first_timestamp", 28, 0, 32),
+        ("get_roce_tx_cntrs.sent_pkts", 32, 16, 16),
+        ("get_roce_tx_cntrs.sent_32bytes", 32, 0, 16),
+        ("get_flow_qpn", 36, 0, 24),
+        ("get_roce_ack_first_sn", 32, 0, 32),
+        ("get_ack_nack_cnp_extra.num_coalesced", 36, 0, 16),
+        ("get_rtt_req_send_timestamp", 28, 0, 32),
+        ("get_rtt_req_recv_timestamp", 32, 0, 32),
+        ("get_rtt_resp_send_timestamp", 36, 0, 32),
+    ];
+    for (f, w) in LAYOUT.iter().zip(want) {
+        assert_eq!((f.getter, f.offset, f.shift, f.bits), w);
+        // A field of all ones read from hand-built bytes: exactly its bits of its word.
+        let v = f.put(0, u32::MAX);
+        let b = bytes_at(f.offset, &v.to_be_bytes());
+        let word = u32::from_be_bytes(b[f.offset..f.offset + 4].try_into().unwrap());
+        assert_eq!(f.get(word), f.mask(), "{}", f.getter);
+        assert_eq!(word, f.mask() << f.shift, "{}", f.getter);
+    }
+}
+
+#[test]
+fn event_type_codes_and_flags_are_the_sdks() {
+    use crate::event::{nack_subtype, tx_flag, type_code};
     assert_eq!(
-        (t.first_ts_ns, t.sent_32b_units, t.packets, t.qpn),
-        (4, 48, 2, 0xAB_CDEF)
+        [
+            type_code::NULL,
+            type_code::FW,
+            type_code::CNP,
+            type_code::TX,
+            type_code::ACK,
+            type_code::NACK,
+            type_code::RTT,
+            type_code::ROCE_TX_FOR_ACK_NACK
+        ],
+        [0, 1, 2, 3, 4, 5, 6, 31]
     );
-    let a = ev(4, 5, [1, 2, 3, 0]).ack();
-    assert_eq!((a.first_ts_ns, a.first_sn, a.coalesced), (1, 2, 3));
+    assert_eq!(
+        [nack_subtype::RNR, nack_subtype::OOS, nack_subtype::DUP_READ],
+        [1, 2, 3]
+    );
+    assert_eq!(
+        [
+            tx_flag::ACK_EXPECTED,
+            tx_flag::OVERLOADED,
+            tx_flag::RTT_REQ_SENT
+        ],
+        [1, 2, 4]
+    );
 }
 
 #[test]
@@ -117,8 +235,8 @@ fn telemetry_record_reads_big_endian_queue_bytes_and_timestamp() {
 }
 
 #[test]
-fn undocumented_event_types_are_none() {
-    for code in [0u8, 1, 7, 255] {
+fn ignored_and_undefined_event_types_are_none() {
+    for code in [0u8, 1, 7, 31, 255] {
         assert_eq!(EventType::from_code(code), None);
     }
 }
@@ -261,10 +379,11 @@ fn a_late_answer_to_a_timed_out_probe_is_counted_and_ignored() {
 }
 
 #[test]
-fn an_unsolicited_probe_answer_is_counted_late() {
+fn a_probe_answer_with_none_outstanding_is_counted_unsolicited() {
     let mut f = Flow::new(TimelyPccConfig::DEFAULT);
     f.on(rtt_ev(10_000, 5_000, 0));
-    assert_eq!(f.count(Counter::ProbesLate), 1);
+    assert_eq!(f.count(Counter::ProbesUnsolicited), 1);
+    assert_eq!(f.count(Counter::ProbesLate), 0);
     assert!(!f.flow().timely.started());
 }
 
@@ -273,7 +392,7 @@ fn a_turnaround_longer_than_the_rtt_is_counted_invalid_and_takes_no_sample() {
     let mut f = Flow::new(TimelyPccConfig::DEFAULT);
     f.on(tx(0));
     // RTT 10 µs, turnaround claimed 20 µs.
-    f.on(ev(6, 10_000, [0, 100, 20_100, 0]));
+    f.on(ev(6, 10_000, [0, 100, 20_100]));
     assert_eq!(f.count(Counter::RttInvalid), 1);
     assert_eq!(f.count(Counter::ProbesAnswered), 1);
     assert!(!f.flow().timely.started());
@@ -285,8 +404,8 @@ fn ack_nack_cnp_and_unknown_events_are_counted_and_leave_the_rate() {
     let mut f = Flow::new(TimelyPccConfig::DEFAULT);
     let start = f.on(tx(0));
     let flow = f.flow();
-    for (code, n) in [(4u8, 3u32), (5, 2), (2, 4), (9, 0)] {
-        let r = f.on(ev(code, 10, [0, 0, n, 0]));
+    for (code, n) in [(4u8, 3u32), (5, 2), (2, 4), (9, 0), (0, 0), (1, 0), (31, 0)] {
+        let r = f.on(ev(code, 10, [0, 0, n]));
         assert_eq!(
             r,
             PccResult {
@@ -306,7 +425,26 @@ fn ack_nack_cnp_and_unknown_events_are_counted_and_leave_the_rate() {
             f.count(Counter::CnpCoalesced),
             f.count(Counter::EvUnknown),
         ],
-        [1, 3, 1, 2, 1, 4, 1]
+        [1, 3, 1, 2, 1, 4, 4]
+    );
+}
+
+#[test]
+fn nack_subtypes_are_counted_by_name() {
+    let mut f = Flow::new(TimelyPccConfig::DEFAULT);
+    for sub in [1u8, 2, 2, 3, 3, 3, 0, 9] {
+        let mut e = ev(5, 10, [0, 0, 1]);
+        e.subtype = sub;
+        f.on(e);
+    }
+    assert_eq!(
+        [
+            f.count(Counter::EvNack),
+            f.count(Counter::NackRnr),
+            f.count(Counter::NackOos),
+            f.count(Counter::NackDupRead)
+        ],
+        [8, 1, 2, 3]
     );
 }
 
@@ -369,7 +507,7 @@ fn the_parameter_table_is_in_id_order_with_defaults_inside_their_ranges() {
     }
     const { assert!(TIMELY_PARAM_NUM <= 38 && COUNTER_NUM <= 63) };
     assert_eq!(COUNTER_NAMES.len(), COUNTER_NUM);
-    assert_eq!(Counter::TelemetryGap as usize, COUNTER_NUM - 1);
+    assert_eq!(Counter::ProbesUnsolicited as usize, COUNTER_NUM - 1);
 }
 
 #[test]
@@ -379,6 +517,36 @@ fn the_flow_fits_the_48_byte_context() {
 }
 
 proptest! {
+    #[test]
+    fn decode_of_encode_is_the_event_for_every_field(
+        attr in any::<[u8; 4]>(), flow in any::<u32>(), sn in any::<u32>(), ts in any::<u32>(),
+        spec in any::<[u32; 3]>(),
+    ) {
+        let [type_code, subtype, port, flags] = attr;
+        let e = Event { type_code, subtype, port, flags, flow_tag: flow, sn, ts_ns: ts, spec };
+        let b = e.encode();
+        prop_assert_eq!(Event::decode(&b), e);
+        prop_assert_eq!(&b[..12], &[0u8; 12][..]);
+        prop_assert_eq!(&b[40..], &[0u8; 4][..]);
+    }
+
+    #[test]
+    fn the_unions_fields_survive_encode_and_decode(
+        first in any::<u32>(), packets in any::<u16>(), units in any::<u16>(), qpn in 0u32..(1 << 24),
+        sn in any::<u32>(), coalesced in any::<u16>(), t in any::<[u32; 3]>(), raw in any::<[u8; 12]>(),
+    ) {
+        let through = |type_code: u8, spec: [u32; 3]| {
+            Event::decode(&Event { type_code, subtype: 0, port: 0, flags: 0, flow_tag: 0, sn: 0, ts_ns: 0, spec }.encode())
+        };
+        let tx = Tx { first_ts_ns: first, packets, sent_32b_units: units, qpn };
+        prop_assert_eq!(through(3, Event::tx_spec(&tx)).tx(), tx);
+        let ack = Ack { first_ts_ns: first, first_sn: sn, coalesced };
+        prop_assert_eq!(through(4, Event::ack_spec(&ack)).ack(), ack);
+        let rtt = Rtt { req_send_ts_ns: t[0], req_recv_ts_ns: t[1], resp_send_ts_ns: t[2] };
+        prop_assert_eq!(through(6, Event::rtt_spec(&rtt)).rtt(), rtt);
+        prop_assert_eq!(through(6, Event::raw_data_spec(&raw)).rtt_raw_data(), raw);
+    }
+
     #[test]
     fn q20_is_monotone_and_within_bounds(line in 1u32..=400_000, a in any::<u32>(), b in any::<u32>()) {
         let mut cfg = TimelyPccConfig::DEFAULT;
@@ -425,8 +593,8 @@ proptest! {
         let (mut pk, mut by, mut acks) = (0u32, 0u32, 0u32);
         for (i, &(p, b, a)) in evs.iter().enumerate() {
             let t = i as u32 * 10;
-            f.on(ev(3, t, [t, (u32::from(b) << 16) | u32::from(p), 0, 0]));
-            f.on(ev(4, t + 1, [t, 0, a, 0]));
+            f.on(ev(3, t, Event::tx_spec(&Tx { first_ts_ns: t, packets: p, sent_32b_units: b, qpn: 0 })));
+            f.on(ev(4, t + 1, [t, 0, a]));
             pk = pk.wrapping_add(u32::from(p));
             by = by.wrapping_add(u32::from(b));
             acks = acks.wrapping_add(a);
@@ -457,7 +625,7 @@ proptest! {
         if out {
             // Request a probe through the policy, so the flag is the real one.
             let mut c = Counters::default();
-            flow.on_event(&cfg, &ev(3, probe, [0; 4]), &mut c);
+            flow.on_event(&cfg, &ev(3, probe, [0; 3]), &mut c);
         }
         flow.store(&mut ctx);
         prop_assert_eq!(TimelyFlow::load(&ctx), Some(flow));
@@ -495,25 +663,36 @@ impl HFlow {
             t: 5_000,
         }
     }
-    /// A TX event (requests a probe) then its answer carrying `tel`, `gap` ns later.
+    /// One event through the bytes, as the platform delivers it; an RTT event's telemetry is
+    /// its raw data (`doca_pcc_dev_get_rtt_raw_data`).
+    fn on(&mut self, e: Event) -> (PccResult, Option<Branch>) {
+        let e = Event::decode(&e.encode());
+        self.flow
+            .on_event(&self.cfg, &e, &e.rtt_raw_data(), &mut self.counters)
+    }
+    /// A TX event that requests a probe, the TX event that carries `RTT_REQ_SENT` 10 ns later,
+    /// the answer carrying `tel` 8 µs after that; the next probe `gap` ns later.
     fn probe(&mut self, telemetry: [u8; TELEMETRY_BYTES], gap: u32) -> (PccResult, Option<Branch>) {
-        let (r, _) = self.flow.on_event(
-            &self.cfg,
-            &tx(self.t),
-            &[0; TELEMETRY_BYTES],
-            &mut self.counters,
-        );
+        let (r, _) = self.on(tx(self.t));
         assert!(r.rtt_req);
         let send = self.t.wrapping_add(10);
-        let out = self.flow.on_event(
-            &self.cfg,
-            &rtt_ev(send.wrapping_add(8_000), send, 0),
-            &telemetry,
-            &mut self.counters,
-        );
+        self.on(sent(send));
+        let out = self.on(answer(send.wrapping_add(8_000), telemetry));
         self.t = self.t.wrapping_add(gap);
         out
     }
+}
+
+/// A TX event whose flags say the requested probe has left.
+fn sent(ts: u32) -> Event {
+    let mut e = tx(ts);
+    e.flags = tx_flag::RTT_REQ_SENT;
+    e
+}
+
+/// A probe response at `ts` carrying one hop of telemetry as its raw data.
+fn answer(ts: u32, telemetry: [u8; TELEMETRY_BYTES]) -> Event {
+    ev(6, ts, Event::raw_data_spec(&telemetry))
 }
 
 #[test]
@@ -588,29 +767,87 @@ fn a_telemetry_gap_beyond_half_a_counter_wrap_restarts_the_hop() {
 }
 
 #[test]
-fn hpcc_ignores_ack_nack_cnp_and_late_answers() {
+fn hpcc_ignores_ack_nack_cnp_and_other_event_types() {
     let mut h = HFlow::new();
     h.probe(tel(0, 3, 0, 0), 13_000);
     let before = h.flow.hpcc;
-    for code in [2u8, 4, 5, 9] {
-        let (r, b) = h.flow.on_event(
-            &h.cfg,
-            &ev(code, 1, [0, 0, 1, 0]),
-            &tel(1, 1, 1, 1),
-            &mut h.counters,
-        );
+    for code in [2u8, 4, 5, 9, 0, 1, 31] {
+        let (r, b) = h.on(ev(code, 1, [0, 0, 1]));
         assert_eq!((r.rate_q20, r.rtt_req, b), (1 << 20, false, None));
     }
-    // A response with no probe outstanding: late, telemetry not read.
-    let (_, b) = h.flow.on_event(
-        &h.cfg,
-        &rtt_ev(50_000, 40_000, 0),
-        &tel(500, 3, 9, 9),
-        &mut h.counters,
-    );
+    assert_eq!(h.flow.hpcc, before);
+}
+
+#[test]
+fn an_hpcc_response_with_no_probe_outstanding_is_unsolicited_and_ignored() {
+    let mut h = HFlow::new();
+    h.probe(tel(0, 3, 0, 0), 13_000);
+    let before = h.flow;
+    let (_, b) = h.on(answer(50_000, tel(500, 3, 9_000, 9_000)));
+    assert_eq!(b, None);
+    assert_eq!(h.counters.get(Counter::ProbesUnsolicited), 1);
+    assert_eq!(h.flow, before);
+}
+
+#[test]
+fn an_hpcc_response_before_the_requested_probe_left_is_late_and_ignored() {
+    let mut h = HFlow::new();
+    assert!(h.on(tx(1_000)).0.rtt_req); // requested, not yet departed
+    let (_, b) = h.on(answer(9_000, tel(0, 3, 0, 0)));
     assert_eq!(b, None);
     assert_eq!(h.counters.get(Counter::ProbesLate), 1);
-    assert_eq!(h.flow.hpcc, before);
+    assert!(h.flow.probe_outstanding() && !h.flow.probe_departed());
+    // Once it has left, its answer is used.
+    h.on(sent(10_000));
+    assert_eq!(h.counters.get(Counter::ProbesDeparted), 1);
+    let (_, b) = h.on(answer(18_000, tel(0, 3, 0, 0)));
+    assert_eq!(b, Some(Branch::Init));
+    assert_eq!(h.counters.get(Counter::ProbesAnswered), 1);
+    assert!(!h.flow.probe_outstanding());
+}
+
+#[test]
+fn a_duplicate_hpcc_response_is_counted_and_keeps_the_probe_outstanding() {
+    let mut h = HFlow::new();
+    let first = tel(4, 3, 64_000, 40_000);
+    h.probe(first, 13_000);
+    // The same response delivered again, with no probe outstanding: a duplicate, not
+    // unsolicited.
+    let (_, b) = h.on(answer(30_000, first));
+    assert_eq!(b, None);
+    assert_eq!(h.counters.get(Counter::ProbesDuplicate), 1);
+    assert_eq!(h.counters.get(Counter::ProbesUnsolicited), 0);
+    // A new probe departs; a copy of the old telemetry arrives first: duplicate, probe kept.
+    h.on(tx(h.t));
+    h.on(sent(h.t + 10));
+    let (_, b) = h.on(answer(h.t + 5_000, first));
+    assert_eq!(b, None);
+    assert_eq!(h.counters.get(Counter::ProbesDuplicate), 2);
+    assert!(h.flow.probe_outstanding());
+    // The real answer is used.
+    let (_, b) = h.on(answer(h.t + 8_000, tel(4, 3, 128_000, 53_000)));
+    assert!(matches!(b, Some(Branch::Ai | Branch::Md)));
+}
+
+#[test]
+fn the_hpcc_probe_timeout_runs_from_the_departure_not_the_request() {
+    let mut h = HFlow::new(); // timeout 300 µs
+    assert!(h.on(tx(0)).0.rtt_req);
+    h.on(sent(200_000)); // left 200 µs after the request
+    // 350 µs after the request but 150 µs after the departure: still outstanding.
+    assert!(!h.on(tx(350_000)).0.rtt_req);
+    assert_eq!(h.counters.get(Counter::ProbesTimedOut), 0);
+    // 300 µs after the departure: timed out, requested again (not departed).
+    assert!(h.on(tx(500_000)).0.rtt_req);
+    assert_eq!(h.counters.get(Counter::ProbesTimedOut), 1);
+    assert!(!h.flow.probe_departed());
+    // A request that never leaves times out from the request.
+    assert!(h.on(tx(800_000)).0.rtt_req);
+    assert_eq!(h.counters.get(Counter::ProbesTimedOut), 2);
+    // A departure flag with no request waiting is not a departure.
+    let mut i = HFlow::new();
+    i.on(sent(5));
+    assert_eq!(i.counters.get(Counter::ProbesDeparted), 0);
 }
 
 #[test]
@@ -710,7 +947,7 @@ proptest! {
             int_header: hdr,
             hops: [hop],
         });
-        flow.probe_req_ts_ns = probe;
+        flow.probe_ts_ns = probe;
         flow.last_tel_ts_ns = tel_ts;
         let mut ctx = [0u32; CONTEXT_WORDS];
         flow.store(&mut ctx);

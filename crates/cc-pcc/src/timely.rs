@@ -4,10 +4,11 @@
 //! Per event type (docs/pcc.md has the table and the reasons):
 //! * **TX**: coalesced counts added to the counters; the probe policy runs (below).
 //! * **RTT**: a response to the outstanding probe gives one RTT sample to Algorithm 1;
-//!   any other response is counted as late and ignored.
+//!   any other response is counted (late or unsolicited) and ignored.
 //! * **ACK, NACK, CNP**: counted (events and coalesced counts), no rate change: TIMELY's only
 //!   input is the RTT, and the paper has no rule for loss or ECN.
-//! * **Undocumented type**: counted, rate unchanged.
+//! * **Any other type** (NULL, FW, ROCE_TX_FOR_ACK_NACK, undefined codes): counted, rate
+//!   unchanged.
 //!
 //! Probe policy: at most one probe outstanding per flow. A TX event with no probe outstanding
 //! requests one (`rtt_req`) and remembers the TX event's timestamp as the request time; a TX
@@ -15,9 +16,11 @@
 //! requests a new one. A response is the outstanding probe's answer when its request-send
 //! timestamp is not before the request time (serial order on the 32-bit clock: the probe leaves
 //! after it was requested); an answer to a probe that timed out carries an earlier timestamp and
-//! is counted late.
+//! is counted late, a response with no probe outstanding unsolicited. The RTT template's
+//! responses carry the three timestamps (no raw data), so matching by timestamp is exact; the
+//! TX flag `RTT_REQ_SENT` is not needed here (HPCC uses it: [`crate::hpcc`]).
 
-use crate::counters::{Counter, Counters};
+use crate::counters::{Counter, Counters, count_event};
 use crate::event::{Event, EventType};
 use crate::params::TimelyPccConfig;
 use crate::{CONTEXT_WORDS, FlowContext, PccResult};
@@ -121,31 +124,10 @@ impl TimelyFlow {
         counters: &mut Counters,
     ) -> PccResult {
         let mut rtt_req = false;
-        match ev.event_type() {
-            Some(EventType::Tx) => {
-                counters.inc(Counter::EvTx);
-                let tx = ev.tx();
-                counters.add(Counter::TxPackets, u32::from(tx.packets));
-                counters.add(Counter::Tx32bUnits, u32::from(tx.sent_32b_units));
-                rtt_req = self.probe_policy(cfg, ev.ts_ns, counters);
-            }
-            Some(EventType::Rtt) => {
-                counters.inc(Counter::EvRtt);
-                self.on_probe_response(cfg, ev, counters);
-            }
-            Some(EventType::Ack) => {
-                counters.inc(Counter::EvAck);
-                counters.add(Counter::AckCoalesced, ev.ack().coalesced);
-            }
-            Some(EventType::Nack) => {
-                counters.inc(Counter::EvNack);
-                counters.add(Counter::NackCoalesced, ev.ack().coalesced);
-            }
-            Some(EventType::Cnp) => {
-                counters.inc(Counter::EvCnp);
-                counters.add(Counter::CnpCoalesced, ev.ack().coalesced);
-            }
-            None => counters.inc(Counter::EvUnknown),
+        match count_event(ev, counters) {
+            Some(EventType::Tx) => rtt_req = self.probe_policy(cfg, ev.ts_ns, counters),
+            Some(EventType::Rtt) => self.on_probe_response(cfg, ev, counters),
+            _ => {}
         }
         let (rate_q20, clamp) = cfg.rate_q20(self.timely.rate_u128bps());
         match clamp {
@@ -172,7 +154,7 @@ impl TimelyFlow {
     #[inline(always)]
     fn on_probe_response(&mut self, cfg: &TimelyPccConfig, ev: &Event, counters: &mut Counters) {
         let r = ev.rtt();
-        if !probe::answers(
+        if !probe::answers_by_send_time(
             self.probe_req_ts_ns,
             &mut self.flags,
             r.req_send_ts_ns,
