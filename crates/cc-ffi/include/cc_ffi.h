@@ -1027,6 +1027,17 @@ struct CcPccResult cc_pcc_timely_on_event(const struct CcPccTimelyConfig *cfg,
                                           const struct CcPccEvent *ev,
                                           uint32_t *counters);
 
+// The Q20 rate the flow's stored context holds under `cfg`, read without an event: nothing is
+// changed (neither the context nor any counter; a clamp to `[1, 2^20]` is not counted). A zeroed
+// context (a flow never stored) gives the configured initial rate. For a glue that answers an
+// event it does not hand to the adapter (examples/doca-pcc: a port beyond its configuration
+// table) with the flow's rate as it stands.
+//
+// # Safety
+// `cfg` was initialised; `ctx` is readable for 12 words.
+uint32_t cc_pcc_timely_rate(const struct CcPccTimelyConfig *cfg,
+                            const uint32_t (*ctx)[CC_PCC_CONTEXT_WORDS]);
+
 // Writes the HPCC table's defaults into `cfg`.
 //
 // # Safety
@@ -1056,6 +1067,15 @@ CcStatus cc_pcc_hpcc_set_params(struct CcPccHpccConfig *cfg,
 // # Safety
 // `cfg` was initialised; `out` is writable for 8 words.
 void cc_pcc_hpcc_values(const struct CcPccHpccConfig *cfg, uint32_t (*out)[CC_PCC_HPCC_PARAM_NUM]);
+
+// The Q20 rate the HPCC flow's stored context holds under `cfg` (its window over `W_max`), read
+// without an event and without changing anything, as [`cc_pcc_timely_rate`]. A zeroed context
+// gives the initial rate (line rate: a new flow starts at `W_max`).
+//
+// # Safety
+// `cfg` was initialised; `ctx` is readable for 12 words.
+uint32_t cc_pcc_hpcc_rate(const struct CcPccHpccConfig *cfg,
+                          const uint32_t (*ctx)[CC_PCC_CONTEXT_WORDS]);
 
 // `doca_pcc_dev_user_algo` for HPCC: one event of the flow whose context is `ctx`;
 // `telemetry` is the RTT response's 12 bytes of raw data as `doca_pcc_dev_get_rtt_raw_data`

@@ -19,8 +19,8 @@
 //! Semantics of every event and parameter: docs/pcc.md.
 
 use cc_pcc::{
-    COUNTER_NAMES, Counters, Event, FlowContext, HPCC_PARAMS, HpccPccConfig, PccResult,
-    TIMELY_PARAMS, TimelyPccConfig, hpcc_on_event, timely_on_event,
+    COUNTER_NAMES, Counters, Event, FlowContext, HPCC_PARAMS, HpccFlow, HpccPccConfig, PccResult,
+    TIMELY_PARAMS, TimelyFlow, TimelyPccConfig, hpcc_on_event, timely_on_event,
 };
 
 use crate::{CcStatus, block};
@@ -401,6 +401,25 @@ pub unsafe extern "C" fn cc_pcc_timely_on_event(
     timely_on_event(c, ctx, &ev.to_event(), k).into()
 }
 
+/// The Q20 rate the flow's stored context holds under `cfg`, read without an event: nothing is
+/// changed (neither the context nor any counter; a clamp to `[1, 2^20]` is not counted). A zeroed
+/// context (a flow never stored) gives the configured initial rate. For a glue that answers an
+/// event it does not hand to the adapter (examples/doca-pcc: a port beyond its configuration
+/// table) with the flow's rate as it stands.
+///
+/// # Safety
+/// `cfg` was initialised; `ctx` is readable for 12 words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_pcc_timely_rate(
+    cfg: *const CcPccTimelyConfig,
+    ctx: *const [u32; CC_PCC_CONTEXT_WORDS],
+) -> u32 {
+    // SAFETY: caller contract.
+    let (c, ctx): (_, &FlowContext) = unsafe { (block::get(cfg), &*ctx) };
+    let flow = TimelyFlow::load(ctx).unwrap_or_else(|| TimelyFlow::new(c));
+    c.rate_q20(flow.timely.rate_u128bps()).0
+}
+
 /// Writes the HPCC table's defaults into `cfg`.
 ///
 /// # Safety
@@ -475,6 +494,23 @@ pub unsafe extern "C" fn cc_pcc_hpcc_values(
 ) {
     // SAFETY: caller contract.
     unsafe { block::out(out, *block::get(cfg).values()) }
+}
+
+/// The Q20 rate the HPCC flow's stored context holds under `cfg` (its window over `W_max`), read
+/// without an event and without changing anything, as [`cc_pcc_timely_rate`]. A zeroed context
+/// gives the initial rate (line rate: a new flow starts at `W_max`).
+///
+/// # Safety
+/// `cfg` was initialised; `ctx` is readable for 12 words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cc_pcc_hpcc_rate(
+    cfg: *const CcPccHpccConfig,
+    ctx: *const [u32; CC_PCC_CONTEXT_WORDS],
+) -> u32 {
+    // SAFETY: caller contract.
+    let (c, ctx): (_, &FlowContext) = unsafe { (block::get(cfg), &*ctx) };
+    let flow = HpccFlow::load(ctx).unwrap_or_else(|| HpccFlow::new(c));
+    c.rate_q20(flow.hpcc.window_bytes()).0
 }
 
 /// `doca_pcc_dev_user_algo` for HPCC: one event of the flow whose context is `ctx`;
@@ -565,6 +601,104 @@ mod tests {
             let r = cc_pcc_timely_on_event(cfg.as_ptr(), &mut ctx_c, &c, core::ptr::null_mut());
             assert!(r.rate_q20 >= 1 && r.rate_q20 <= 1 << 20);
         }
+    }
+
+    #[test]
+    fn the_stored_rate_is_read_without_an_event_and_without_changing_anything() {
+        use cc_pcc::{Telemetry, Tx, tx_flag};
+        let (mut tc, mut hc) = (
+            MaybeUninit::<CcPccTimelyConfig>::uninit(),
+            MaybeUninit::<CcPccHpccConfig>::uninit(),
+        );
+        let (mut ctx_t, mut ctx_h) = ([0u32; 12], [0u32; 12]);
+        let (mut k_t, mut k_h) = ([0u32; 26], [0u32; 26]);
+        let mut t = 4_294_900_000u32;
+        let (mut rates_t, mut rates_h) = (
+            std::collections::BTreeSet::new(),
+            std::collections::BTreeSet::new(),
+        );
+        // SAFETY: live locals.
+        unsafe {
+            cc_pcc_timely_config_default(tc.as_mut_ptr());
+            assert_eq!(cc_pcc_hpcc_config_default(hc.as_mut_ptr()), CcStatus::Ok);
+            // A zeroed context: the configured initial rate (TIMELY's INIT_RATE_Q20, id 2;
+            // HPCC's W_max, line rate), and the context stays zeroed.
+            assert_eq!(cc_pcc_timely_rate(tc.as_ptr(), &ctx_t), 1 << 20);
+            assert_eq!(cc_pcc_hpcc_rate(hc.as_ptr(), &ctx_h), 1 << 20);
+            assert_eq!(
+                cc_pcc_timely_set_params(tc.as_mut_ptr(), 2, 1, &(1 << 18)),
+                CcStatus::Ok
+            );
+            assert_eq!(cc_pcc_timely_rate(tc.as_ptr(), &ctx_t), 1 << 18);
+            assert_eq!((ctx_t, ctx_h), ([0; 12], [0; 12]));
+            let tx = |t: u32, flags: u8| CcPccEvent {
+                type_code: 3,
+                flags,
+                ts_ns: t,
+                spec: Event::tx_spec(&Tx {
+                    first_ts_ns: t,
+                    packets: 2,
+                    sent_32b_units: 64,
+                    qpn: 7,
+                }),
+                ..CcPccEvent::default()
+            };
+            for i in 0..300u32 {
+                t = t.wrapping_add(9_000);
+                // TIMELY: a TX event, then the probe's answer 30–94 µs later.
+                let r =
+                    cc_pcc_timely_on_event(tc.as_ptr(), &mut ctx_t, &tx(t, 0), k_t.as_mut_ptr());
+                let (ctx0, k0) = (ctx_t, k_t);
+                assert_eq!(cc_pcc_timely_rate(tc.as_ptr(), &ctx_t), r.rate_q20);
+                assert_eq!((ctx_t, k_t), (ctx0, k0), "the read changes nothing");
+                let rtt = 30_000 + (i % 17) * 4_000;
+                let ans = CcPccEvent {
+                    type_code: 6,
+                    ts_ns: t.wrapping_add(rtt),
+                    spec: [t, 100, 1_100],
+                    ..CcPccEvent::default()
+                };
+                let r = cc_pcc_timely_on_event(tc.as_ptr(), &mut ctx_t, &ans, k_t.as_mut_ptr());
+                assert_eq!(cc_pcc_timely_rate(tc.as_ptr(), &ctx_t), r.rate_q20);
+                rates_t.insert(r.rate_q20);
+                // HPCC: a TX event requests, the next one marks the departure, the answer
+                // carries one hop at a utilisation that swings around η.
+                let _ = cc_pcc_hpcc_on_event(
+                    hc.as_ptr(),
+                    &mut ctx_h,
+                    &tx(t, 0),
+                    &[0; 12],
+                    k_h.as_mut_ptr(),
+                );
+                let d = tx(t.wrapping_add(1_000), tx_flag::RTT_REQ_SENT);
+                let _ =
+                    cc_pcc_hpcc_on_event(hc.as_ptr(), &mut ctx_h, &d, &[0; 12], k_h.as_mut_ptr());
+                let tel = Telemetry {
+                    qlen_256b_cells: u16::try_from(i % 7 * 300).unwrap(),
+                    index: 0,
+                    flags: 4,
+                    tx_bytes: i.wrapping_mul(9_000 * 12 + (i % 5) * 1_000),
+                    tx_ts_ns: i.wrapping_mul(9_000),
+                }
+                .encode();
+                let ans = CcPccEvent {
+                    type_code: 6,
+                    ts_ns: t.wrapping_add(20_000),
+                    spec: Event::raw_data_spec(&tel),
+                    ..CcPccEvent::default()
+                };
+                let r = cc_pcc_hpcc_on_event(hc.as_ptr(), &mut ctx_h, &ans, &tel, k_h.as_mut_ptr());
+                let (ctx0, k0) = (ctx_h, k_h);
+                assert_eq!(cc_pcc_hpcc_rate(hc.as_ptr(), &ctx_h), r.rate_q20);
+                assert_eq!((ctx_h, k_h), (ctx0, k0), "the read changes nothing");
+                rates_h.insert(r.rate_q20);
+            }
+        }
+        // The reads followed rates that moved.
+        assert!(
+            rates_t.len() > 5 && rates_h.len() > 5,
+            "{rates_t:?} {rates_h:?}"
+        );
     }
 
     #[test]
