@@ -37,7 +37,7 @@ fn fixture_files() -> Vec<PathBuf> {
     v
 }
 
-const HEAD: &str = "type,subtype,flow,ts_ns,a,b,c,telemetry\n";
+const HEAD: &str = "type,subtype,flags,flow,ts_ns,a,b,c,telemetry\n";
 
 /// Replays `rows` (after the header) with `--out`; the summary and the `--out` data rows.
 fn replay_rows(rows: &str) -> Result<(Summary, Vec<Vec<String>>), String> {
@@ -90,8 +90,21 @@ fn every_fixture_replays_within_tolerance() {
     }
     // Together the fixtures take every probe outcome and the main rate branches.
     for b in [
-        "probe", "timeout", "tx", "late", "counted", "init", "low", "inc", "dec", "hai", "high",
-        "ai", "md",
+        "probe",
+        "timeout",
+        "tx",
+        "late",
+        "unsolicited",
+        "duplicate",
+        "counted",
+        "init",
+        "low",
+        "inc",
+        "dec",
+        "hai",
+        "high",
+        "ai",
+        "md",
     ] {
         assert!(seen.contains(b), "no fixture takes branch {b}: {seen:?}");
     }
@@ -117,7 +130,7 @@ fn the_clock_wrap_fixture_answers_a_probe_across_the_wrap() {
     let across = text.lines().filter(|l| l.starts_with("rtt,")).any(|l| {
         let f: Vec<u64> = l
             .split(',')
-            .skip(3)
+            .skip(4)
             .take(2)
             .map(|x| x.parse().unwrap())
             .collect();
@@ -135,7 +148,7 @@ fn an_rtt_across_the_32_bit_clock_wrap_is_the_wrapped_difference() {
     // (past the wrap); the responder's clock wraps too: turnaround 2 µs from 4294967000.
     let t0 = u32::MAX - 999;
     let rows = format!(
-        "tx,,1,{t0},{t0},512,16,\nrtt,,1,{},{},4294967000,1704,\ntx,,1,{},{},512,16,\n",
+        "tx,,,1,{t0},{t0},512,16,\nrtt,,,1,{},{},4294967000,1704,\ntx,,,1,{},{},512,16,\n",
         t0.wrapping_add(30_000),
         t0 + 100,
         t0.wrapping_add(40_000),
@@ -151,36 +164,32 @@ fn an_rtt_across_the_32_bit_clock_wrap_is_the_wrapped_difference() {
 
 #[test]
 fn a_late_answer_to_a_timed_out_probe_is_ignored_on_both_sides() {
-    let rows = "tx,,1,1000,1000,512,16,\n\
-                tx,,1,301000,301000,512,16,\n\
-                rtt,,1,320000,1100,5000,6000,\n\
-                rtt,,1,330000,301100,5000,6000,\n\
-                rtt,,1,340000,301100,5000,6000,\n";
+    let rows = "tx,,,1,1000,1000,512,16,\n\
+                tx,,,1,301000,301000,512,16,\n\
+                rtt,,,1,320000,1100,5000,6000,\n\
+                rtt,,,1,330000,301100,5000,6000,\n\
+                rtt,,,1,340000,301100,5000,6000,\n";
     let (s, out) = replay_rows(rows).unwrap();
     let br: Vec<_> = out.iter().map(|r| col(r, "branch_ref")).collect();
     let bf: Vec<_> = out.iter().map(|r| col(r, "branch_fixed")).collect();
     // The second TX gives the first probe up; the old probe's answer is late; the new one's
-    // answer is a sample; a duplicate of it answers no outstanding probe.
-    assert_eq!(br, ["probe", "timeout", "late", "init", "late"]);
+    // answer is a sample; a duplicate of it comes with no probe outstanding: unsolicited.
+    assert_eq!(br, ["probe", "timeout", "late", "init", "unsolicited"]);
     assert_eq!(bf, br);
-    assert_eq!(
-        s.details["adapter counters"]["PROBES_TIMED_OUT"],
-        serde_json::json!(1)
-    );
-    assert_eq!(
-        s.details["adapter counters"]["PROBES_LATE"],
-        serde_json::json!(2)
-    );
+    let c = &s.details["adapter counters"];
+    assert_eq!(c["PROBES_TIMED_OUT"], 1);
+    assert_eq!(c["PROBES_LATE"], 1);
+    assert_eq!(c["PROBES_UNSOLICITED"], 1);
 }
 
 #[test]
 fn coalesced_and_undocumented_events_leave_the_rate_and_are_counted() {
-    let rows = "tx,,1,1000,1000,2048,64,\n\
-                ack,,1,2000,1500,10,32,\n\
-                nack,1,1,2100,2100,11,3,\n\
-                cnp,,1,2200,2200,0,5,\n\
-                9,,1,2300,,,,\n\
-                rtt,,1,30000,1200,500,1500,\n";
+    let rows = "tx,,,1,1000,1000,2048,64,\n\
+                ack,,,1,2000,1500,10,32,\n\
+                nack,1,,1,2100,2100,11,3,\n\
+                cnp,,,1,2200,2200,0,5,\n\
+                9,,,1,2300,,,,\n\
+                rtt,,,1,30000,1200,500,1500,\n";
     let (s, out) = replay_rows(rows).unwrap();
     for r in &out[1..5] {
         assert_eq!(col(r, "branch_ref"), "counted");
@@ -200,11 +209,11 @@ fn coalesced_and_undocumented_events_leave_the_rate_and_are_counted() {
 fn a_param_row_changes_both_sides_from_that_event_on() {
     // Two samples at 100 µs then 120 µs: gradient 0.875·20/20 = 0.875 → dec by β·0.875; with
     // β set to 0.5 before the second sample, the rate falls to 1 − 0.4375 of line rate.
-    let rows = "tx,,1,1000,1000,512,16,\n\
-                rtt,,1,101000,1000,0,0,\n\
-                tx,,1,102000,102000,512,16,\n\
-                param,,0,102500,7,500,,\n\
-                rtt,,1,222000,102000,0,0,\n";
+    let rows = "tx,,,1,1000,1000,512,16,\n\
+                rtt,,,1,101000,1000,0,0,\n\
+                tx,,,1,102000,102000,512,16,\n\
+                param,,,0,102500,7,500,,\n\
+                rtt,,,1,222000,102000,0,0,\n";
     let (s, out) = replay_rows(rows).unwrap();
     assert_eq!(s.details["parameter changes"], 1);
     // `--out` has the change where it happened (a comment row, skipped by `replay_rows`).
@@ -219,11 +228,11 @@ fn a_param_row_changes_both_sides_from_that_event_on() {
 
 #[test]
 fn a_param_row_the_adapter_refuses_is_an_error_at_its_line() {
-    let e = replay_rows("tx,,1,1000,1000,512,16,\nparam,,0,1000,3,600000,,\n").unwrap_err();
+    let e = replay_rows("tx,,,1,1000,1000,512,16,\nparam,,,0,1000,3,600000,,\n").unwrap_err();
     assert!(e.contains(":3: param row refused"), "{e}");
-    let e = replay_rows("param,,0,1000,99,1,,\n").unwrap_err();
+    let e = replay_rows("param,,,0,1000,99,1,,\n").unwrap_err();
     assert!(e.contains(":2: param row refused"), "{e}");
-    let e = replay_rows("param,,0,1000,7,,,\n").unwrap_err();
+    let e = replay_rows("param,,,0,1000,7,,,\n").unwrap_err();
     assert!(e.contains(":2: a param row needs"), "{e}");
 }
 
@@ -231,17 +240,17 @@ fn a_param_row_the_adapter_refuses_is_an_error_at_its_line() {
 fn malformed_event_rows_are_refused_with_their_line_and_field() {
     for (row, what) in [
         (
-            "tx,,1,1000,1000,65536,16,\n",
+            "tx,,,1,1000,1000,65536,16,\n",
             "field b (sent 32-byte units)",
         ),
-        ("tx,,1,1000,1000,16,70000,\n", "field c (packets)"),
-        ("rtt,,1,1000,900,,5,\n", "field b: empty"),
+        ("tx,,,1,1000,1000,16,70000,\n", "field c (packets)"),
+        ("rtt,,,1,1000,900,,5,\n", "field b: empty"),
         (
-            "rtt,,1,1000,900,1,5,00112233445566778899aabb\n",
+            "rtt,,,1,1000,900,1,5,00112233445566778899aabb\n",
             "field telemetry",
         ),
-        ("probe,,1,1000,900,1,5,\n", "field type"),
-        ("tx,,1,4294967296,1,1,1,\n", "ts_ns"),
+        ("probe,,,1,1000,900,1,5,\n", "field type"),
+        ("tx,,,1,4294967296,1,1,1,\n", "ts_ns"),
     ] {
         let e = replay_rows(row).unwrap_err();
         assert!(e.contains(":2:") && e.contains(what), "{row}: {e}");
@@ -275,13 +284,88 @@ fn tel(cells: u16, index: u8, tx: u32, ts: u32) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// A probe (TX at `t`) answered 10 µs later with `telemetry`.
+/// A probe requested by a TX at `t`, leaving with the TX at `t + 100` (`RTT_REQ_SENT`, flag 4),
+/// answered 10 µs after the request with `telemetry` as the response's raw data.
 fn hpcc_probe(t: u32, telemetry: &str) -> String {
     format!(
-        "tx,,1,{t},{t},512,16,\nrtt,,1,{},{},0,0,{telemetry}\n",
+        "tx,,,1,{t},{t},512,16,\ntx,,4,1,{},{},512,16,\nrtt,,,1,{},,,,{telemetry}\n",
+        t + 100,
+        t + 100,
         t + 10_000,
-        t + 100
     )
+}
+
+#[test]
+fn hpcc_responses_are_matched_by_departure_on_both_sides() {
+    let mut rows = "# set algorithm=hpcc\n".to_string();
+    let (a, b) = (tel(10, 3, 0, 0), tel(10, 3, 125_000, 12_500));
+    rows += "rtt,,,1,500,,,,000a03000000000000000001\n"; // nothing asked: unsolicited
+    rows += "tx,,,1,1000,1000,512,16,\n"; // requested
+    rows += &format!("rtt,,,1,1050,,,,{a}\n"); // before it left: late
+    rows += &format!("tx,,4,1,1100,1100,512,16,\nrtt,,,1,11000,,,,{a}\n"); // left, answered: init
+    rows += &format!("rtt,,,1,11100,,,,{a}\n"); // the same record again: duplicate
+    rows += &format!("tx,,,1,13500,13500,512,16,\ntx,,4,1,13600,13600,512,16,\n");
+    rows += &format!("rtt,,,1,23500,,,,{a}\nrtt,,,1,23600,,,,{b}\n"); // duplicate, then the answer
+    let (s, out) = replay_rows(&rows).unwrap();
+    let rtt: Vec<(String, String)> = out
+        .iter()
+        .filter(|r| col(r, "type") == "rtt")
+        .map(|r| (col(r, "branch_ref").into(), col(r, "branch_fixed").into()))
+        .collect();
+    let refs: Vec<&str> = rtt.iter().map(|x| x.0.as_str()).collect();
+    assert_eq!(
+        refs,
+        [
+            "unsolicited",
+            "late",
+            "init",
+            "duplicate",
+            "duplicate",
+            "ai"
+        ]
+    );
+    assert!(rtt.iter().all(|(a, b)| a == b), "{rtt:?}");
+    let c = &s.details["adapter counters"];
+    assert_eq!(
+        (
+            &c["PROBES_DEPARTED"],
+            &c["PROBES_DUPLICATE"],
+            &c["PROBES_LATE"]
+        ),
+        (&2.into(), &2.into(), &1.into())
+    );
+}
+
+#[test]
+fn an_hpcc_rtt_row_with_timestamps_is_refused_at_its_line() {
+    let rows = format!(
+        "# set algorithm=hpcc\ntx,,,1,1000,1000,512,16,\nrtt,,,1,9000,1100,0,0,{}\n",
+        tel(1, 3, 0, 0)
+    );
+    let e = replay_rows(&rows).unwrap_err();
+    assert!(e.contains(":4:") && e.contains("leave a,b,c empty"), "{e}");
+}
+
+#[test]
+fn docs_pcc_md_layout_table_is_the_adapters_layout() {
+    let doc = std::fs::read_to_string(root().join("docs/pcc.md")).unwrap();
+    let (b, e) = (
+        doc.find("<!-- pcc-layout:begin").unwrap(),
+        doc.find("<!-- pcc-layout:end").unwrap(),
+    );
+    let rows: Vec<&str> = doc[b..e].lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), cc_pcc::LAYOUT.len());
+    for (row, f) in rows.iter().zip(cc_pcc::LAYOUT) {
+        let want = format!(
+            "| `{}` | {}–{} | {}–{} |",
+            f.getter,
+            f.offset,
+            f.offset + 3,
+            f.shift,
+            f.shift + f.bits - 1
+        );
+        assert!(row.starts_with(&want), "{row}\n  want {want}");
+    }
 }
 
 #[test]
@@ -364,12 +448,15 @@ fn byte_granular_tx_counters_cost_hpcc_the_p99_target_through_the_32_byte_unit()
         .unwrap()
         .remove(0);
     let e = s.rel_err.as_ref().unwrap();
+    // The flips are rare (branch agreement stays ≥ 99.9 %), but each leaves a lasting offset of
+    // about 1 % of the window: both error targets are exceeded, and bounded (docs/pcc.md).
+    assert!(s.agreement.ratio >= 0.999 && e.max < 2e-2, "{}", s.render());
     assert!(
-        s.agreement.ratio >= 0.999 && e.max <= 1e-2,
-        "{}",
-        s.render()
+        e.p99 > 1e-3 && e.max > 1e-2,
+        "p99 {:.3e}, max {:.3e}: update docs/pcc.md",
+        e.p99,
+        e.max
     );
-    assert!(e.p99 > 1e-3, "p99 {:.3e}: update docs/pcc.md", e.p99);
 }
 
 #[test]

@@ -9,8 +9,8 @@
 //!   its own timestamp; a TX event at least `probe_timeout_ns` after the request gives the
 //!   probe up (timed out) and requests a new one;
 //! * a response answers the outstanding probe when its request-send timestamp is not before
-//!   the request time in serial order modulo 2^32 (less than 2^31 ns after it); any other
-//!   response is late and ignored;
+//!   the request time in serial order modulo 2^32 (less than 2^31 ns after it); a response
+//!   from before it is late, one with no probe outstanding unsolicited, both ignored;
 //! * `rtt = (ts − req_send) mod 2^32 − (resp_send − req_recv) mod 2^32` (the second term left
 //!   out with `keep_turnaround`); a negative RTT is invalid (no sample); the RTT saturates at
 //!   (2^31 − 1)/16 ns as every TIMELY RTT does; no serialisation delay (a probe has no payload).
@@ -43,8 +43,11 @@ pub enum RefPccStep {
     },
     /// A response to the outstanding probe: Algorithm 1's step on its RTT.
     Sample(RefStep),
-    /// A response that answers no outstanding probe (ignored).
+    /// A response that left before the outstanding probe was requested: the answer to a probe
+    /// given up (ignored).
     Late,
+    /// A response with no probe outstanding (ignored).
+    Unsolicited,
     /// A response whose turnaround exceeds its RTT (no sample).
     Invalid,
     /// Any other event (ACK, NACK, CNP, an undocumented type): rate unchanged.
@@ -86,14 +89,16 @@ fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefPccStep {
 }
 
 /// Whether a response whose request left at `req_send` answers the outstanding probe (then no
-/// longer outstanding): it left at or after the request, in serial order modulo 2^32.
-fn probe_answers(req: &mut Option<u64>, req_send: u32) -> bool {
+/// longer outstanding): it left at or after the request, in serial order modulo 2^32. `Err`
+/// says why not.
+fn probe_answers(req: &mut Option<u64>, req_send: u32) -> Result<(), RefPccStep> {
     match *req {
+        None => Err(RefPccStep::Unsolicited),
         Some(r) if since(req_send, r as u32) < WRAP / 2 => {
             *req = None;
-            true
+            Ok(())
         }
-        _ => false,
+        Some(_) => Err(RefPccStep::Late),
     }
 }
 
@@ -125,8 +130,8 @@ impl RefPccFlow {
         req_recv: u32,
         resp_send: u32,
     ) -> RefPccStep {
-        if !probe_answers(&mut self.probe_req_ns, req_send) {
-            return RefPccStep::Late;
+        if let Err(why) = probe_answers(&mut self.probe_req_ns, req_send) {
+            return why;
         }
         let mut rtt = since(ts, req_send) as i64;
         if !p.keep_turnaround {
@@ -232,6 +237,18 @@ impl RefTelemetry {
     }
 }
 
+/// Where an HPCC flow's probe is (docs/pcc.md, "Probes"): telemetry responses carry no
+/// timestamps, so the departure comes from the TX event flagged `RTT_REQ_SENT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefProbe {
+    /// None outstanding.
+    Idle,
+    /// Requested at this time (ns, 32-bit clock), not yet left.
+    Requested(u32),
+    /// Left at this time.
+    Departed(u32),
+}
+
 /// What one event did in the HPCC reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RefHpccStep {
@@ -242,6 +259,11 @@ pub enum RefHpccStep {
         /// The outstanding probe timed out.
         timed_out: bool,
     },
+    /// A response repeating the telemetry last used (same switch, same transmit timestamp,
+    /// within the gap): ignored, the probe stays outstanding.
+    Duplicate,
+    /// A response with no probe outstanding: ignored.
+    Unsolicited,
     /// An answered probe's telemetry: Algorithm 1's branch (`init`, `resync`, `skip`, `ai`,
     /// `md`) and whether the hop restarted after a gap.
     Sample {
@@ -250,7 +272,7 @@ pub enum RefHpccStep {
         /// The hop restarted (gap).
         gap: bool,
     },
-    /// A response that answers no outstanding probe.
+    /// A response while the outstanding probe has not left: it answers one given up; ignored.
     Late,
     /// Any other event.
     Other,
@@ -271,8 +293,8 @@ pub struct RefPccHpccFlow {
     pub prev: Option<RefTelemetry>,
     /// NIC time of the previous telemetry.
     pub last_tel_ns: u32,
-    /// The outstanding probe's request time.
-    pub probe_req_ns: Option<u64>,
+    /// The probe.
+    pub probe: RefProbe,
 }
 
 impl RefPccHpccFlow {
@@ -285,7 +307,7 @@ impl RefPccHpccFlow {
             inc_stage: 0,
             prev: None,
             last_tel_ns: 0,
-            probe_req_ns: None,
+            probe: RefProbe::Idle,
         }
     }
 
@@ -294,24 +316,52 @@ impl RefPccHpccFlow {
         self.w / p.hpcc.w_max()
     }
 
-    /// A TX event at `now`.
-    pub fn on_tx(&mut self, p: &RefPccHpccParams, now: u32) -> RefHpccStep {
-        match probe_on_tx(&mut self.probe_req_ns, now, p.probe_timeout_ns) {
-            RefPccStep::Tx { probe, timed_out } => RefHpccStep::Tx { probe, timed_out },
-            _ => RefHpccStep::Other,
+    /// A TX event at `now`; `departed`: its flags carry `RTT_REQ_SENT` (the requested probe
+    /// left now, and its timeout counts from now). A probe is requested when none is
+    /// outstanding or the outstanding one is `probe_timeout_ns` past its request (not left) or
+    /// its departure.
+    pub fn on_tx(&mut self, p: &RefPccHpccParams, now: u32, departed: bool) -> RefHpccStep {
+        if departed && let RefProbe::Requested(_) = self.probe {
+            self.probe = RefProbe::Departed(now);
+        }
+        let timed_out = match self.probe {
+            RefProbe::Idle => false,
+            RefProbe::Requested(t) | RefProbe::Departed(t) => {
+                if since(now, t) < p.probe_timeout_ns {
+                    return RefHpccStep::Tx {
+                        probe: false,
+                        timed_out: false,
+                    };
+                }
+                true
+            }
+        };
+        self.probe = RefProbe::Requested(now);
+        RefHpccStep::Tx {
+            probe: true,
+            timed_out,
         }
     }
 
-    /// A probe response at `now` (NIC clock) whose request left at `req_send`, carrying `tel`.
+    /// A probe response at `now` (NIC clock) carrying `tel` as its raw data.
     pub fn on_response(
         &mut self,
         p: &RefPccHpccParams,
         now: u32,
-        req_send: u32,
         tel: &RefTelemetry,
     ) -> RefHpccStep {
-        if !probe_answers(&mut self.probe_req_ns, req_send) {
-            return RefHpccStep::Late;
+        let within_gap = since(now, self.last_tel_ns) < p.gap_ns();
+        if within_gap
+            && self
+                .prev
+                .is_some_and(|q| q.index == tel.index && q.ts_ns == tel.ts_ns)
+        {
+            return RefHpccStep::Duplicate;
+        }
+        match self.probe {
+            RefProbe::Idle => return RefHpccStep::Unsolicited,
+            RefProbe::Requested(_) => return RefHpccStep::Late,
+            RefProbe::Departed(_) => self.probe = RefProbe::Idle,
         }
         // A gap longer than the counters can span: restart the hop from this sample.
         let gap = self.prev.is_some() && since(now, self.last_tel_ns) >= p.gap_ns();
@@ -357,5 +407,66 @@ impl RefPccHpccFlow {
         self.w = w;
         self.wc = w;
         sample(branch)
+    }
+}
+
+#[cfg(test)]
+mod hpcc_tests {
+    use super::*;
+
+    fn params() -> RefPccHpccParams {
+        RefPccHpccParams {
+            hpcc: crate::hpcc::RefParams::default(),
+            link_code: 5,
+            probe_timeout_ns: 300_000,
+        }
+    }
+
+    fn tel(ts: u32) -> RefTelemetry {
+        RefTelemetry {
+            qlen_bytes: 0,
+            index: 3,
+            tx_bytes: ts,
+            ts_ns: ts,
+        }
+    }
+
+    #[test]
+    fn a_telemetry_response_is_taken_only_after_its_probe_left() {
+        let p = params();
+        let mut f = RefPccHpccFlow::new(&p);
+        assert_eq!(f.on_response(&p, 10, &tel(1)), RefHpccStep::Unsolicited);
+        assert!(matches!(
+            f.on_tx(&p, 100, false),
+            RefHpccStep::Tx { probe: true, .. }
+        ));
+        assert_eq!(f.on_response(&p, 200, &tel(2)), RefHpccStep::Late);
+        f.on_tx(&p, 300, true);
+        assert_eq!(f.probe, RefProbe::Departed(300));
+        assert!(matches!(
+            f.on_response(&p, 9_000, &tel(3)),
+            RefHpccStep::Sample { branch: "init", .. }
+        ));
+        assert_eq!(f.on_response(&p, 9_100, &tel(3)), RefHpccStep::Duplicate);
+        assert_eq!(f.probe, RefProbe::Idle);
+    }
+
+    #[test]
+    fn the_timeout_runs_from_the_departure() {
+        let p = params();
+        let mut f = RefPccHpccFlow::new(&p);
+        f.on_tx(&p, 0, false);
+        f.on_tx(&p, 200_000, true);
+        assert!(matches!(
+            f.on_tx(&p, 450_000, false),
+            RefHpccStep::Tx { probe: false, .. }
+        ));
+        assert_eq!(
+            f.on_tx(&p, 500_000, false),
+            RefHpccStep::Tx {
+                probe: true,
+                timed_out: true
+            }
+        );
     }
 }

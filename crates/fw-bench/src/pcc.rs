@@ -7,15 +7,17 @@
 //! * the flow's TX events every 2 µs (± 0.5 µs), with the bytes (32-byte units) and 4 KiB
 //!   packets sent at the adapter's rate since the previous one (coalesced counts); an ACK event
 //!   every third TX event, a NACK every 200th, a CNP every 300th, with coalesced counts;
-//! * a probe sent 300 ns after every TX event that requests one; the network RTT is 8 µs plus
-//!   the port's queueing delay; the responder (its own clock, offset from the NIC's) turns the
-//!   request around in 1–5 µs; one probe in 40 is lost (the adapter's timeout ends it) and one
-//!   in 60 is answered 400 µs late;
+//! * TIMELY: a probe sent 300 ns after every TX event that requests one; HPCC: the probe leaves
+//!   with the flow's next TX event, which carries `RTT_REQ_SENT` (the platform's departure
+//!   flag); the network RTT is 8 µs plus the port's queueing delay; the responder (its own
+//!   clock, offset from the NIC's) turns the request around in 1–5 µs; one probe in 40 is lost
+//!   (the adapter's timeout ends it), one in 60 is answered 400 µs late and (HPCC) one answer
+//!   in 50 is delivered twice;
 //! * the NIC's 32-bit clock starts 50 µs before it wraps, so the wrap falls inside the first
 //!   probes; the responder's and the switch's clocks wrap too.
 //!
-//! HPCC's probe responses carry the switch-telemetry record of the bottleneck port (100 Gb/s)
-//! as the probe passed it: the queue in 256-byte cells, the port's cumulative transmitted bytes
+//! HPCC's probe responses carry, as their raw data (in place of the timestamps), the
+//! switch-telemetry record of the bottleneck port (100 Gb/s) as the probe passed it: the queue in 256-byte cells, the port's cumulative transmitted bytes
 //! (a 32-bit counter starting 1 MiB before it wraps) and the switch's clock. Once, the flow is
 //! quiet for 2 ms (longer than the telemetry gap the hop's counters span at 100 Gb/s) and once
 //! the switch index changes (a path change).
@@ -28,8 +30,8 @@
 
 use anyhow::{Result, ensure};
 use cc_pcc::{
-    Counter, Counters, EVENT_BYTES, Event, FlowContext, HpccFlow, HpccPccConfig, TELEMETRY_BYTES,
-    TimelyFlow, TimelyPccConfig, hpcc_on_event, timely_on_event,
+    Ack, Counter, Counters, EVENT_BYTES, Event, FlowContext, HpccFlow, HpccPccConfig, Rtt,
+    TELEMETRY_BYTES, TimelyFlow, TimelyPccConfig, Tx, hpcc_on_event, timely_on_event, tx_flag,
 };
 use timely_cc::U28F4;
 
@@ -83,8 +85,14 @@ pub fn fold(ctx: &FlowContext, counters: &Counters) -> u32 {
 /// `probe_pcc_event_decode`'s result for `bytes`, from the host build's decoder.
 pub fn decode_answer(bytes: &[u8; EVENT_BYTES]) -> u32 {
     let e = Event::decode(bytes);
-    let [a, b, c, d] = e.spec;
-    u32::from(e.type_code) ^ e.flow_tag ^ e.sn ^ e.ts_ns ^ a ^ b ^ c ^ d
+    let [a, b, c] = e.spec;
+    u32::from_le_bytes([e.type_code, e.subtype, e.port, e.flags])
+        ^ e.flow_tag
+        ^ e.sn
+        ^ e.ts_ns
+        ^ a
+        ^ b
+        ^ c
 }
 
 /// The NIC clock at stream time 0: 50 µs before the 32-bit wrap.
@@ -188,10 +196,15 @@ struct Stream {
     sn: u32,
     /// Quiet from .0 to .1 (no TX events).
     quiet: (u64, u64),
+    /// HPCC: probes leave with the next TX event (`RTT_REQ_SENT`), and responses carry the
+    /// telemetry as raw data.
+    hpcc: bool,
+    /// HPCC: a probe was requested and leaves with the next TX event.
+    probe_waiting: bool,
 }
 
 impl Stream {
-    fn new(seed: u64, quiet: (u64, u64)) -> Self {
+    fn new(seed: u64, quiet: (u64, u64), hpcc: bool) -> Self {
         Self {
             rng: Lcg::new(seed),
             port: Port::new(),
@@ -202,6 +215,8 @@ impl Stream {
             tx_count: 0,
             sn: 0,
             quiet,
+            hpcc,
+            probe_waiting: false,
         }
     }
 
@@ -230,12 +245,23 @@ impl Stream {
         self.sn = self.sn.wrapping_add(packets);
         let ts = Self::nic(t);
         let first = Self::nic(self.last_tx.saturating_sub(gap / 2));
-        let mut evs = vec![ev(
+        let mut tx = ev(
             3,
             self.sn,
             ts,
-            [first, (units << 16) | packets, 0x1d2, 0],
-        )];
+            Event::tx_spec(&Tx {
+                first_ts_ns: first,
+                packets: packets as u16,
+                sent_32b_units: units as u16,
+                qpn: 0x1d2,
+            }),
+        );
+        if std::mem::take(&mut self.probe_waiting) {
+            // The probe requested earlier leaves with this TX.
+            tx.flags = tx_flag::RTT_REQ_SENT;
+            self.send_probe(t, t);
+        }
+        let mut evs = vec![tx];
         for (every, code) in [(3, 4u8), (200, 5), (300, 2)] {
             if self.tx_count.is_multiple_of(every) {
                 let n = 1 + self.rng.next_u32() % 8;
@@ -243,7 +269,11 @@ impl Stream {
                     code,
                     self.sn,
                     ts,
-                    [first, self.sn.wrapping_sub(n), n, 0],
+                    Event::ack_spec(&Ack {
+                        first_ts_ns: first,
+                        first_sn: self.sn.wrapping_sub(n),
+                        coalesced: n as u16,
+                    }),
                 ));
             }
         }
@@ -255,9 +285,19 @@ impl Stream {
         evs
     }
 
-    /// A probe requested by the TX event at `t`: lost (1 in 40), late (1 in 60) or answered.
-    fn send_probe(&mut self, t: u64) {
-        let send = t + 300;
+    /// A probe requested by the event at `t`: TIMELY's leaves 300 ns later; HPCC's waits for the
+    /// next TX event (its departure).
+    fn requested(&mut self, t: u64) {
+        if self.hpcc {
+            self.probe_waiting = true;
+        } else {
+            self.send_probe(t, t + 300);
+        }
+    }
+
+    /// A probe leaving at `send`: lost (1 in 40), late (1 in 60) or answered; (HPCC) one answer
+    /// in 50 delivered twice.
+    fn send_probe(&mut self, _t: u64, send: u64) {
         let k = self.probes.len();
         let rtt = self.port.rtt_ns();
         let turnaround = 1_000 + u64::from(self.rng.next_u32() % 4_001);
@@ -277,6 +317,12 @@ impl Stream {
                 .push((send + rtt / 4, Next::Switch { probe: k }));
             self.pending
                 .push((send + rtt + turnaround + late, Next::Response { probe: k }));
+            if self.hpcc && k % 50 == 49 {
+                self.pending.push((
+                    send + rtt + turnaround + late + 2_000,
+                    Next::Response { probe: k },
+                ));
+            }
         }
     }
 
@@ -296,20 +342,24 @@ impl Stream {
         }
     }
 
-    /// The response event of `probe` at `t`.
-    fn response(&self, probe: usize, t: u64) -> (Event, [u8; TELEMETRY_BYTES]) {
+    /// The response event of `probe` at `t`: TIMELY's carries the three timestamps, HPCC's the
+    /// telemetry record as its raw data.
+    fn response(&self, probe: usize, t: u64) -> Event {
         let p = self.probes[probe];
-        let e = ev(
-            6,
-            self.sn,
-            Self::nic(t),
-            [Self::nic(p.send), p.recv_resp, p.send_resp, 0],
-        );
-        (e, p.telemetry)
+        let spec = if self.hpcc {
+            Event::raw_data_spec(&p.telemetry)
+        } else {
+            Event::rtt_spec(&Rtt {
+                req_send_ts_ns: Self::nic(p.send),
+                req_recv_ts_ns: p.recv_resp,
+                resp_send_ts_ns: p.send_resp,
+            })
+        };
+        ev(6, self.sn, Self::nic(t), spec)
     }
 }
 
-fn ev(type_code: u8, sn: u32, ts_ns: u32, spec: [u32; 4]) -> Event {
+fn ev(type_code: u8, sn: u32, ts_ns: u32, spec: [u32; 3]) -> Event {
     Event {
         type_code,
         subtype: if type_code == 5 { 1 } else { 0 },
@@ -333,6 +383,8 @@ fn plain_label(ev: &Event, before: &Counters, after: &Counters) -> String {
         5 => "NACK".to_owned(),
         2 => "CNP".to_owned(),
         6 if d(Counter::ProbesLate) > 0 => "RTT, late (ignored)".to_owned(),
+        6 if d(Counter::ProbesUnsolicited) > 0 => "RTT, unsolicited (ignored)".to_owned(),
+        6 if d(Counter::ProbesDuplicate) > 0 => "RTT, duplicate (ignored)".to_owned(),
         6 if d(Counter::RttInvalid) > 0 => "RTT, invalid turnaround".to_owned(),
         c => format!("type {c}"),
     }
@@ -342,7 +394,7 @@ fn plain_label(ev: &Event, before: &Counters, after: &Counters) -> String {
 pub fn timely_steps(limit: usize) -> Result<Vec<Step>> {
     let cfg = TimelyPccConfig::from_values(TIMELY_VALUES)
         .map_err(|e| anyhow::anyhow!("the TIMELY stream's parameters: {e}"))?;
-    let mut s = Stream::new(18_001, (0, 0));
+    let mut s = Stream::new(18_001, (0, 0), false);
     let mut ctx: FlowContext = [0; 12];
     let mut counters = Counters::default();
     let mut out = Vec::with_capacity(limit);
@@ -351,7 +403,7 @@ pub fn timely_steps(limit: usize) -> Result<Vec<Step>> {
         let events = match next {
             Next::Tx => s.tx_event(t),
             Next::Switch { .. } => continue,
-            Next::Response { probe } => vec![s.response(probe, t).0],
+            Next::Response { probe } => vec![s.response(probe, t)],
         };
         for e in events {
             if out.len() == limit {
@@ -386,7 +438,7 @@ pub fn timely_steps(limit: usize) -> Result<Vec<Step>> {
                 plain_label(&e, &before, &counters)
             };
             if r.rtt_req {
-                s.send_probe(t);
+                s.requested(t);
             }
             s.rate_frac = f64::from(r.rate_q20) / f64::from(1u32 << 20);
             out.push(Step {
@@ -406,18 +458,14 @@ pub fn hpcc_steps(limit: usize) -> Result<Vec<Step>> {
     let cfg = HpccPccConfig::from_values(HPCC_VALUES)
         .map_err(|e| anyhow::anyhow!("the HPCC stream's parameters: {e:?}"))?;
     // Quiet from 10 to 12 ms: longer than the 1.34 ms gap the counters span at 100 Gb/s.
-    let mut s = Stream::new(18_002, (10_000_000, 12_000_000));
+    let mut s = Stream::new(18_002, (10_000_000, 12_000_000), true);
     let mut ctx: FlowContext = [0; 12];
     let mut counters = Counters::default();
     let mut out = Vec::with_capacity(limit);
     while out.len() < limit {
         let (t, next) = s.pop();
         let events = match next {
-            Next::Tx => s
-                .tx_event(t)
-                .into_iter()
-                .map(|e| (e, [0; TELEMETRY_BYTES]))
-                .collect(),
+            Next::Tx => s.tx_event(t),
             Next::Switch { probe } => {
                 // The path changes to another switch 20 ms into the stream.
                 let index = if t < 20_000_000 { 3 } else { 4 };
@@ -426,7 +474,10 @@ pub fn hpcc_steps(limit: usize) -> Result<Vec<Step>> {
             }
             Next::Response { probe } => vec![s.response(probe, t)],
         };
-        for (e, tel) in events {
+        for e in events {
+            // What the C glue hands the adapter: the event's raw data (the telemetry of an RTT
+            // response; not read for other events).
+            let tel = e.rtt_raw_data();
             if out.len() == limit {
                 break;
             }
@@ -450,7 +501,7 @@ pub fn hpcc_steps(limit: usize) -> Result<Vec<Step>> {
                 None => plain_label(&e, &before, &counters),
             };
             if r.rtt_req {
-                s.send_probe(t);
+                s.requested(t);
             }
             s.rate_frac = f64::from(r.rate_q20) / f64::from(1u32 << 20);
             let mut b = bytes.to_vec();
@@ -526,6 +577,8 @@ mod tests {
             "RTT + 1 hop, resync",
             "RTT + 1 hop, after a telemetry gap (restart)",
             "RTT, late (ignored)",
+            "RTT, unsolicited (ignored)",
+            "RTT, duplicate (ignored)",
             "TX, probe timed out and re-requested",
         ] {
             assert!(cases.contains(want), "no {want:?} in {cases:?}");
@@ -533,7 +586,7 @@ mod tests {
         // The switch's byte counter wraps.
         let tx: Vec<u32> = steps
             .iter()
-            .filter(|s| s.bytes[12] == 6)
+            .filter(|s| s.bytes[15] == 6)
             .map(|s| u32::from_be_bytes(s.bytes[48..52].try_into().unwrap()))
             .collect();
         assert!(tx.iter().any(|&b| b > u32::MAX - (1 << 20)) && tx.iter().any(|&b| b < 1 << 30));

@@ -48,6 +48,8 @@ pub struct Knobs {
     pub lose: f64,
     /// Probability that an answer comes after the probe timeout (plus 10–200 µs).
     pub late: f64,
+    /// HPCC: probability that an answer is delivered twice (the copy 1–5 µs later).
+    pub duplicate: f64,
     /// Variable coalescing (1–64 packets per TX, ACKs of 1–32) plus NACK, CNP and undocumented
     /// events.
     pub coalesce: bool,
@@ -107,8 +109,8 @@ impl GenRef {
         }
     }
 
-    /// A TX event: whether a probe is requested.
-    fn on_tx(&mut self, setup: &Setup, ts: u32) -> bool {
+    /// A TX event (`departed`: it carries `RTT_REQ_SENT`): whether a probe is requested.
+    fn on_tx(&mut self, setup: &Setup, ts: u32, departed: bool) -> bool {
         match (self, setup) {
             (GenRef::Timely(f), Setup::Timely(b)) => {
                 matches!(
@@ -118,7 +120,7 @@ impl GenRef {
             }
             (GenRef::Hpcc(f), Setup::Hpcc(b)) => {
                 matches!(
-                    f.on_tx(&b.reference, ts),
+                    f.on_tx(&b.reference, ts, departed),
                     RefHpccStep::Tx { probe: true, .. }
                 )
             }
@@ -140,7 +142,7 @@ impl GenRef {
                 f.on_response(&b.reference, ts, send, recv, resp);
             }
             (GenRef::Hpcc(f), Setup::Hpcc(b)) => {
-                f.on_response(&b.reference, ts, send, &RefTelemetry::decode(tel));
+                f.on_response(&b.reference, ts, &RefTelemetry::decode(tel));
             }
             _ => {}
         }
@@ -174,6 +176,9 @@ struct Flow {
     last_tx: u64,
     queue_bytes: f64,
     bursts: u64,
+    /// HPCC: a probe was requested and leaves with the flow's next TX burst (which carries
+    /// `RTT_REQ_SENT`).
+    probe_waiting: bool,
 }
 
 fn uniform(rng: &mut Pcg64Mcg) -> f64 {
@@ -226,6 +231,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             last_tx: 0,
             queue_bytes: 0.0,
             bursts: 0,
+            probe_waiting: false,
         })
         .collect();
     let mut heap: BinaryHeap<Reverse<(u64, u64, Pending)>> = BinaryHeap::new();
@@ -239,7 +245,7 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             && at <= rows
         {
             both.set(id, value).expect("fixture parameter change");
-            let _ = writeln!(text, "param,,0,{},{id},{value},,", clock(k.t0, last_t));
+            let _ = writeln!(text, "param,,,0,{},{id},{value},,", clock(k.t0, last_t));
             changes.next();
         }
         let (line_bps, timeout_ns) = line_and_timeout(&both);
@@ -257,16 +263,16 @@ pub fn stream(k: &Knobs) -> FixtureFile {
             let ts = clock(k.t0, t);
             match p {
                 Pending::Ack { flow, n } => {
-                    let _ = writeln!(text, "ack,,{},{ts},{ts},{},{n},", tag(flow), rows);
+                    let _ = writeln!(text, "ack,,,{},{ts},{ts},{},{n},", tag(flow), rows);
                 }
                 Pending::Nack { flow, subtype } => {
-                    let _ = writeln!(text, "nack,{subtype},{},{ts},{ts},{},1,", tag(flow), rows);
+                    let _ = writeln!(text, "nack,{subtype},,{},{ts},{ts},{},1,", tag(flow), rows);
                 }
                 Pending::Cnp { flow } => {
-                    let _ = writeln!(text, "cnp,,{},{ts},{ts},0,1,", tag(flow));
+                    let _ = writeln!(text, "cnp,,,{},{ts},{ts},0,1,", tag(flow));
                 }
                 Pending::Unknown { flow } => {
-                    let _ = writeln!(text, "9,,{},{ts},,,,", tag(flow));
+                    let _ = writeln!(text, "9,,,{},{ts},,,,", tag(flow));
                 }
                 Pending::Resp {
                     flow,
@@ -279,12 +285,13 @@ pub fn stream(k: &Knobs) -> FixtureFile {
                     flows[flow]
                         .reference
                         .on_response(&both, ts, send, recv, resp, &tel);
-                    let hex: String = if k.hpcc {
-                        tel.iter().map(|b| format!("{b:02x}")).collect()
+                    if k.hpcc {
+                        // The telemetry is the response's raw data: no timestamps.
+                        let hex: String = tel.iter().map(|b| format!("{b:02x}")).collect();
+                        let _ = writeln!(text, "rtt,,,{},{ts},,,,{hex}", tag(flow));
                     } else {
-                        String::new()
-                    };
-                    let _ = writeln!(text, "rtt,,{},{ts},{send},{recv},{resp},{hex}", tag(flow));
+                        let _ = writeln!(text, "rtt,,,{},{ts},{send},{recv},{resp},", tag(flow));
+                    }
                 }
             }
             rows += 1;
@@ -310,15 +317,38 @@ pub fn stream(k: &Knobs) -> FixtureFile {
         f.last_tx = tx_at;
         last_t = tx_at;
         let ts = clock(k.t0, tx_at);
-        let probe = f.reference.on_tx(&both, ts);
-        let _ = writeln!(text, "tx,,{},{ts},{ts},{},{packets},", tag(fi), bytes / 32);
+        // HPCC: a requested probe leaves with this burst (RTT_REQ_SENT); TIMELY's leaves 100–400
+        // ns after the TX event that requested it (its timestamps say when).
+        let departs = k.hpcc && std::mem::take(&mut f.probe_waiting);
+        let probe = f.reference.on_tx(&both, ts, departs);
+        let flags = if departs {
+            cc_pcc::tx_flag::RTT_REQ_SENT.to_string()
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            text,
+            "tx,,{flags},{},{ts},{ts},{},{packets},",
+            tag(fi),
+            bytes / 32
+        );
         rows += 1;
         let net = k.base_rtt_ns as f64
             + f.queue_bytes * 8e9 / line_bps
             + uniform(&mut rng) * k.jitter_ns as f64;
         let net = net.round() as u64;
-        if probe && uniform(&mut rng) >= k.lose {
-            let send = tx_at + range(&mut rng, 100, 400);
+        let leaves = if k.hpcc {
+            f.probe_waiting = probe;
+            departs
+        } else {
+            probe
+        };
+        if leaves && uniform(&mut rng) >= k.lose {
+            let send = if k.hpcc {
+                tx_at
+            } else {
+                tx_at + range(&mut rng, 100, 400)
+            };
             let turn = range(&mut rng, k.turnaround_ns.0, k.turnaround_ns.1);
             let recv = clock(responder_offset, send + net / 2);
             let resp = recv.wrapping_add(turn as u32);
@@ -336,18 +366,19 @@ pub fn stream(k: &Knobs) -> FixtureFile {
                 tx_ts_ns: clock(k.switch_t0, send + net / 2),
             }
             .encode();
+            let resp = Pending::Resp {
+                flow: fi,
+                send,
+                recv,
+                resp,
+                tel,
+            };
             seq += 1;
-            heap.push(Reverse((
-                arrive,
-                seq,
-                Pending::Resp {
-                    flow: fi,
-                    send,
-                    recv,
-                    resp,
-                    tel,
-                },
-            )));
+            heap.push(Reverse((arrive, seq, resp)));
+            if k.hpcc && uniform(&mut rng) < k.duplicate {
+                seq += 1;
+                heap.push(Reverse((arrive + range(&mut rng, 1_000, 5_000), seq, resp)));
+            }
         }
         f.bursts += 1;
         let ser = (bytes as f64 * 8e9 / line_bps) as u64;
@@ -411,6 +442,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (1_000, 3_000),
         lose: 0.0,
         late: 0.0,
+        duplicate: 0.0,
         coalesce: false,
         set: &[("algorithm", "timely")],
         changes: &[],
@@ -437,6 +469,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (500, 5_000),
         lose: 0.0,
         late: 0.0,
+        duplicate: 0.0,
         coalesce: false,
         set: &[("algorithm", "timely")],
         changes: &[],
@@ -462,6 +495,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (1_000, 2_000),
         lose: 0.10,
         late: 0.08,
+        duplicate: 0.0,
         coalesce: false,
         set: &[
             ("algorithm", "timely"),
@@ -492,6 +526,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (300, 1_500),
         lose: 0.02,
         late: 0.0,
+        duplicate: 0.0,
         coalesce: true,
         set: &[
             ("algorithm", "timely"),
@@ -526,6 +561,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (1_000, 6_000),
         lose: 0.03,
         late: 0.02,
+        duplicate: 0.0,
         coalesce: false,
         set: &[("algorithm", "timely")],
         changes: &[
@@ -558,6 +594,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (300, 1_000),
         lose: 0.0,
         late: 0.0,
+        duplicate: 0.0,
         coalesce: false,
         set: &[("algorithm", "hpcc")],
         changes: &[],
@@ -571,7 +608,7 @@ pub const STREAMS: [Knobs; 7] = [
         name: "hpcc_lost_gap_param.csv",
         about: &[
             "Two HPCC flows at 100 Gb/s, cross traffic taking 30 % of each port; 5 % of probes \
-             lost, 5 % answered late; each flow idles 3 ms after its 2000th burst (a gap longer \
+             lost, 5 % answered late, 3 % of answers delivered twice; each flow idles 3 ms after its 2000th burst (a gap longer \
              than the telemetry counters span: the hop restarts); η 0.95 → 0.9 at event 8000 \
              and W_AI 80 → 160 B at 12000 (`param` rows).",
         ],
@@ -585,6 +622,7 @@ pub const STREAMS: [Knobs; 7] = [
         turnaround_ns: (300, 1_000),
         lose: 0.05,
         late: 0.05,
+        duplicate: 0.03,
         coalesce: false,
         set: &[("algorithm", "hpcc")],
         changes: &[(8_000, 2, 900), (12_000, 4, 160)],

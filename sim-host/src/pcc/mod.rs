@@ -10,8 +10,9 @@
 //!
 //! Compared per event: the rate (Q20 of line rate: the adapter's integer against the
 //! reference's `fraction·2^20`) and the branch — `probe`, `timeout` (a probe given up and a new
-//! one requested) or `tx` for a TX event; Algorithm 1's branch, `late` or `invalid` for a probe
-//! response; `counted` for ACK, NACK, CNP and undocumented types. HPCC: the branch is the one
+//! one requested) or `tx` for a TX event; Algorithm 1's branch, `late`, `unsolicited`,
+//! `duplicate` (HPCC) or `invalid` (TIMELY) for a probe response; `counted` for ACK, NACK, CNP
+//! and the types the adapter ignores. HPCC: the branch is the one
 //! `HpccFlow::on_event` returns. TIMELY: the adapter does not return Algorithm 1's branch, so
 //! the fixed side's is the branch of `timely_cc::State::on_rtt` that turns the flow's stored
 //! state before the event into the stored state after it on the reference's RTT, and `?` when
@@ -29,8 +30,8 @@ use crate::plot::{self, Envelope, Panel};
 use crate::summary::{At, Summary, rel_err};
 use crate::trace::InputError;
 use cc_pcc::{
-    COUNTER_NAMES, Counter, Counters, Event, FlowContext, HpccFlow, TELEMETRY_BYTES, TimelyFlow,
-    timely_on_event,
+    Ack, COUNTER_NAMES, Counter, Counters, Event, FlowContext, HpccFlow, TELEMETRY_BYTES,
+    TimelyFlow, Tx, timely_on_event, tx_flag,
 };
 use params::Setup;
 use reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
@@ -128,7 +129,7 @@ pub struct Replay {
     counters: Counters,
     br_ref: BTreeMap<&'static str, u64>,
     br_fixed: BTreeMap<&'static str, u64>,
-    ref_probes: [u64; 4],
+    ref_probes: [u64; 6],
     param_changes: u64,
     /// The 32-bit clock unwrapped (serial order) for the report's time axis.
     clock: Option<(u32, u64)>,
@@ -166,10 +167,10 @@ impl Replay {
                 "a param row needs a (parameter id) and b (value)".into()
             ));
         };
-        if r.c.is_some() || r.subtype.is_some() || !r.telemetry.is_empty() {
+        if r.c.is_some() || r.subtype.is_some() || r.flags.is_some() || !r.telemetry.is_empty() {
             return Err(err(
-                "a param row has only a (parameter id) and b (value): subtype, c and telemetry \
-                 must be empty"
+                "a param row has only a (parameter id) and b (value): subtype, flags, c and \
+                 telemetry must be empty"
                     .into(),
             ));
         }
@@ -232,25 +233,56 @@ impl Replay {
                 type_name(code)
             ))),
         };
-        let (a, b, c) = (field(r.a, "a")?, field(r.b, "b")?, field(r.c, "c")?);
-        let spec = if code == 3 {
-            // TX: the second word holds sent 32-byte units (high half) and packets (low half).
-            for (v, name) in [(b, "b (sent 32-byte units)"), (c, "c (packets)")] {
-                if v > 0xffff {
-                    return Err(err(format!(
-                        "field {name}: {v} does not fit the event's 16 bits (≤ 65535)"
-                    )));
+        let spec = match (code, &tel) {
+            // An HPCC response: the raw data (the telemetry) is the union's first 12 bytes, so
+            // the timestamps do not exist.
+            (6, Some(raw)) => {
+                if r.a.is_some() || r.b.is_some() || r.c.is_some() {
+                    return Err(err(
+                        "fields a,b,c: an rtt row with algorithm=hpcc carries the telemetry \
+                         record, which takes the bytes of the three timestamps: leave a,b,c empty"
+                            .into(),
+                    ));
                 }
+                Event::raw_data_spec(raw)
             }
-            [a, (b << 16) | c, 0, 0]
-        } else {
-            [a, b, c, 0]
+            (3, _) => {
+                let (a, b, c) = (field(r.a, "a")?, field(r.b, "b")?, field(r.c, "c")?);
+                // TX: the counters word holds sent packets (high half) and 32-byte units (low).
+                let half = |v: u32, name: &str| {
+                    u16::try_from(v).map_err(|_| {
+                        err(format!(
+                            "field {name}: {v} does not fit the event's 16 bits (≤ 65535)"
+                        ))
+                    })
+                };
+                Event::tx_spec(&Tx {
+                    first_ts_ns: a,
+                    sent_32b_units: half(b, "b (sent 32-byte units)")?,
+                    packets: half(c, "c (packets)")?,
+                    qpn: 0,
+                })
+            }
+            (2 | 4 | 5, _) => {
+                let (a, b, c) = (field(r.a, "a")?, field(r.b, "b")?, field(r.c, "c")?);
+                Event::ack_spec(&Ack {
+                    first_ts_ns: a,
+                    first_sn: b,
+                    coalesced: u16::try_from(c).map_err(|_| {
+                        err(format!(
+                            "field c (number coalesced): {c} does not fit the event's 16 bits \
+                             (≤ 65535)"
+                        ))
+                    })?,
+                })
+            }
+            _ => [field(r.a, "a")?, field(r.b, "b")?, field(r.c, "c")?],
         };
         let ev = Event {
             type_code: code,
             subtype: r.subtype.unwrap_or(0),
             port: 0,
-            flags: 0,
+            flags: r.flags.unwrap_or(0),
             flow_tag: r.flow,
             sn: 0,
             ts_ns: r.ts_ns,
@@ -302,6 +334,7 @@ fn timely_step(
         ),
         RefPccStep::Sample(s) => (s.branch, s.rtt_ns, s.branch != "init"),
         RefPccStep::Late => ("late", None, false),
+        RefPccStep::Unsolicited => ("unsolicited", None, false),
         RefPccStep::Invalid => ("invalid", None, false),
         RefPccStep::Other => ("counted", None, false),
     };
@@ -357,13 +390,8 @@ fn hpcc_step(
     let zero = [0u8; TELEMETRY_BYTES];
     let tel = tel.unwrap_or(&zero);
     let step = match ev.type_code {
-        3 => rf.on_tx(rp, ev.ts_ns),
-        6 => rf.on_response(
-            rp,
-            ev.ts_ns,
-            ev.rtt().req_send_ts_ns,
-            &RefTelemetry::decode(tel),
-        ),
+        3 => rf.on_tx(rp, ev.ts_ns, ev.flags & tx_flag::RTT_REQ_SENT != 0),
+        6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(tel)),
         _ => RefHpccStep::Other,
     };
     let (branch, meaningful) = match step {
@@ -377,6 +405,8 @@ fn hpcc_step(
         ),
         RefHpccStep::Sample { branch, .. } => (branch, matches!(branch, "ai" | "md")),
         RefHpccStep::Late => ("late", false),
+        RefHpccStep::Unsolicited => ("unsolicited", false),
+        RefHpccStep::Duplicate => ("duplicate", false),
         RefHpccStep::Other => ("counted", false),
     };
     let o_ref = Outcome {
@@ -432,7 +462,7 @@ impl crate::driver::Lockstep for Replay {
             counters: Counters::default(),
             br_ref: BTreeMap::new(),
             br_fixed: BTreeMap::new(),
-            ref_probes: [0; 4],
+            ref_probes: [0; 6],
             param_changes: 0,
             clock: None,
             worst: None,
@@ -490,6 +520,8 @@ impl crate::driver::Lockstep for Replay {
                 self.ref_probes[2] += 1;
             }
             "late" => self.ref_probes[3] += 1,
+            "unsolicited" => self.ref_probes[4] += 1,
+            "duplicate" => self.ref_probes[5] += 1,
             "tx" | "counted" => {}
             _ => self.ref_probes[1] += 1,
         }
@@ -500,6 +532,8 @@ impl crate::driver::Lockstep for Replay {
             3 if delta(c, &before, Counter::ProbesSent) != 0 => "probe",
             3 => "tx",
             6 if delta(c, &before, Counter::ProbesLate) != 0 => "late",
+            6 if delta(c, &before, Counter::ProbesUnsolicited) != 0 => "unsolicited",
+            6 if delta(c, &before, Counter::ProbesDuplicate) != 0 => "duplicate",
             6 if delta(c, &before, Counter::RttInvalid) != 0 => "invalid",
             _ => o_fixed.branch,
         };
@@ -571,10 +605,11 @@ impl crate::driver::Lockstep for Replay {
                     .collect(),
             ),
         );
-        let [sent, answered, timed_out, late] = self.ref_probes;
+        let [sent, answered, timed_out, late, unsolicited, duplicate] = self.ref_probes;
         s.detail(
             "reference probes",
-            serde_json::json!({"sent": sent, "answered": answered, "timed_out": timed_out, "late": late}),
+            serde_json::json!({"sent": sent, "answered": answered, "timed_out": timed_out,
+                "late": late, "unsolicited": unsolicited, "duplicate": duplicate}),
         );
         if let Some((e, at, what)) = self.worst.filter(|w| w.0 > 0.0) {
             s.detail(

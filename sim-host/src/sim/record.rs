@@ -175,34 +175,42 @@ impl Recorder {
         // A documented type by its row name, any other by its code (as `replay pcc` reads it).
         let ty = crate::pcc::row_name(ev.type_code)
             .map_or_else(|| ev.type_code.to_string(), str::to_string);
-        // The row's three union fields by type (TX: first timestamp, 32-byte units, packets).
+        // The row's three union fields by type (TX: first timestamp, 32-byte units, packets;
+        // ACK/NACK/CNP: first timestamp, first sequence number, number coalesced); an RTT row
+        // under algorithm=hpcc carries the telemetry record (the raw data) and no timestamps.
+        let field = |v: u32| v.to_string();
         let (a, b, c) = match ev.event_type() {
             Some(EventType::Tx) => {
                 let t = ev.tx();
                 (
-                    t.first_ts_ns,
-                    u32::from(t.sent_32b_units),
-                    u32::from(t.packets),
+                    field(t.first_ts_ns),
+                    field(u32::from(t.sent_32b_units)),
+                    field(u32::from(t.packets)),
                 )
             }
-            _ => (ev.spec[0], ev.spec[1], ev.spec[2]),
+            Some(EventType::Ack | EventType::Nack | EventType::Cnp) => {
+                let k = ev.ack();
+                (
+                    field(k.first_ts_ns),
+                    field(k.first_sn),
+                    field(u32::from(k.coalesced)),
+                )
+            }
+            Some(EventType::Rtt) if self.pcc_telemetry => Default::default(),
+            _ => (field(ev.spec[0]), field(ev.spec[1]), field(ev.spec[2])),
         };
-        // Under algorithm=timely the replay reads no telemetry: the RTT rows leave it empty.
         let hex: String = match (telemetry, &ev.event_type()) {
             (Some(t), Some(EventType::Rtt)) if self.pcc_telemetry => {
                 t.iter().map(|x| format!("{x:02x}")).collect()
             }
             _ => String::new(),
         };
-        let sub = if ev.subtype == 0 {
-            String::new()
-        } else {
-            ev.subtype.to_string()
-        };
+        let byte = |v: u8| if v == 0 { String::new() } else { v.to_string() };
+        let (sub, flags) = (byte(ev.subtype), byte(ev.flags));
         self.line(
             id,
             format_args!(
-                "{ty},{sub},{},{},{a},{b},{c},{hex}\n",
+                "{ty},{sub},{flags},{},{},{a},{b},{c},{hex}\n",
                 ev.flow_tag, ev.ts_ns
             ),
         );

@@ -1,19 +1,22 @@
 //! DOCA PCC event traces: one platform event per row
-//! (`type,subtype,flow,ts_ns,a,b,c,telemetry`), replayed through the `cc-pcc` adapter and the
+//! (`type,subtype,flags,flow,ts_ns,a,b,c,telemetry`), replayed through the `cc-pcc` adapter and the
 //! f64 reference of the same conventions; both sides' parameters ([`params`]). One algorithm per
 //! trace (`# set algorithm=timely|hpcc`); the other keys are that algorithm's parameter table.
 //!
-//! `a,b,c` are the event union's words by type (docs/pcc.md, "Replay"): TX first timestamp,
+//! `a,b,c` are the event union's fields by type (docs/pcc.md, "Replay"): TX first timestamp,
 //! sent 32-byte units, packets; ACK/NACK/CNP first timestamp, first sequence number, number
-//! coalesced; RTT request send, request receive, response send timestamps; a `param` row (the
-//! platform's `set_algo_params`) the parameter id and its new value.
+//! coalesced; RTT (TIMELY) request send, request receive, response send timestamps — an RTT row
+//! under HPCC carries the telemetry record instead (the platform's raw data overlays the
+//! timestamps) and leaves them empty; a `param` row (the platform's `set_algo_params`) the
+//! parameter id and its new value. `flags` is the attribute word's flags byte (TX: bit 2
+//! `RTT_REQ_SENT`, the requested probe has left).
 
 pub mod params;
 
 use crate::kinds::{ESTIMATE_TOLERANCES, Key, KindInfo};
 
 /// The trace's header row, exactly.
-pub const HEADER: &str = "type,subtype,flow,ts_ns,a,b,c,telemetry";
+pub const HEADER: &str = "type,subtype,flags,flow,ts_ns,a,b,c,telemetry";
 
 /// One row of a DOCA PCC event trace.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -23,6 +26,9 @@ pub struct Row {
     pub kind: String,
     /// The attribute word's subtype byte (NACK: RNR, out of sequence, duplicate read).
     pub subtype: Option<u8>,
+    /// The attribute word's flags byte (TX: 1 ACK expected, 2 overloaded, 4 RTT request sent);
+    /// empty is 0.
+    pub flags: Option<u8>,
     /// Flow tag: each flow has its own 48-byte context.
     pub flow: u32,
     /// Event timestamp, ns on the platform's 32-bit clock.
@@ -90,9 +96,10 @@ pub const INFO: KindInfo = KindInfo {
     about: "DOCA PCC event traces (TIMELY on probe RTTs, HPCC on switch telemetry, through the \
             cc-pcc adapter)",
     header: HEADER,
-    rows: "one platform event per row (type tx/ack/nack/cnp/rtt or its code, subtype, flow tag, \
-           32-bit ns timestamp, the union's fields a,b,c, telemetry hex), or a `param` row \
-           (a = parameter id, b = new value) applied to both sides at that point",
+    rows: "one platform event per row (type tx/ack/nack/cnp/rtt or its code, subtype, flags \
+           byte, flow tag, 32-bit ns timestamp, the union's fields a,b,c, telemetry hex: an \
+           rtt row carries timestamps under timely and the telemetry record under hpcc), or a \
+           `param` row (a = parameter id, b = new value) applied to both sides at that point",
     agreement: "branch",
     rel_err_of: Some("rate"),
     has_forced_mode: false,

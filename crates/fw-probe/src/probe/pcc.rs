@@ -4,18 +4,24 @@
 
 use cc_pcc::{
     Counters, EVENT_BYTES, Event, FlowContext, HpccPccConfig, TELEMETRY_BYTES, Telemetry,
-    TimelyPccConfig, hpcc_on_event, timely_on_event,
+    TimelyPccConfig, hpcc_on_event, timely_on_event, tx_flag,
 };
 use core::hint::black_box;
 
-/// `Event::decode`: the 44-byte event, big-endian fields.
+/// `Event::decode`: the 44-byte event as the SDK's getters read it.
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // called from Rust only; extern "C" just pins the symbol
 pub extern "C" fn probe_pcc_event_decode(bytes: &[u8; EVENT_BYTES]) -> u32 {
     let e = Event::decode(bytes);
-    let [a, b, c, d] = e.spec;
-    u32::from(e.type_code) ^ e.flow_tag ^ e.sn ^ e.ts_ns ^ a ^ b ^ c ^ d
+    let [a, b, c] = e.spec;
+    u32::from_le_bytes([e.type_code, e.subtype, e.port, e.flags])
+        ^ e.flow_tag
+        ^ e.sn
+        ^ e.ts_ns
+        ^ a
+        ^ b
+        ^ c
 }
 
 /// `Telemetry::decode`: the 12-byte switch-telemetry hop record.
@@ -61,7 +67,7 @@ pub fn run(seed: u32) -> u32 {
     let mut counters = Counters::default();
     let mut bytes = [0u8; EVENT_BYTES];
     for i in 0..8u32 {
-        bytes[12] = black_box([3u8, 6, 4, 5, 2, 9, 3, 6][i as usize]);
+        bytes[15] = black_box([3u8, 6, 4, 5, 2, 9, 3, 6][i as usize]); // the type byte
         bytes[24..28].copy_from_slice(&black_box(i.wrapping_mul(90_000)).to_be_bytes());
         bytes[28..32]
             .copy_from_slice(&black_box(i.wrapping_mul(90_000).wrapping_sub(80_000)).to_be_bytes());
@@ -113,11 +119,12 @@ pub fn run_hpcc(seed: u32) -> u32 {
             type_code: kind,
             subtype: 0,
             port: 0,
-            flags: 0,
+            // Every other TX carries RTT_REQ_SENT: the requested probe leaves.
+            flags: black_box(if i % 4 == 2 { tx_flag::RTT_REQ_SENT } else { 0 }),
             flow_tag: 1,
             sn: i,
             ts_ns: t,
-            spec: [t.wrapping_sub(12_000), 0, 0, 0],
+            spec: [t.wrapping_sub(12_000), 0, 0],
         };
         tel[4..8].copy_from_slice(&black_box(i.wrapping_mul(150_000)).to_be_bytes());
         tel[8..12].copy_from_slice(&t.to_be_bytes());

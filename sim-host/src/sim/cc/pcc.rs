@@ -142,6 +142,7 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
+                probe_waiting: false,
             }),
             (ControllerKind::Reference, PccSetup::Timely(b)) => Box::new(Flow {
                 side: TimelyRef {
@@ -150,6 +151,7 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
+                probe_waiting: false,
             }),
             (ControllerKind::Reference, PccSetup::Hpcc(b)) => Box::new(Flow {
                 side: HpccRef {
@@ -158,6 +160,7 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
+                probe_waiting: false,
             }),
         }
     }
@@ -182,6 +185,8 @@ impl Algo for Pcc {
 /// One side of the adapter: one platform event; whether the flow asks for an RTT probe.
 trait Side: Send {
     const NAME: &'static str;
+    /// The RTT responses carry switch telemetry as their raw data (HPCC), not timestamps.
+    fn telemetry(&self) -> bool;
     fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool;
     /// The rate, b/s, at line rate `line_bps`.
     fn rate_bps(&self, line_bps: f64) -> f64;
@@ -199,6 +204,9 @@ struct Fixed {
 
 impl Side for Fixed {
     const NAME: &'static str = "pcc fixed";
+    fn telemetry(&self) -> bool {
+        matches!(*self.setup, PccSetup::Hpcc(_))
+    }
     /// The adapter gets the 44 bytes as delivered.
     fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
         let delivered = cc_pcc::Event::decode(&ev.encode());
@@ -227,6 +235,9 @@ struct TimelyRef {
 
 impl Side for TimelyRef {
     const NAME: &'static str = "pcc timely reference";
+    fn telemetry(&self) -> bool {
+        false
+    }
     fn event(&mut self, ev: &cc_pcc::Event, _: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
@@ -234,9 +245,14 @@ impl Side for TimelyRef {
                 RefPccStep::Tx { probe: true, .. }
             ),
             Some(EventType::Rtt) => {
-                let [req_send, req_recv, resp_send, _] = ev.spec;
-                self.f
-                    .on_response(&self.p, ev.ts_ns, req_send, req_recv, resp_send);
+                let r = ev.rtt();
+                self.f.on_response(
+                    &self.p,
+                    ev.ts_ns,
+                    r.req_send_ts_ns,
+                    r.req_recv_ts_ns,
+                    r.resp_send_ts_ns,
+                );
                 false
             }
             _ => false,
@@ -255,15 +271,22 @@ struct HpccRef {
 
 impl Side for HpccRef {
     const NAME: &'static str = "pcc hpcc reference";
+    fn telemetry(&self) -> bool {
+        true
+    }
     fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
-                self.f.on_tx(&self.p, ev.ts_ns),
+                self.f.on_tx(
+                    &self.p,
+                    ev.ts_ns,
+                    ev.flags & cc_pcc::tx_flag::RTT_REQ_SENT != 0
+                ),
                 RefHpccStep::Tx { probe: true, .. }
             ),
             Some(EventType::Rtt) => {
                 let tel = RefTelemetry::decode(telemetry);
-                self.f.on_response(&self.p, ev.ts_ns, ev.spec[0], &tel);
+                self.f.on_response(&self.p, ev.ts_ns, &tel);
                 false
             }
             _ => false,
@@ -274,35 +297,45 @@ impl Side for HpccRef {
     }
 }
 
-/// A DOCA PCC flow: its side, the line rate and the in-flight cap.
+/// A DOCA PCC flow: its side, the line rate, the in-flight cap, and whether a requested probe
+/// is waiting to leave (the NIC queues it behind the packet being sent: the next packet's TX
+/// event carries `RTT_REQ_SENT`).
 struct Flow<S> {
     side: S,
     line_bps: f64,
     cap_ps: Option<u64>,
+    probe_waiting: bool,
 }
 
 impl<S: Side> Flow<S> {
-    /// One platform event (`spec` as the platform fills it; `telemetry`: an RTT response's
-    /// switch-telemetry record) for the side, and its recording.
+    /// One platform event (`spec`: the union words as the platform fills them; `flags`: the
+    /// attribute word's flags; `telemetry`: an RTT response's switch-telemetry record, for the
+    /// recording) for the side, and its recording.
     fn event(
         &mut self,
         cx: &mut Cx<'_>,
         ty: EventType,
-        spec: [u32; 4],
+        flags: u8,
+        spec: [u32; 3],
         telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
     ) -> Reply {
         let ev = cc_pcc::Event {
             type_code: ty as u8,
-            subtype: if ty == EventType::Nack { 1 } else { 0 },
+            subtype: if ty == EventType::Nack {
+                cc_pcc::nack_subtype::RNR
+            } else {
+                0
+            },
             port: 0,
-            flags: 0,
+            flags,
             flow_tag: cx.flow,
             sn: 0,
             ts_ns: cx.nic_clock_ns(),
             spec,
         };
-        let tel = telemetry.copied().unwrap_or([0; cc_pcc::TELEMETRY_BYTES]);
-        let probe = self.side.event(&ev, &tel);
+        // What the adapter reads: the raw data of an RTT event.
+        let raw = ev.rtt_raw_data();
+        let probe = self.side.event(&ev, &raw);
         if let Some(r) = cx.rec.as_deref_mut() {
             r.pcc_row(cx.flow, &ev, telemetry);
         }
@@ -318,11 +351,24 @@ impl<S: Side> FlowCc for Flow<S> {
         S::NAME
     }
 
-    /// A TX event per packet: its bytes in 32-byte units (rounded up) and one packet.
+    /// A TX event per packet: its bytes in 32-byte units (rounded up), one packet, the flow id
+    /// as the QPN; `RTT_REQ_SENT` when a probe requested earlier has left ahead of it.
     fn on_send(&mut self, cx: &mut Cx<'_>, s: &Sent) -> Option<Reply> {
         let ts = cx.nic_clock_ns();
-        let units = s.wire.div_ceil(32).min(0xFFFF);
-        Some(self.event(cx, EventType::Tx, [ts, units << 16 | 1, cx.flow, 0], None))
+        let spec = cc_pcc::Event::tx_spec(&cc_pcc::Tx {
+            first_ts_ns: ts,
+            packets: 1,
+            sent_32b_units: u16::try_from(s.wire.div_ceil(32)).unwrap_or(u16::MAX),
+            qpn: cx.flow & 0xFF_FFFF,
+        });
+        let flags = if std::mem::take(&mut self.probe_waiting) {
+            cc_pcc::tx_flag::RTT_REQ_SENT
+        } else {
+            0
+        };
+        let r = self.event(cx, EventType::Tx, flags, spec, None);
+        self.probe_waiting = r.probe;
+        Some(r)
     }
 
     /// An ACK or NACK event: first timestamp, first sequence number, one coalesced.
@@ -332,15 +378,28 @@ impl<S: Side> FlowCc for Flow<S> {
         } else {
             EventType::Ack
         };
-        let ts = cx.nic_clock_ns();
-        self.event(cx, ty, [ts, a.seq as u32, 1, 0], None)
+        let spec = cc_pcc::Event::ack_spec(&cc_pcc::Ack {
+            first_ts_ns: cx.nic_clock_ns(),
+            first_sn: a.seq as u32,
+            coalesced: 1,
+        });
+        self.event(cx, ty, 0, spec, None)
     }
 
-    /// An RTT event with the request's send time (sender's clock), its receive time and the
-    /// response's send time (responder's clock) and the switch-telemetry record.
+    /// An RTT event: under TIMELY the request's send time (sender's clock), its receive time
+    /// and the response's send time (responder's clock); under HPCC the switch-telemetry
+    /// record as the response's raw data, in the same bytes (no timestamps).
     fn on_probe_response(&mut self, cx: &mut Cx<'_>, r: &ProbeResponse) -> Reply {
-        let spec = [r.req_send_ns, r.req_recv_ns, r.resp_send_ns, 0];
-        self.event(cx, EventType::Rtt, spec, Some(&r.telemetry))
+        let spec = if self.side.telemetry() {
+            cc_pcc::Event::raw_data_spec(&r.telemetry)
+        } else {
+            cc_pcc::Event::rtt_spec(&cc_pcc::Rtt {
+                req_send_ts_ns: r.req_send_ns,
+                req_recv_ts_ns: r.req_recv_ns,
+                resp_send_ts_ns: r.resp_send_ns,
+            })
+        };
+        self.event(cx, EventType::Rtt, 0, spec, Some(&r.telemetry))
     }
 
     fn rate_bps(&self) -> f64 {
