@@ -569,10 +569,10 @@ typedef struct CcPccParamDef {
   uint8_t name[CC_PCC_NAME_BYTES];
 } CcPccParamDef;
 
-// One event, every field in host order: what the SDK's getters return. A glue built against
-// the SDK fills it from the getters (examples/doca-pcc, `PCC_WITH_DOCA_SDK`); without the SDK,
-// [`cc_pcc_event_decode`] fills it from the 44 bytes as delivered (the same values: the layout
-// is docs/pcc.md's table).
+// One event, every field in host order: what the SDK's getters return. The glue fills it from
+// the getters (examples/doca-pcc); a caller that has only the 44 bytes as delivered uses
+// [`cc_pcc_event_decode`], which gives the same values (the layout is docs/pcc.md's table;
+// examples/doca-pcc's `make check` and `make sdk-check` compare the two).
 typedef struct CcPccEvent {
   // Type (`ev_attr.ev_type`): 2 CNP, 3 TX, 4 ACK, 5 NACK, 6 RTT probe response; any other
   // (0 NULL, 1 FW, 31 ROCE_TX_FOR_ACK_NACK, undefined codes) is counted and ignored.

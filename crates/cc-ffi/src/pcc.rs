@@ -78,10 +78,10 @@ pub enum CcPccAlgo {
     Hpcc = 1,
 }
 
-/// One event, every field in host order: what the SDK's getters return. A glue built against
-/// the SDK fills it from the getters (examples/doca-pcc, `PCC_WITH_DOCA_SDK`); without the SDK,
-/// [`cc_pcc_event_decode`] fills it from the 44 bytes as delivered (the same values: the layout
-/// is docs/pcc.md's table).
+/// One event, every field in host order: what the SDK's getters return. The glue fills it from
+/// the getters (examples/doca-pcc); a caller that has only the 44 bytes as delivered uses
+/// [`cc_pcc_event_decode`], which gives the same values (the layout is docs/pcc.md's table;
+/// examples/doca-pcc's `make check` and `make sdk-check` compare the two).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct CcPccEvent {
