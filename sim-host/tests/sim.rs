@@ -1231,7 +1231,12 @@ fn doca_pcc_flows_run_on_answered_probes_fixed_and_reference() {
             assert_eq!(p.counters["PROBES_SENT"] as u64, p.probes_sent);
             assert_eq!(p.counters["NEW_FLOWS"], 4);
             assert!(p.counters["PROBES_ANSWERED"] as u64 <= p.probe_responses);
-            assert_eq!(p.counters["EV_TX"] as u64, r.counters.sent);
+            // A TX event per data packet, and one flagged RTT_REQ_SENT per probe departure.
+            assert_eq!(p.counters["TX_PACKETS"] as u64, r.counters.sent);
+            let departures = p.counters["EV_TX"] - p.counters["TX_PACKETS"];
+            assert!(p.counters["PROBES_DEPARTED"] > 50, "{p:?}");
+            assert!(departures >= p.counters["PROBES_DEPARTED"]);
+            assert!(u64::from(departures) <= p.probes_sent);
         } else {
             assert!(
                 p.counters.is_empty(),

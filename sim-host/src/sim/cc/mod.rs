@@ -249,6 +249,11 @@ pub trait FlowCc: Send {
         Reply::default()
     }
 
+    /// A DOCA PCC RTT probe this flow asked for went on the wire.
+    fn on_probe_sent(&mut self, _cx: &mut Cx<'_>) -> Reply {
+        Reply::default()
+    }
+
     /// A DOCA PCC RTT probe's response arrived.
     fn on_probe_response(&mut self, _cx: &mut Cx<'_>, _r: &ProbeResponse) -> Reply {
         Reply::default()

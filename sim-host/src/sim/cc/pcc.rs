@@ -142,7 +142,6 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
-                probe_waiting: false,
             }),
             (ControllerKind::Reference, PccSetup::Timely(b)) => Box::new(Flow {
                 side: TimelyRef {
@@ -151,7 +150,6 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
-                probe_waiting: false,
             }),
             (ControllerKind::Reference, PccSetup::Hpcc(b)) => Box::new(Flow {
                 side: HpccRef {
@@ -160,7 +158,6 @@ impl Algo for Pcc {
                 },
                 line_bps,
                 cap_ps,
-                probe_waiting: false,
             }),
         }
     }
@@ -297,14 +294,11 @@ impl Side for HpccRef {
     }
 }
 
-/// A DOCA PCC flow: its side, the line rate, the in-flight cap, and whether a requested probe
-/// is waiting to leave (the NIC queues it behind the packet being sent: the next packet's TX
-/// event carries `RTT_REQ_SENT`).
+/// A DOCA PCC flow: its side, the line rate and the in-flight cap.
 struct Flow<S> {
     side: S,
     line_bps: f64,
     cap_ps: Option<u64>,
-    probe_waiting: bool,
 }
 
 impl<S: Side> Flow<S> {
@@ -346,29 +340,35 @@ impl<S: Side> Flow<S> {
     }
 }
 
+impl<S: Side> Flow<S> {
+    /// A TX event now: `packets` and `units` (32 bytes) sent, the flow id as the QPN.
+    fn tx_event(&mut self, cx: &mut Cx<'_>, packets: u16, units: u16, flags: u8) -> Reply {
+        let spec = cc_pcc::Event::tx_spec(&cc_pcc::Tx {
+            first_ts_ns: cx.nic_clock_ns(),
+            packets,
+            sent_32b_units: units,
+            qpn: cx.flow & 0xFF_FFFF,
+        });
+        self.event(cx, EventType::Tx, flags, spec, None)
+    }
+}
+
 impl<S: Side> FlowCc for Flow<S> {
     fn name(&self) -> &'static str {
         S::NAME
     }
 
     /// A TX event per packet: its bytes in 32-byte units (rounded up), one packet, the flow id
-    /// as the QPN; `RTT_REQ_SENT` when a probe requested earlier has left ahead of it.
+    /// as the QPN.
     fn on_send(&mut self, cx: &mut Cx<'_>, s: &Sent) -> Option<Reply> {
-        let ts = cx.nic_clock_ns();
-        let spec = cc_pcc::Event::tx_spec(&cc_pcc::Tx {
-            first_ts_ns: ts,
-            packets: 1,
-            sent_32b_units: u16::try_from(s.wire.div_ceil(32)).unwrap_or(u16::MAX),
-            qpn: cx.flow & 0xFF_FFFF,
-        });
-        let flags = if std::mem::take(&mut self.probe_waiting) {
-            cc_pcc::tx_flag::RTT_REQ_SENT
-        } else {
-            0
-        };
-        let r = self.event(cx, EventType::Tx, flags, spec, None);
-        self.probe_waiting = r.probe;
-        Some(r)
+        let units = u16::try_from(s.wire.div_ceil(32)).unwrap_or(u16::MAX);
+        Some(self.tx_event(cx, 1, units, 0))
+    }
+
+    /// The probe the flow asked for left: a TX event that reports the departure
+    /// (`RTT_REQ_SENT`), with no data packets or bytes of its own.
+    fn on_probe_sent(&mut self, cx: &mut Cx<'_>) -> Reply {
+        self.tx_event(cx, 0, 0, cc_pcc::tx_flag::RTT_REQ_SENT)
     }
 
     /// An ACK or NACK event: first timestamp, first sequence number, one coalesced.

@@ -508,6 +508,23 @@ impl Sim {
         }
     }
 
+    /// DOCA PCC: a probe flow `fid` asked for went on the wire: the platform reports the
+    /// departure on a TX event (`RTT_REQ_SENT`), which the controller gets now.
+    pub(super) fn probe_departed(&mut self, fid: u32) {
+        let f = &mut self.flows[fid as usize];
+        if f.done_ps.is_some() {
+            return;
+        }
+        let mut cx = Cx {
+            now_ps: self.now,
+            flow: fid,
+            src: f.src,
+            rec: if f.record { Some(&mut self.rec) } else { None },
+        };
+        let reply = f.cc.on_probe_sent(&mut cx);
+        self.apply(fid, reply);
+    }
+
     /// DOCA PCC: the receiver `h` sends the response to probe `pi` (its send time is stamped
     /// when it goes on the wire).
     pub(super) fn respond(&mut self, h: u32, pi: u32) {

@@ -96,6 +96,7 @@ impl Sim {
         } else {
             pt.q_ack.pop_front()
         };
+        let mut probe_of = None;
         let pi = if let Some(a) = ctrl {
             if !pt.is_switch {
                 // The NIC stamps a probe's request send time and a response's send time as
@@ -103,7 +104,10 @@ impl Sim {
                 let h = pt.node;
                 let pk = &mut self.pkts[a as usize];
                 match pk.kind {
-                    KIND_PROBE => pk.t_sent_ps = self.now,
+                    KIND_PROBE => {
+                        pk.t_sent_ps = self.now;
+                        probe_of = Some(pk.flow);
+                    }
                     KIND_PROBE_RESP => pk.hops[1] = u64::from(nic_clock(h, self.now)),
                     _ => {}
                 }
@@ -187,6 +191,9 @@ impl Sim {
             return;
         };
         self.transmit(port, pi);
+        if let Some(fid) = probe_of {
+            self.probe_departed(fid);
+        }
     }
 
     pub(super) fn transmit(&mut self, port: u32, pi: u32) {
