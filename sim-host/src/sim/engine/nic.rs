@@ -508,12 +508,16 @@ impl Sim {
         }
     }
 
-    /// DOCA PCC: a probe flow `fid` asked for went on the wire: the platform reports the
-    /// departure on a TX event (`RTT_REQ_SENT`), which the controller gets now.
-    pub(super) fn probe_departed(&mut self, fid: u32) {
+    /// Runs one hook of flow `fid`'s controller now and applies its reply, unless the flow is
+    /// done; whether it ran.
+    pub(super) fn run_cc(
+        &mut self,
+        fid: u32,
+        hook: impl FnOnce(&mut dyn FlowCc, &mut Cx<'_>) -> Reply,
+    ) -> bool {
         let f = &mut self.flows[fid as usize];
         if f.done_ps.is_some() {
-            return;
+            return false;
         }
         let mut cx = Cx {
             now_ps: self.now,
@@ -521,8 +525,15 @@ impl Sim {
             src: f.src,
             rec: if f.record { Some(&mut self.rec) } else { None },
         };
-        let reply = f.cc.on_probe_sent(&mut cx);
+        let reply = hook(f.cc.as_mut(), &mut cx);
         self.apply(fid, reply);
+        true
+    }
+
+    /// DOCA PCC: a probe flow `fid` asked for went on the wire: the platform reports the
+    /// departure on a TX event (`RTT_REQ_SENT`), which the controller gets now.
+    pub(super) fn probe_departed(&mut self, fid: u32) {
+        self.run_cc(fid, |cc, cx| cc.on_probe_sent(cx));
     }
 
     /// DOCA PCC: the receiver `h` sends the response to probe `pi` (its send time is stamped

@@ -117,20 +117,10 @@ impl Sim {
     /// A CNP reaches the sender of flow `fid`: its controller's `on_cnp`.
     pub(super) fn cnp_rx(&mut self, fid: u32) {
         self.c.cnps_received += 1;
-        let f = &mut self.flows[fid as usize];
-        if f.done_ps.is_some() {
-            return;
+        if self.run_cc(fid, |cc, cx| cc.on_cnp(cx)) {
+            let src = self.flows[fid as usize].src;
+            self.host_try_send(src);
         }
-        let mut cx = Cx {
-            now_ps: self.now,
-            flow: fid,
-            src: f.src,
-            rec: if f.record { Some(&mut self.rec) } else { None },
-        };
-        let reply = f.cc.on_cnp(&mut cx);
-        self.apply(fid, reply);
-        let src = self.flows[fid as usize].src;
-        self.host_try_send(src);
     }
 
     pub(super) fn int_bytes(&mut self, p: &Pkt) -> usize {
