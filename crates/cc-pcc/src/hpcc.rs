@@ -306,8 +306,17 @@ pub struct HpccFlow {
     pub probe_ts_ns: u32,
     /// NIC timestamp of the last probe response with telemetry, ns.
     pub last_tel_ts_ns: u32,
+    /// The switch's transmit timestamp of the last telemetry used, ns (with the switch index
+    /// in the flags: what a duplicate response repeats).
+    pub last_sample_ts_ns: u32,
     flags: u32,
 }
+
+/// Flag bit: a telemetry sample was used (its switch index in [`SAMPLE_INDEX_SHIFT`]'s byte,
+/// its transmit timestamp in `last_sample_ts_ns`).
+const FLAG_HAS_SAMPLE: u32 = 8;
+/// The flags byte that holds the last used sample's switch index.
+const SAMPLE_INDEX_SHIFT: u32 = 8;
 
 const _: () = assert!(core::mem::size_of::<HpccFlow>() <= 4 * CONTEXT_WORDS);
 
@@ -319,6 +328,7 @@ impl HpccFlow {
             hpcc: State::new(&cfg.hpcc),
             probe_ts_ns: 0,
             last_tel_ts_ns: 0,
+            last_sample_ts_ns: 0,
             flags: FLAG_STARTED,
         }
     }
@@ -338,8 +348,9 @@ impl HpccFlow {
     /// Unpacks a context; `None` for a context never stored. Words: 0 `W` (Q24.8 B), 1 `Wc`,
     /// 2–3 `U` (Q32.32, high then low), 4 `lastUpdateSeq`, 5 stored header (bits 0–15) ·
     /// `incStage` (16–23) · header present (24), 6–7 the hop word (high, low), 8 probe request
-    /// or departure time, 9 flags (bit 0 started, 1 probe outstanding, 2 probe departed),
-    /// 10 last telemetry time, 11 zero.
+    /// or departure time, 9 flags (bit 0 started, 1 probe outstanding, 2 probe departed, 3 a
+    /// sample used; bits 8–15 its switch index), 10 last telemetry time (NIC clock), 11 the last
+    /// used sample's switch transmit timestamp.
     #[inline]
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // word fields
@@ -356,7 +367,7 @@ impl HpccFlow {
             probe,
             flags,
             tel,
-            _,
+            sample_ts,
         ] = *ctx;
         if flags & FLAG_STARTED == 0 {
             return None;
@@ -378,6 +389,7 @@ impl HpccFlow {
             hpcc,
             probe_ts_ns: probe,
             last_tel_ts_ns: tel,
+            last_sample_ts_ns: sample_ts,
             flags,
         })
     }
@@ -405,7 +417,7 @@ impl HpccFlow {
             self.probe_ts_ns,
             self.flags,
             self.last_tel_ts_ns,
-            0,
+            self.last_sample_ts_ns,
         ];
     }
 
@@ -441,14 +453,7 @@ impl HpccFlow {
                     counters,
                 );
             }
-            Some(EventType::Rtt) => {
-                let t = Telemetry::decode(telemetry);
-                if self.repeats_last_telemetry(cfg, ev.ts_ns, &t) {
-                    counters.inc(Counter::ProbesDuplicate);
-                } else if probe::answers_after_departure(&mut self.flags, counters) {
-                    branch = Some(self.on_telemetry(cfg, ev.ts_ns, &t, counters));
-                }
-            }
+            Some(EventType::Rtt) => branch = self.on_response(cfg, ev.ts_ns, telemetry, counters),
             _ => {}
         }
         let (rate_q20, clamp) = cfg.rate_q20(self.hpcc.window_bytes());
@@ -460,16 +465,38 @@ impl HpccFlow {
         (PccResult { rate_q20, rtt_req }, branch)
     }
 
+    /// A probe response received at `now` carrying `telemetry` (its raw data): a duplicate,
+    /// unsolicited or late response is counted and ignored; the answer to the departed probe
+    /// runs Algorithm 1 (its branch). Out of line: one call per probe, while TX and ACK events,
+    /// one per packet, keep the small path.
+    #[inline(never)]
+    fn on_response(
+        &mut self,
+        cfg: &HpccPccConfig,
+        now: u32,
+        telemetry: &[u8; TELEMETRY_BYTES],
+        counters: &mut Counters,
+    ) -> Option<Branch> {
+        let t = Telemetry::decode(telemetry);
+        if self.repeats_last_sample(cfg, now, &t) {
+            counters.inc(Counter::ProbesDuplicate);
+            return None;
+        }
+        if !probe::answers_after_departure(&mut self.flags, counters) {
+            return None;
+        }
+        Some(self.on_telemetry(cfg, now, &t, counters))
+    }
+
     /// Whether a response received at `now` repeats the telemetry last used: the same switch
-    /// and the same transmit timestamp (the 24 bits the hop word keeps), within the gap the
-    /// hop's counters span (past it the sample restarts the hop instead). Such a response is a
-    /// duplicate delivery: it carries nothing new.
+    /// and the same transmit timestamp, within the gap the hop's counters span (past it the
+    /// sample restarts the hop instead). Such a response is a duplicate delivery: it carries
+    /// nothing new.
     #[inline(always)]
-    fn repeats_last_telemetry(&self, cfg: &HpccPccConfig, now: u32, t: &Telemetry) -> bool {
-        let raw = self.hpcc.raw_parts();
-        let [hop] = raw.hops;
-        raw.int_header == Some(path_header(t))
-            && (hop >> 36) & 0xFF_FFFF == u64::from(t.tx_ts_ns & 0xFF_FFFF)
+    fn repeats_last_sample(&self, cfg: &HpccPccConfig, now: u32, t: &Telemetry) -> bool {
+        self.flags & FLAG_HAS_SAMPLE != 0
+            && (self.flags >> SAMPLE_INDEX_SHIFT) & 0xFF == u32::from(t.index)
+            && self.last_sample_ts_ns == t.tx_ts_ns
             && wrapping_delta::<32>(now, self.last_tel_ts_ns) < cfg.gap_ns
     }
 
@@ -491,6 +518,10 @@ impl HpccFlow {
             self.hpcc = State::from_raw_parts(raw);
         }
         self.last_tel_ts_ns = now;
+        self.last_sample_ts_ns = t.tx_ts_ns;
+        self.flags = (self.flags & !(0xFF << SAMPLE_INDEX_SHIFT))
+            | FLAG_HAS_SAMPLE
+            | (u32::from(t.index) << SAMPLE_INDEX_SHIFT);
         // Each answered probe is one round for Wc (Alg. 1 l.22–23): sequence n after n − 1.
         let seq = raw.last_update_seq.wrapping_add(1);
         let header = path_header(t);

@@ -830,6 +830,22 @@ fn a_duplicate_hpcc_response_is_counted_and_keeps_the_probe_outstanding() {
 }
 
 #[test]
+fn a_duplicate_is_the_same_switch_and_the_same_32_bit_transmit_timestamp() {
+    let mut h = HFlow::new();
+    h.probe(tel(4, 3, 64_000, 40_000), 13_000);
+    h.on(tx(h.t));
+    h.on(sent(h.t + 10));
+    // The same timestamp modulo 2^24 but not the same sample: an answer, not a duplicate.
+    let (_, b) = h.on(answer(h.t + 8_000, tel(4, 3, 64_000, 40_000 + (1 << 24))));
+    assert!(b.is_some());
+    assert_eq!(h.counters.get(Counter::ProbesDuplicate), 0);
+    // The same timestamp from another switch: not a duplicate either (unsolicited here).
+    h.on(answer(h.t + 9_000, tel(4, 5, 64_000, 40_000 + (1 << 24))));
+    assert_eq!(h.counters.get(Counter::ProbesDuplicate), 0);
+    assert_eq!(h.counters.get(Counter::ProbesUnsolicited), 1);
+}
+
+#[test]
 fn the_hpcc_probe_timeout_runs_from_the_departure_not_the_request() {
     let mut h = HFlow::new(); // timeout 300 µs
     assert!(h.on(tx(0)).0.rtt_req);
@@ -894,12 +910,12 @@ fn hpcc_set_params_refuses_and_keeps_the_config() {
 
 #[test]
 fn the_hpcc_flow_fits_the_context_with_one_hop_and_not_two() {
-    // 32 bytes of hpcc-cc state at one hop + 12 of the adapter's = 44 (48 with the u64
-    // alignment padding; the context packs the 44).
+    // 32 bytes of hpcc-cc state at one hop + 16 of the adapter's (probe time, flags, last
+    // telemetry time, last sample's switch timestamp) = 48: the whole context.
     assert_eq!(core::mem::size_of::<hpcc_cc::State<1>>(), 32);
-    assert!(core::mem::size_of::<HpccFlow>() <= 48);
-    // A second hop adds 8 bytes: 52 > 48.
-    assert!(core::mem::size_of::<hpcc_cc::State<2>>() + 12 > 48);
+    assert_eq!(core::mem::size_of::<HpccFlow>(), 48);
+    // A second hop adds 8 bytes: 56 > 48.
+    assert!(core::mem::size_of::<hpcc_cc::State<2>>() + 16 > 48);
     for (i, p) in HPCC_PARAMS.iter().enumerate() {
         assert_eq!(p.id as usize, i);
         assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);
@@ -934,7 +950,7 @@ proptest! {
     fn a_stored_hpcc_flow_loads_back_unchanged(
         w in any::<u32>(), wc in any::<u32>(), u in any::<u64>(), lus in any::<u32>(),
         inc in any::<u8>(), hdr in proptest::option::of(any::<u16>()), hop in any::<u64>(),
-        probe in any::<u32>(), tel_ts in any::<u32>(),
+        probe in any::<u32>(), tel_ts in any::<u32>(), sample_ts in any::<u32>(),
     ) {
         let cfg = HpccPccConfig::default_values().unwrap();
         let mut flow = HpccFlow::new(&cfg);
@@ -949,6 +965,7 @@ proptest! {
         });
         flow.probe_ts_ns = probe;
         flow.last_tel_ts_ns = tel_ts;
+        flow.last_sample_ts_ns = sample_ts;
         let mut ctx = [0u32; CONTEXT_WORDS];
         flow.store(&mut ctx);
         prop_assert_eq!(HpccFlow::load(&ctx), Some(flow));

@@ -7,9 +7,9 @@
 //! * the flow's TX events every 2 µs (± 0.5 µs), with the bytes (32-byte units) and 4 KiB
 //!   packets sent at the adapter's rate since the previous one (coalesced counts); an ACK event
 //!   every third TX event, a NACK every 200th, a CNP every 300th, with coalesced counts;
-//! * TIMELY: a probe sent 300 ns after every TX event that requests one; HPCC: the probe leaves
-//!   with the flow's next TX event, which carries `RTT_REQ_SENT` (the platform's departure
-//!   flag); the network RTT is 8 µs plus the port's queueing delay; the responder (its own
+//! * a probe sent 300 ns after every TX event that requests one (HPCC: its departure reported
+//!   by a TX event of its own flagged `RTT_REQ_SENT`, the platform's departure flag, as the
+//!   simulator's NICs do); the network RTT is 8 µs plus the port's queueing delay; the responder (its own
 //!   clock, offset from the NIC's) turns the request around in 1–5 µs; one probe in 40 is lost
 //!   (the adapter's timeout ends it), one in 60 is answered 400 µs late and (HPCC) one answer
 //!   in 50 is delivered twice;
@@ -162,6 +162,8 @@ impl Port {
 #[derive(Clone, Copy, Debug)]
 enum Next {
     Tx,
+    /// HPCC: the requested probe leaves.
+    Departure,
     /// The probe passes the switch (HPCC: the telemetry sample is taken).
     Switch {
         probe: usize,
@@ -196,11 +198,9 @@ struct Stream {
     sn: u32,
     /// Quiet from .0 to .1 (no TX events).
     quiet: (u64, u64),
-    /// HPCC: probes leave with the next TX event (`RTT_REQ_SENT`), and responses carry the
-    /// telemetry as raw data.
+    /// HPCC: a probe's departure is a TX event of its own (`RTT_REQ_SENT`), and responses
+    /// carry the telemetry as raw data.
     hpcc: bool,
-    /// HPCC: a probe was requested and leaves with the next TX event.
-    probe_waiting: bool,
 }
 
 impl Stream {
@@ -216,7 +216,6 @@ impl Stream {
             sn: 0,
             quiet,
             hpcc,
-            probe_waiting: false,
         }
     }
 
@@ -245,7 +244,7 @@ impl Stream {
         self.sn = self.sn.wrapping_add(packets);
         let ts = Self::nic(t);
         let first = Self::nic(self.last_tx.saturating_sub(gap / 2));
-        let mut tx = ev(
+        let tx = ev(
             3,
             self.sn,
             ts,
@@ -256,11 +255,6 @@ impl Stream {
                 qpn: 0x1d2,
             }),
         );
-        if std::mem::take(&mut self.probe_waiting) {
-            // The probe requested earlier leaves with this TX.
-            tx.flags = tx_flag::RTT_REQ_SENT;
-            self.send_probe(t, t);
-        }
         let mut evs = vec![tx];
         for (every, code) in [(3, 4u8), (200, 5), (300, 2)] {
             if self.tx_count.is_multiple_of(every) {
@@ -285,19 +279,38 @@ impl Stream {
         evs
     }
 
-    /// A probe requested by the event at `t`: TIMELY's leaves 300 ns later; HPCC's waits for the
-    /// next TX event (its departure).
+    /// A probe requested by the event at `t` leaves 300 ns later; under HPCC its departure is
+    /// then reported by a TX event flagged `RTT_REQ_SENT` (no packets of its own).
     fn requested(&mut self, t: u64) {
         if self.hpcc {
-            self.probe_waiting = true;
+            self.pending.push((t + 300, Next::Departure));
         } else {
-            self.send_probe(t, t + 300);
+            self.send_probe(t + 300);
         }
+    }
+
+    /// HPCC: the TX event that reports the probe leaving at `t`.
+    fn departure(&mut self, t: u64) -> Event {
+        self.send_probe(t);
+        let ts = Self::nic(t);
+        let mut e = ev(
+            3,
+            self.sn,
+            ts,
+            Event::tx_spec(&Tx {
+                first_ts_ns: ts,
+                packets: 0,
+                sent_32b_units: 0,
+                qpn: 0x1d2,
+            }),
+        );
+        e.flags = tx_flag::RTT_REQ_SENT;
+        e
     }
 
     /// A probe leaving at `send`: lost (1 in 40), late (1 in 60) or answered; (HPCC) one answer
     /// in 50 delivered twice.
-    fn send_probe(&mut self, _t: u64, send: u64) {
+    fn send_probe(&mut self, send: u64) {
         let k = self.probes.len();
         let rtt = self.port.rtt_ns();
         let turnaround = 1_000 + u64::from(self.rng.next_u32() % 4_001);
@@ -402,7 +415,7 @@ pub fn timely_steps(limit: usize) -> Result<Vec<Step>> {
         let (t, next) = s.pop();
         let events = match next {
             Next::Tx => s.tx_event(t),
-            Next::Switch { .. } => continue,
+            Next::Switch { .. } | Next::Departure => continue,
             Next::Response { probe } => vec![s.response(probe, t)],
         };
         for e in events {
@@ -466,6 +479,7 @@ pub fn hpcc_steps(limit: usize) -> Result<Vec<Step>> {
         let (t, next) = s.pop();
         let events = match next {
             Next::Tx => s.tx_event(t),
+            Next::Departure => vec![s.departure(t)],
             Next::Switch { probe } => {
                 // The path changes to another switch 20 ms into the stream.
                 let index = if t < 20_000_000 { 3 } else { 4 };
