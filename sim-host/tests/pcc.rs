@@ -304,7 +304,7 @@ fn hpcc_responses_are_matched_by_departure_on_both_sides() {
     rows += &format!("rtt,,,1,1050,,,,{a}\n"); // before it left: late
     rows += &format!("tx,,4,1,1100,1100,512,16,\nrtt,,,1,11000,,,,{a}\n"); // left, answered: init
     rows += &format!("rtt,,,1,11100,,,,{a}\n"); // the same record again: duplicate
-    rows += &format!("tx,,,1,13500,13500,512,16,\ntx,,4,1,13600,13600,512,16,\n");
+    rows += "tx,,,1,13500,13500,512,16,\ntx,,4,1,13600,13600,512,16,\n";
     rows += &format!("rtt,,,1,23500,,,,{a}\nrtt,,,1,23600,,,,{b}\n"); // duplicate, then the answer
     let (s, out) = replay_rows(&rows).unwrap();
     let rtt: Vec<(String, String)> = out
