@@ -1,5 +1,5 @@
 # Generated parts of a doc page: the lines between `<!-- NAME:begin -->` and `<!-- NAME:end -->`.
-# Sourced by the scripts that write them (sim-speed.sh, htsim-compare.sh); each defines `die`.
+# Sourced by the scripts that write them (sim-speed.sh); each defines `die`.
 #   doc_markers_check FILE NAME        dies unless FILE has exactly one begin and one end line
 #   doc_markers_write FILE NAME FRAG   replaces what is between them with FRAG's lines; the page
 #                                      is written whole, through a temporary file and a rename
