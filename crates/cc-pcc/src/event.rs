@@ -226,7 +226,7 @@ impl EventType {
 /// first three words as delivered (big-endian decoded, reserved bits kept: read them through
 /// [`tx`](Self::tx), [`ack`](Self::ack), [`rtt`](Self::rtt) or
 /// [`rtt_raw_data`](Self::rtt_raw_data), which take the type's fields). The union's fourth
-/// word is reserved for every type and not kept.
+/// word is reserved for every type and not stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Event {
