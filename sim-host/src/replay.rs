@@ -385,13 +385,17 @@ pub fn find_traces(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
     Ok(find_traces_inside(dir)?.0)
 }
 
-/// [`find_traces`], plus the links passed over because they lead out of `dir` (a link to a
-/// file or folder outside the replayed tree, such as `up -> ..`, would replay traces the user
-/// did not name).
-pub fn find_traces_inside(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), InputError> {
+/// An entry of a replayed directory that was not read, and why.
+pub type Skipped = (PathBuf, &'static str);
+
+/// [`find_traces`], plus what was passed over and why: links that lead out of `dir` (a link to
+/// a file or folder outside the replayed tree, such as `up -> ..`, would replay traces the user
+/// did not name) and trace-named entries that are not regular files (a named pipe would block
+/// the run forever; a socket or a device is no trace).
+pub fn find_traces_inside(dir: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>), InputError> {
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let root = canon(dir);
-    let mut outside = Vec::new();
+    let mut skipped = Vec::new();
     let mut out = Vec::new();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
@@ -407,19 +411,51 @@ pub fn find_traces_inside(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), In
                 entry.map_err(|e| InputError::file(&d, format!("cannot list directory: {e}")))?;
             let p = entry.path();
             if p.is_symlink() && !canon(&p).starts_with(&root) {
-                outside.push(p);
+                skipped.push((p, "a link that leads out of the directory: not followed"));
                 continue;
             }
             if p.is_dir() {
                 stack.push(p);
-            } else if (is_capture(&p) || is_csv(&p)) && seen_files.insert(canon(&p)) {
-                out.push(p);
+                continue;
+            }
+            if !(is_capture(&p) || is_csv(&p)) {
+                continue;
+            }
+            // Only regular files are read: the file type after following links, without
+            // opening the file (opening a named pipe blocks until a writer comes).
+            match std::fs::metadata(&p).map(|m| m.file_type()) {
+                Ok(t) if t.is_file() => {
+                    if seen_files.insert(canon(&p)) {
+                        out.push(p);
+                    }
+                }
+                Ok(t) => skipped.push((p, special_file_kind(t))),
+                Err(_) => skipped.push((p, "a broken link or an unreadable entry: not read")),
             }
         }
     }
     out.sort();
-    outside.sort();
-    Ok((out, outside))
+    skipped.sort();
+    Ok((out, skipped))
+}
+
+/// Why a non-regular file is not read, by its type.
+fn special_file_kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a named pipe (FIFO): not read";
+        }
+        if t.is_socket() {
+            return "a socket: not read";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device: not read";
+        }
+    }
+    let _ = t;
+    "not a regular file: not read"
 }
 
 /// The per-trace output file inside a directory given to `--out`/`--plot`: the trace's path
@@ -435,13 +471,9 @@ pub fn output_in(out_dir: &Path, root: &Path, trace: &Path, suffix: &str) -> Pat
 
 fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32 {
     let files = match find_traces_inside(dir) {
-        Ok((f, outside)) => {
-            for l in outside {
-                eprintln!(
-                    "warning: {}: a link that leads out of {}: not followed",
-                    l.display(),
-                    dir.display()
-                );
+        Ok((f, skipped)) => {
+            for (p, why) in skipped {
+                eprintln!("warning: {}: {why}", p.display());
             }
             f
         }

@@ -453,3 +453,50 @@ fn a_link_inside_a_replayed_directory_does_not_lead_out_of_it() {
     assert!(traces[0].ends_with("a.csv") || traces[0].ends_with("again.csv"));
     assert!(err(&o).contains("leads out of"), "{}", err(&o));
 }
+
+#[test]
+fn a_named_pipe_in_a_replayed_directory_is_named_and_skipped_not_waited_on() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("fixtures/timely/incast.csv"),
+        d.path().join("a.csv"),
+    )
+    .unwrap();
+    let fifo = d.path().join("pipe.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Opening the pipe would block the run until a writer came: it must not be opened.
+    let o = sim_host(&["replay", "all", d.path().to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(json(&o)["results"].as_array().unwrap().len(), 1);
+    assert!(
+        err(&o).contains("pipe.csv") && err(&o).contains("named pipe"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_scenario_name_that_would_put_outputs_outside_the_out_directory_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(root().join("fixtures/scenarios/hpcc_incast_7to1.toml")).unwrap();
+    for bad in ["../escaped", "a/b", "..", ""] {
+        let sc = d.path().join("sc.toml");
+        let name_line = text
+            .lines()
+            .find(|l| l.starts_with("name ="))
+            .unwrap()
+            .to_string();
+        std::fs::write(&sc, text.replace(&name_line, &format!("name = {bad:?}"))).unwrap();
+        let out = d.path().join("out");
+        let o = sim_host(&["sim", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", err(&o));
+        assert!(
+            err(&o).contains("sc.toml") && err(&o).contains("key `name`"),
+            "{bad:?}: {}",
+            err(&o)
+        );
+        assert!(!d.path().join("escaped_flows.csv").exists());
+    }
+}

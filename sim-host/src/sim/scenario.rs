@@ -9,6 +9,26 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// Why `name` cannot be the start of an output file's name (`None`: it can): empty, a path
+/// separator, `.` or `..`, a control character.
+fn file_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("empty: it names the run's output files".into());
+    }
+    if name == "." || name == ".." || name.contains(['/', '\\']) {
+        return Some(format!(
+            "{name:?} is not a plain file name (no `/`, `\\`, `.` or `..`): it names the run's \
+             output files, which must stay in the directory given"
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Some(format!(
+            "{name:?} has a control character: it names the run's output files"
+        ));
+    }
+    None
+}
+
 /// A bad scenario: the file, the key and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -799,6 +819,11 @@ pub fn recheck(l: &mut Loaded) -> Result<(), ScenarioError> {
 
 fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     let sc = &l.sc;
+    // The name starts every output file's name (`NAME_flows.csv`, `NAME_flow0.csv`, sweep
+    // results): one plain file-name component, so outputs stay in the directory named.
+    if let Some(why) = file_name_problem(&sc.name) {
+        return Err(l.err("name", why));
+    }
     let t = &sc.topology;
     let need = |key: &str, v: Option<u32>, min: u32| -> Result<u32, ScenarioError> {
         match v {
