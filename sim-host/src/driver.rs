@@ -291,13 +291,21 @@ impl Recorder {
             )
             .err();
         if refused.is_none() {
-            if let Some(o) = self.out.take() {
-                o.commit()?;
-            }
+            // Both outputs or neither: the plot first (an unusable plot path then fails before
+            // `--out` exists; the staged `--out` is removed when dropped), and the plot removed
+            // again if `--out` cannot be committed.
             if let Some((p, env, _)) = &self.plot {
                 let (div, label) = L::x_axis(env);
                 plot::draw(p, title, &label, &L::panels(env, div))
                     .map_err(|e| InputError::file(p, e))?;
+            }
+            if let Some(o) = self.out.take()
+                && let Err(e) = o.commit()
+            {
+                if let Some((p, ..)) = &self.plot {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
             }
         }
         let mut s = Summary::new(L::KIND.info(), trace, opts.mode, self.agreement.clone());

@@ -513,5 +513,16 @@ fn main() -> ExitCode {
             sim_host::fixtures::run(&dir, &kinds, check)
         }
     };
+    // One rule for every subcommand: a write to standard output that failed (a full disk, a
+    // closed pipe) leaves an incomplete output, which is an error with a message and exit 2.
+    let code = if sim_host::output::stdout_failed() {
+        eprintln!(
+            "error: cannot write to standard output (a full disk or a closed pipe): the output \
+             is incomplete"
+        );
+        replay::EXIT_INPUT
+    } else {
+        code
+    };
     ExitCode::from(code as u8)
 }

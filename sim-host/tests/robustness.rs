@@ -141,6 +141,37 @@ fn stdout_write_error_is_exit_2() {
     assert!(err(&o).contains("standard output"), "{}", err(&o));
 }
 
+#[test]
+fn every_subcommand_reports_a_failed_write_of_standard_output_with_exit_2() {
+    if std::fs::metadata("/dev/full").is_err() {
+        return; // no /dev/full on this system
+    }
+    let int = "45c3598982392de900027989ae18703200003989d9f7b266000f698a05a6f4b50000";
+    for args in [
+        &["int", "decode", int][..],
+        &["fixtures", "--check", "--only", "cats"],
+        &["replay", "timely", "fixtures/timely/incast.csv"],
+        &["sim", "fixtures/scenarios/hpcc_incast_7to1.toml"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_sim-host"))
+            .args(args)
+            .current_dir(root())
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
+        assert!(
+            err(&o).contains("cannot write to standard output"),
+            "{args:?}: {}",
+            err(&o)
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn symlink_loops_end_and_every_trace_is_replayed_once() {
@@ -687,4 +718,28 @@ fn a_pcapng_process_information_block_shorter_than_12_bytes_is_refused() {
         "{e}"
     );
     assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn an_unusable_plot_path_leaves_no_out_file_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o.csv");
+    let plot = d.path().join("no-such-folder").join("p.svg");
+    let o = sim_host(&[
+        "replay",
+        "timely",
+        root().join("fixtures/timely/incast.csv").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("p.svg"), "{}", err(&o));
+    assert!(
+        !out.exists(),
+        "--out written although the run failed on --plot"
+    );
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -1149,6 +1149,61 @@ fn merge_fails_on_a_directory_without_results() {
 }
 
 #[test]
+fn merge_never_writes_over_a_result_it_reads_or_over_its_other_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.toml");
+    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "200_000")).unwrap();
+    let res = tmp.path().join("res");
+    let o = sim_host(&[
+        "sim".as_ref(),
+        a.as_os_str(),
+        "--controller".as_ref(),
+        "fixed".as_ref(),
+        "--results".as_ref(),
+        res.as_os_str(),
+    ]);
+    assert_exit_0(&o);
+    let result = std::fs::read_dir(&res)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let before = std::fs::read(&result).unwrap();
+    for (flag, what) in [("--out", "--out"), ("--summary", "--summary")] {
+        let o = sim_host(&[
+            "merge".as_ref(),
+            res.as_os_str(),
+            flag.as_ref(),
+            result.as_os_str(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(what) && err.contains("result file this merge reads"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(&result).unwrap(),
+            before,
+            "the result is intact"
+        );
+    }
+    let same = tmp.path().join("table.csv");
+    let o = sim_host(&[
+        "merge".as_ref(),
+        res.as_os_str(),
+        "--out".as_ref(),
+        same.as_os_str(),
+        "--summary".as_ref(),
+        same.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("name the same file"), "{err}");
+    assert!(!same.exists(), "nothing written");
+}
+
+#[test]
 fn a_fifo_sender_refuses_the_conductor_parameters_it_would_not_apply() {
     let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cats/web_page.csv");
     let fifo = |params: &str| {

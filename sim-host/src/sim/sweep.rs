@@ -629,6 +629,41 @@ pub fn plot(rows: &[Merged], dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Before anything is read or written: no output file of `merge` is one of the result files it
+/// reads, and `--out` and `--summary` are not the same file.
+fn refuse_merge_outputs(
+    dirs: &[PathBuf],
+    out: Option<&Path>,
+    summary_to: Option<&Path>,
+) -> Result<(), String> {
+    let outputs: Vec<(&str, &Path)> = [("--out", out), ("--summary", summary_to)]
+        .into_iter()
+        .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+        .collect();
+    for d in dirs {
+        for input in json_files(d)? {
+            if let Some((flag, p)) = outputs
+                .iter()
+                .find(|(_, p)| crate::output::same_file(p, &input))
+            {
+                return Err(format!(
+                    "{}: {flag} names a result file this merge reads: refusing to write over it",
+                    p.display()
+                ));
+            }
+        }
+    }
+    if let [(fa, a), (fb, b)] = outputs[..]
+        && crate::output::same_file(a, b)
+    {
+        return Err(format!(
+            "{}: {fa} and {fb} name the same file: one would overwrite the other",
+            a.display()
+        ));
+    }
+    Ok(())
+}
+
 /// `sim-host merge DIR... [--out FILE] [--summary FILE] [--plot DIR]`: the table to `out` or
 /// standard output, the summary and figures when asked; warnings (a missing shard, mixed
 /// experiments) on standard error. Exit 0, or 2 (one line on stderr naming the file) when a
@@ -648,6 +683,7 @@ pub fn merge_cli(
         crate::output::commit_temp(&tmp, p).map_err(|e| e.to_string())
     };
     let run = || -> Result<(), String> {
+        refuse_merge_outputs(dirs, out, summary_to)?;
         let m = merge(dirs)?;
         for w in &m.warnings {
             eprintln!("warning: {w}");
