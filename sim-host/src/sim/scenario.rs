@@ -599,7 +599,9 @@ pub struct Cdf {
 }
 
 impl Cdf {
-    /// Reads `size_bytes,cdf_percent` rows (`#` comments, one header row).
+    /// Reads `size_bytes,cdf_percent` rows (`#` comments, one header row): sizes finite and
+    /// non-negative with no flows below 1 byte, percentages in `[0, 100]`, both non-decreasing,
+    /// the last percentage 100.
     pub fn load(path: &Path) -> Result<Cdf, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
         let mut points = Vec::new();
@@ -630,6 +632,29 @@ impl Cdf {
                 .trim()
                 .parse()
                 .map_err(|_| format!("line {}: bad percent {b:?}", i + 1))?;
+            // Sizes are finite byte counts and percentages within [0, 100]. A flow has at least
+            // one byte: a point below 1 byte may only open the CDF at 0 % (`0,0`); one that puts
+            // flows there (mass on empty flows, which sampling would turn into 1-byte flows
+            // without a word) is refused.
+            if !s.is_finite() || s < 0.0 {
+                return Err(format!(
+                    "line {}: size {a:?}: a flow size is a finite, non-negative number of bytes",
+                    i + 1
+                ));
+            }
+            if !(0.0..=100.0).contains(&c) {
+                return Err(format!(
+                    "line {}: percent {b:?}: a cumulative percentage is within [0, 100]",
+                    i + 1
+                ));
+            }
+            if s < 1.0 && c > 0.0 {
+                return Err(format!(
+                    "line {}: {c} % of flows at {s} bytes: a flow has at least 1 byte (only \
+                     `0,0` may open the CDF)",
+                    i + 1
+                ));
+            }
             if let Some(&(ps, pc)) = points.last()
                 && (s < ps || c < pc * 100.0)
             {
@@ -1361,4 +1386,36 @@ pub fn read_page(path: &Path) -> Result<Page, crate::trace::InputError> {
         messages,
         params: r.params().to_vec(),
     })
+}
+
+#[cfg(test)]
+mod cdf_tests {
+    use super::Cdf;
+
+    fn load(rows: &str) -> Result<Cdf, String> {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.csv");
+        std::fs::write(&p, format!("size_bytes,cdf_percent\n{rows}")).unwrap();
+        Cdf::load(&p)
+    }
+
+    #[test]
+    fn a_cdf_is_refused_with_its_line_unless_sizes_are_bytes_and_percentages_cumulative() {
+        assert!(load("100,50\n1000,100\n").is_ok());
+        assert!(load("0,0\n100,50\n1000,100\n").is_ok());
+        for (rows, line, what) in [
+            ("0,50\n1000,100\n", "line 2", "at least 1 byte"),
+            ("0.5,10\n1000,100\n", "line 2", "at least 1 byte"),
+            ("-5,0\n1000,100\n", "line 2", "non-negative"),
+            ("NaN,10\n1000,100\n", "line 2", "non-negative"),
+            ("100,-1\n1000,100\n", "line 2", "[0, 100]"),
+            ("100,150\n1000,100\n", "line 2", "[0, 100]"),
+            ("100,inf\n", "line 2", "[0, 100]"),
+            ("100,60\n1000,50\n2000,100\n", "line 3", "not increasing"),
+            ("100,50\n1000,90\n", "", "end at 100"),
+        ] {
+            let e = load(rows).unwrap_err();
+            assert!(e.contains(line) && e.contains(what), "{rows:?}: {e}");
+        }
+    }
 }
