@@ -1201,6 +1201,18 @@ fn merge_never_writes_over_a_result_it_reads_or_over_its_other_output() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("name the same file"), "{err}");
     assert!(!same.exists(), "nothing written");
+    // A result whose seed is of the wrong type is refused with the file and the field, not
+    // read as seed 0.
+    let mut v: serde_json::Value = serde_json::from_slice(&before).unwrap();
+    v["seed"] = serde_json::json!("one");
+    std::fs::write(&result, serde_json::to_vec(&v).unwrap()).unwrap();
+    let o = sim_host(&["merge".as_ref(), res.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&result.display().to_string()) && err.contains("field `seed`"),
+        "{err}"
+    );
 }
 
 #[test]

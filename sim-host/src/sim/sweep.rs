@@ -65,6 +65,13 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
             v.push(p.parse().map_err(|_| format!("--seeds: bad seed {p:?}"))?);
         }
     }
+    // Each seed is one run: a seed given twice would run twice and merge as a missing job.
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(dup) = v.iter().find(|&&x| !seen.insert(x)) {
+        return Err(format!(
+            "--seeds: seed {dup} is given more than once (each seed is one run)"
+        ));
+    }
     Ok(v)
 }
 
@@ -435,11 +442,25 @@ pub fn merge(dirs: &[PathBuf]) -> Result<MergeResult, String> {
                     .2
                     .insert(job);
             }
+            // Every identifying field present and of its type: a wrong one is refused, never
+            // read as empty or 0.
+            let field = |what: &str, x: &serde_json::Value| -> Result<String, String> {
+                x.as_str().map(str::to_string).ok_or_else(|| {
+                    format!("{}: field `{what}`: {x} is not a string", p.display())
+                })
+            };
+            let seed = v["seed"].as_u64().ok_or_else(|| {
+                format!(
+                    "{}: field `seed`: {} is not a non-negative integer",
+                    p.display(),
+                    v["seed"]
+                )
+            })?;
             let m = Merged {
-                scenario: r["scenario"].as_str().unwrap_or("").to_string(),
+                scenario: field("report.scenario", &r["scenario"])?,
                 experiment: experiment.to_string(),
-                controller: v["controller"].as_str().unwrap_or("").to_string(),
-                seed: v["seed"].as_u64().unwrap_or(0),
+                controller: field("controller", &v["controller"])?,
+                seed,
                 hash,
                 values: METRICS.iter().map(|m| (m.get)(r)).collect(),
             };
@@ -738,5 +759,8 @@ mod tests {
         assert!(parse_shard("1").is_err());
         assert_eq!(parse_seeds("1..4,9").unwrap(), vec![1, 2, 3, 9]);
         assert!(parse_seeds("4..1").is_err());
+        let e = parse_seeds("1,1,2").unwrap_err();
+        assert!(e.contains("seed 1") && e.contains("more than once"), "{e}");
+        assert!(parse_seeds("1..3,2").is_err());
     }
 }
