@@ -445,9 +445,9 @@ pub fn merge(dirs: &[PathBuf]) -> Result<MergeResult, String> {
             // Every identifying field present and of its type: a wrong one is refused, never
             // read as empty or 0.
             let field = |what: &str, x: &serde_json::Value| -> Result<String, String> {
-                x.as_str().map(str::to_string).ok_or_else(|| {
-                    format!("{}: field `{what}`: {x} is not a string", p.display())
-                })
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{}: field `{what}`: {x} is not a string", p.display()))
             };
             let seed = v["seed"].as_u64().ok_or_else(|| {
                 format!(
