@@ -1130,39 +1130,35 @@ fn merge_fails_on_a_directory_without_results() {
     assert!(err.contains("no sweep result files"), "{err}");
     assert!(o.stdout.is_empty(), "no header-only table");
     // Results one folder down: refused, naming the folder that has them.
-    let a = tmp.path().join("a.toml");
-    std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "200_000")).unwrap();
+    one_result(tmp.path(), "empty/run1");
     let sub = empty.join("run1");
-    let o = sim_host(&[
-        "sim".as_ref(),
-        a.as_os_str(),
-        "--controller".as_ref(),
-        "fixed".as_ref(),
-        "--results".as_ref(),
-        sub.as_os_str(),
-    ]);
-    assert_exit_0(&o);
     let o = sim_host(&["merge".as_ref(), empty.as_os_str()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&sub.display().to_string()), "{err}");
 }
 
-#[test]
-fn merge_never_writes_over_a_result_it_reads_or_over_its_other_output() {
-    let tmp = tempfile::tempdir().unwrap();
-    let a = tmp.path().join("a.toml");
+/// A short incast scenario in `dir` (`a.toml`), run once with the fixed controller into
+/// `dir/<results>`.
+fn one_result(dir: &Path, results: &str) {
+    let a = dir.join("a.toml");
     std::fs::write(&a, INCAST_DROPS.replace("1_000_000", "200_000")).unwrap();
-    let res = tmp.path().join("res");
     let o = sim_host(&[
         "sim".as_ref(),
         a.as_os_str(),
         "--controller".as_ref(),
         "fixed".as_ref(),
         "--results".as_ref(),
-        res.as_os_str(),
+        dir.join(results).as_os_str(),
     ]);
     assert_exit_0(&o);
+}
+
+#[test]
+fn merge_never_writes_over_a_result_it_reads_or_over_its_other_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    one_result(tmp.path(), "res");
+    let res = tmp.path().join("res");
     let result = std::fs::read_dir(&res)
         .unwrap()
         .map(|e| e.unwrap().path())
