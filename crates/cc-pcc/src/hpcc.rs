@@ -423,8 +423,8 @@ impl HpccFlow {
 
     /// One event of this flow (`telemetry`: the RTT event's 12 bytes of raw data as
     /// `doca_pcc_dev_get_rtt_raw_data` returns them, [`Event::rtt_raw_data`] without the SDK;
-    /// not read for other events). Returns the rate in Q20 and the probe request; the branch of Algorithm 1
-    /// when a telemetry sample was used.
+    /// not read for other events). Returns the rate in Q20 and the probe request; the branch of
+    /// Algorithm 1 when a telemetry sample was used.
     #[inline]
     pub fn on_event(
         &mut self,
@@ -524,19 +524,13 @@ impl HpccFlow {
             | (u32::from(t.index) << SAMPLE_INDEX_SHIFT);
         // Each answered probe is one round for Wc (Alg. 1 l.22–23): sequence n after n − 1.
         let seq = raw.last_update_seq.wrapping_add(1);
-        let header = path_header(t);
+        // nhop 1, path id = the switch index: another switch is a path change (resync).
+        let header = 0x1000 | u16::from(t.index);
         let word = DocaHop::word(t, cfg.speed_code).to_be_bytes();
         self.hpcc
             .on_hop_words::<DocaHop>(&cfg.hpcc, seq, seq, header, &word)
             .1
     }
-}
-
-/// The stored INT header for a sample: nhop 1, path id = the switch index (another switch is
-/// a path change: `resync`).
-#[inline(always)]
-fn path_header(t: &Telemetry) -> u16 {
-    0x1000 | u16::from(t.index)
 }
 
 /// `doca_pcc_dev_user_algo` for HPCC: loads the flow (a new flow if never stored), handles

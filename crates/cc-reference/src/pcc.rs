@@ -324,22 +324,19 @@ impl RefPccHpccFlow {
         if departed && let RefProbe::Requested(_) = self.probe {
             self.probe = RefProbe::Departed(now);
         }
-        let timed_out = match self.probe {
-            RefProbe::Idle => false,
-            RefProbe::Requested(t) | RefProbe::Departed(t) => {
-                if since(now, t) < p.probe_timeout_ns {
-                    return RefHpccStep::Tx {
-                        probe: false,
-                        timed_out: false,
-                    };
-                }
-                true
-            }
+        // TIMELY's policy, on the time the probe was requested or left.
+        let mut since_ns = match self.probe {
+            RefProbe::Idle => None,
+            RefProbe::Requested(t) | RefProbe::Departed(t) => Some(u64::from(t)),
         };
-        self.probe = RefProbe::Requested(now);
-        RefHpccStep::Tx {
-            probe: true,
-            timed_out,
+        match probe_on_tx(&mut since_ns, now, p.probe_timeout_ns) {
+            RefPccStep::Tx { probe, timed_out } => {
+                if probe {
+                    self.probe = RefProbe::Requested(now);
+                }
+                RefHpccStep::Tx { probe, timed_out }
+            }
+            _ => RefHpccStep::Other,
         }
     }
 
