@@ -186,15 +186,9 @@ impl Replay {
         ))
     }
 
-    /// The event the platform would deliver for `r` (type `code`), and the telemetry record of
-    /// an HPCC probe response.
-    fn event(
-        trace: &Path,
-        line: u64,
-        r: &Row,
-        code: u8,
-        hpcc: bool,
-    ) -> Result<(Event, Option<[u8; TELEMETRY_BYTES]>), InputError> {
+    /// The event the platform would deliver for `r` (type `code`); an HPCC probe response
+    /// carries the row's telemetry record as its raw data.
+    fn event(trace: &Path, line: u64, r: &Row, code: u8, hpcc: bool) -> Result<Event, InputError> {
         let err = |m: String| InputError::at(trace, line, m);
         let tel = match (hpcc && code == 6, r.telemetry.is_empty()) {
             (false, true) => None,
@@ -289,7 +283,7 @@ impl Replay {
             spec,
         };
         // Through the 44 bytes as delivered.
-        Ok((Event::decode(&ev.encode()), tel))
+        Ok(Event::decode(&ev.encode()))
     }
 }
 
@@ -383,15 +377,14 @@ fn hpcc_step(
     rf: &mut RefPccHpccFlow,
     ctx: &mut FlowContext,
     ev: &Event,
-    tel: Option<&[u8; TELEMETRY_BYTES]>,
     counters: &mut Counters,
 ) -> (Outcome, Outcome) {
     let (cfg, rp) = (&b.cfg, &b.reference);
-    let zero = [0u8; TELEMETRY_BYTES];
-    let tel = tel.unwrap_or(&zero);
+    // The response's raw data, as the platform's getter gives it (read for RTT events only).
+    let tel = ev.rtt_raw_data();
     let step = match ev.type_code {
         3 => rf.on_tx(rp, ev.ts_ns, ev.flags & tx_flag::RTT_REQ_SENT != 0),
-        6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(tel)),
+        6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(&tel)),
         _ => RefHpccStep::Other,
     };
     let (branch, meaningful) = match step {
@@ -419,7 +412,7 @@ fn hpcc_step(
         counters.inc(Counter::NewFlows);
         HpccFlow::new(cfg)
     });
-    let (res, br) = flow.on_event(cfg, ev, tel, counters);
+    let (res, br) = flow.on_event(cfg, ev, &tel, counters);
     flow.store(ctx);
     let o_fixed = Outcome {
         branch: match (ev.type_code, br) {
@@ -492,7 +485,7 @@ impl crate::driver::Lockstep for Replay {
             }
         };
         let hpcc = matches!(self.setup, Setup::Hpcc(_));
-        let (ev, tel) = Self::event(trace, line, r, code, hpcc)?;
+        let ev = Self::event(trace, line, r, code, hpcc)?;
         let t = self.unwrap_ts(r.ts_ns);
         let setup = &self.setup;
         let flow = self.flows.entry(r.flow).or_insert_with(|| Flow {
@@ -508,7 +501,7 @@ impl crate::driver::Lockstep for Replay {
                 timely_step(b, rf, &mut flow.ctx, &ev, &mut self.counters)
             }
             (Setup::Hpcc(b), RefFlow::Hpcc(rf)) => {
-                hpcc_step(b, rf, &mut flow.ctx, &ev, tel.as_ref(), &mut self.counters)
+                hpcc_step(b, rf, &mut flow.ctx, &ev, &mut self.counters)
             }
             _ => unreachable!("a trace has one algorithm"),
         };

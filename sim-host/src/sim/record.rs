@@ -164,13 +164,9 @@ impl Recorder {
     }
 
     /// One DOCA PCC event as the adapter got it (`replay pcc`'s row: the type by name, the
-    /// union's three words, an RTT response's telemetry record in hex).
-    pub fn pcc_row(
-        &mut self,
-        id: u32,
-        ev: &cc_pcc::Event,
-        telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
-    ) {
+    /// union's three fields, under HPCC an RTT response's raw data — the telemetry record — in
+    /// hex).
+    pub fn pcc_row(&mut self, id: u32, ev: &cc_pcc::Event) {
         use cc_pcc::EventType;
         // A documented type by its row name, any other by its code (as `replay pcc` reads it).
         let ty = crate::pcc::row_name(ev.type_code)
@@ -199,10 +195,12 @@ impl Recorder {
             Some(EventType::Rtt) if self.pcc_telemetry => Default::default(),
             _ => (field(ev.spec[0]), field(ev.spec[1]), field(ev.spec[2])),
         };
-        let hex: String = match (telemetry, &ev.event_type()) {
-            (Some(t), Some(EventType::Rtt)) if self.pcc_telemetry => {
-                t.iter().map(|x| format!("{x:02x}")).collect()
-            }
+        let hex: String = match ev.event_type() {
+            Some(EventType::Rtt) if self.pcc_telemetry => ev
+                .rtt_raw_data()
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect(),
             _ => String::new(),
         };
         let byte = |v: u8| if v == 0 { String::new() } else { v.to_string() };

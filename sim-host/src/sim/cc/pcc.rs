@@ -184,7 +184,9 @@ trait Side: Send {
     const NAME: &'static str;
     /// The RTT responses carry switch telemetry as their raw data (HPCC), not timestamps.
     fn telemetry(&self) -> bool;
-    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool;
+    /// One event; whether the flow asks for a probe. An RTT event's telemetry, under HPCC, is
+    /// its raw data (`Event::rtt_raw_data`).
+    fn event(&mut self, ev: &cc_pcc::Event) -> bool;
     /// The rate, b/s, at line rate `line_bps`.
     fn rate_bps(&self, line_bps: f64) -> f64;
 }
@@ -204,8 +206,8 @@ impl Side for Fixed {
     fn telemetry(&self) -> bool {
         matches!(*self.setup, PccSetup::Hpcc(_))
     }
-    /// The adapter gets the 44 bytes as delivered.
-    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
+    /// The adapter gets the 44 bytes as delivered, and HPCC their raw data.
+    fn event(&mut self, ev: &cc_pcc::Event) -> bool {
         let delivered = cc_pcc::Event::decode(&ev.encode());
         let mut counters = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         let r = match &*self.setup {
@@ -213,7 +215,8 @@ impl Side for Fixed {
                 cc_pcc::timely_on_event(&b.cfg, &mut self.ctx, &delivered, &mut counters)
             }
             PccSetup::Hpcc(b) => {
-                cc_pcc::hpcc_on_event(&b.cfg, &mut self.ctx, &delivered, telemetry, &mut counters)
+                let raw = delivered.rtt_raw_data();
+                cc_pcc::hpcc_on_event(&b.cfg, &mut self.ctx, &delivered, &raw, &mut counters)
             }
         };
         self.rate_q20 = r.rate_q20;
@@ -235,7 +238,7 @@ impl Side for TimelyRef {
     fn telemetry(&self) -> bool {
         false
     }
-    fn event(&mut self, ev: &cc_pcc::Event, _: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
+    fn event(&mut self, ev: &cc_pcc::Event) -> bool {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
                 self.f.on_tx(&self.p, ev.ts_ns),
@@ -271,7 +274,7 @@ impl Side for HpccRef {
     fn telemetry(&self) -> bool {
         true
     }
-    fn event(&mut self, ev: &cc_pcc::Event, telemetry: &[u8; cc_pcc::TELEMETRY_BYTES]) -> bool {
+    fn event(&mut self, ev: &cc_pcc::Event) -> bool {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
                 self.f.on_tx(
@@ -282,7 +285,7 @@ impl Side for HpccRef {
                 RefHpccStep::Tx { probe: true, .. }
             ),
             Some(EventType::Rtt) => {
-                let tel = RefTelemetry::decode(telemetry);
+                let tel = RefTelemetry::decode(&ev.rtt_raw_data());
                 self.f.on_response(&self.p, ev.ts_ns, &tel);
                 false
             }
@@ -303,16 +306,8 @@ struct Flow<S> {
 
 impl<S: Side> Flow<S> {
     /// One platform event (`spec`: the union words as the platform fills them; `flags`: the
-    /// attribute word's flags; `telemetry`: an RTT response's switch-telemetry record, for the
-    /// recording) for the side, and its recording.
-    fn event(
-        &mut self,
-        cx: &mut Cx<'_>,
-        ty: EventType,
-        flags: u8,
-        spec: [u32; 3],
-        telemetry: Option<&[u8; cc_pcc::TELEMETRY_BYTES]>,
-    ) -> Reply {
+    /// attribute word's flags) for the side, and its recording.
+    fn event(&mut self, cx: &mut Cx<'_>, ty: EventType, flags: u8, spec: [u32; 3]) -> Reply {
         let ev = cc_pcc::Event {
             type_code: ty as u8,
             subtype: if ty == EventType::Nack {
@@ -327,11 +322,9 @@ impl<S: Side> Flow<S> {
             ts_ns: cx.nic_clock_ns(),
             spec,
         };
-        // What the adapter reads: the raw data of an RTT event.
-        let raw = ev.rtt_raw_data();
-        let probe = self.side.event(&ev, &raw);
+        let probe = self.side.event(&ev);
         if let Some(r) = cx.rec.as_deref_mut() {
-            r.pcc_row(cx.flow, &ev, telemetry);
+            r.pcc_row(cx.flow, &ev);
         }
         Reply {
             probe,
@@ -349,7 +342,7 @@ impl<S: Side> Flow<S> {
             sent_32b_units: units,
             qpn: cx.flow & 0xFF_FFFF,
         });
-        self.event(cx, EventType::Tx, flags, spec, None)
+        self.event(cx, EventType::Tx, flags, spec)
     }
 }
 
@@ -383,7 +376,7 @@ impl<S: Side> FlowCc for Flow<S> {
             first_sn: a.seq as u32,
             coalesced: 1,
         });
-        self.event(cx, ty, 0, spec, None)
+        self.event(cx, ty, 0, spec)
     }
 
     /// An RTT event: under TIMELY the request's send time (sender's clock), its receive time
@@ -399,7 +392,7 @@ impl<S: Side> FlowCc for Flow<S> {
                 resp_send_ts_ns: r.resp_send_ns,
             })
         };
-        self.event(cx, EventType::Rtt, 0, spec, Some(&r.telemetry))
+        self.event(cx, EventType::Rtt, 0, spec)
     }
 
     fn rate_bps(&self) -> f64 {
