@@ -350,7 +350,8 @@ pub fn parse_flows(
         if !(0.0..1.0e6).contains(&secs) {
             return Err(t.err(tl, format!("start time {st:?} is not in [0, 10^6) s")));
         }
-        let start_ns = (secs * 1e9).round() as u64;
+        // As ns-3 reads it: `Seconds(double)`, truncated to the ns.
+        let start_ns = super::engine::ns3_seconds_ns(secs);
         if let Some(p) = flows.last()
             && start_ns < p.start_ns
         {
@@ -743,7 +744,8 @@ pub fn apply(
             s.hosts_per_edge.iter().sum::<u32>()
         ));
         inp.topology = Some(p.to_path_buf());
-        inp.ns3_id = s.ns3_id;
+        inp.ns3_id = s.ns3_id.clone();
+        l.ns3_id = s.ns3_id;
         inp.links = t.links;
     }
     if let Some(p) = flows {
@@ -795,6 +797,8 @@ pub fn apply(
             })
             .collect();
         inp.pg_dport = fl.iter().map(|f| (f.pg, f.dport)).collect();
+        // Checked to be at most 65535 by the parser.
+        l.ns3_dport = fl.iter().map(|f| f.dport as u16).collect();
         inp.flows = Some(p.to_path_buf());
     }
     if inp.any() {
@@ -906,16 +910,14 @@ pub fn files(sim: &Sim, inp: &Ns3Inputs) -> (Vec<(&'static str, String)>, Ns3Rep
         );
     }
     out.push(("topology.txt", s));
-    // flow.txt, and the ports ns-3 would give each flow: starts in order, each host pair's
-    // source ports from 10000.
+    // flow.txt: the flows in order of start (the engine gave each its ports as ns-3 would
+    // when it started: `Flow::sport`).
     let flows = &sim.flows;
     let mut order: Vec<usize> = (0..flows.len())
         .filter(|&i| !flows[i].long || flows[i].size_bytes != u64::MAX)
         .collect();
     rep.unsized_not_written = flows.len() - order.len();
     order.sort_by_key(|&i| (flows[i].start_ps, i));
-    let mut next_port: HashMap<(u32, u32), u16> = HashMap::new();
-    let mut sport = vec![0u16; flows.len()];
     let pg_dport = |i: usize| {
         let g = flows[i].group as usize;
         inp.pg_dport.get(g).copied().unwrap_or_else(|| {
@@ -929,14 +931,13 @@ pub fn files(sim: &Sim, inp: &Ns3Inputs) -> (Vec<(&'static str, String)>, Ns3Rep
     let mut s = format!("{}\n", order.len());
     for &i in &order {
         let f = &flows[i];
-        let p = next_port.entry((f.src, f.dst)).or_insert(FIRST_SPORT);
-        sport[i] = *p;
-        *p = p.wrapping_add(1);
         let ns = f.start_ps / 1000;
         let (pg, dport) = pg_dport(i);
+        // Half a ns more than the start: ns-3 truncates the `double` it reads to the ns
+        // ([`super::engine::ns3_seconds_ns`]), and `0.070000962` is just below 70000962 ns.
         let _ = writeln!(
             s,
-            "{} {} {pg} {dport} {} {}.{:09}",
+            "{} {} {pg} {dport} {} {}.{:09}5",
             id(f.src),
             id(f.dst),
             f.size_bytes,
@@ -966,7 +967,7 @@ pub fn files(sim: &Sim, inp: &Ns3Inputs) -> (Vec<(&'static str, String)>, Ns3Rep
             "{:08x} {:08x} {} {dport} {} {} {} {}",
             node_ip(id(f.src)),
             node_ip(id(f.dst)),
-            sport[i],
+            f.sport,
             f.size_bytes,
             f.start_ps / 1000,
             (end - f.start_ps) / 1000,

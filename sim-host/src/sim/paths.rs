@@ -11,7 +11,7 @@
 //! the propagation plus one payload's serialisation per link, one way, each rounded down to the
 //! ns) is listed beside it.
 
-use super::engine::{ACK_BYTES, HDR_BYTES, MAX_HOPS, int_wire_bytes};
+use super::engine::{MAX_HOPS, Wire, int_wire_bytes};
 use super::scenario::SwitchModel;
 use super::scenario::{Loaded, TopoKind};
 use crate::trace::Param;
@@ -169,10 +169,10 @@ fn class(
         // The data packet on link k: payload, header, INT header and the k hops stamped so far
         // (a switch stamps its hop at dequeue, before the packet's bytes go on its link).
         let int = int_wire_bytes(int_on, ns3, (k as u32).min(MAX_HOPS as u32));
-        rtt_ps += ser_ps(mtu + HDR_BYTES + int, rate) + 2 * delay_ns * 1_000;
+        rtt_ps += ser_ps(mtu + Wire::of(ns3).data_hdr + int, rate) + 2 * delay_ns * 1_000;
         // The ACK echoes every hop.
         let ack_int = int_wire_bytes(int_on, ns3, stamped);
-        rtt_ps += ser_ps(ACK_BYTES + ack_int, rate);
+        rtt_ps += ser_ps(Wire::of(ns3).ack + ack_int, rate);
         // third.cc, CalculateRoute: txDelay += payload·8·10^9 / bw (integer division).
         ns3_ns += 2 * delay_ns + u64::from(mtu) * 8_000_000_000 / rate;
     }

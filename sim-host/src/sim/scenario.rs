@@ -391,6 +391,9 @@ pub struct Topology {
     /// default or ns3 (see [`SwitchModel`]).
     #[serde(default)]
     pub switch_model: SwitchModel,
+    /// `switch_model = "ns3"`: ns-3's `INT_MULTI` (`run.py --mi`): switches stamp bytes and
+    /// queue lengths in units of 128 and 80 bytes times this (1 ..= 64; default 1, ns-3's).
+    pub int_multi: Option<u32>,
 }
 
 /// Flow group kinds.
@@ -712,6 +715,13 @@ pub struct Loaded {
     pub hosts: u32,
     /// cats: the page.
     pub page: Option<Page>,
+    /// `--ns3-topology`: the ns-3 node id of each of our nodes (hosts, then switches; empty:
+    /// the identity). The ns-3 switch model hashes with these ids and the addresses made from
+    /// them.
+    pub ns3_id: Vec<u32>,
+    /// `--ns3-flows`: each flow group's destination port (empty: ns-3's defaults by kind,
+    /// [`crate::sim::ns3::DPORT_NORMAL`] and [`crate::sim::ns3::DPORT_INCAST`]).
+    pub ns3_dport: Vec<u16>,
 }
 
 impl Loaded {
@@ -790,6 +800,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
         cdfs: Vec::new(),
         hosts,
         page: None,
+        ns3_id: Vec::new(),
+        ns3_dport: Vec::new(),
     };
     // A file's groups; an ns-3 flow file's flows (one group each, `--ns3-flows`) are not
     // bounded by it.
@@ -987,6 +999,18 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
     }
     if t.buffer_bytes < 2 * u64::from(sc.mtu_bytes) + 1_000 {
         return Err(l.err("topology.buffer_bytes", "must hold at least two packets"));
+    }
+    match (t.switch_model, t.int_multi) {
+        (SwitchModel::Default, Some(_)) => {
+            return Err(l.err(
+                "topology.int_multi",
+                "ns-3's INT unit multiplier: needs switch_model = \"ns3\" (the default model stamps HPCC's 128 B and 80 B units)",
+            ));
+        }
+        (SwitchModel::Ns3, Some(m)) if !(1..=64).contains(&m) => {
+            return Err(l.err("topology.int_multi", "must be in 1 ..= 64"));
+        }
+        _ => {}
     }
     if t.switch_model == SwitchModel::Ns3 {
         if t.buffer != BufferKind::Shared {

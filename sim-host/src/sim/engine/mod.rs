@@ -43,6 +43,7 @@ use std::collections::VecDeque;
 mod mmu;
 mod nic;
 mod ns3;
+mod ns3model;
 pub mod pacer;
 mod queue;
 mod switch;
@@ -50,7 +51,10 @@ mod topology;
 mod transport;
 mod workload;
 
-pub use mmu::{NS3_INT_BYTES, PFC_BYTES};
+pub use mmu::{NS3_INT_BYTES, NS3_PFC_BYTES};
+pub use ns3model::{
+    NS3_ACK_BYTES, NS3_HDR_BYTES, NS3_STANDALONE_HDR_BYTES, ns3_seconds_ns, ns3_tx_ns,
+};
 pub use ns3::{Ns3Log, Ns3Net, QlenHist};
 
 pub(crate) use nic::nic_clock;
@@ -240,6 +244,9 @@ struct Port {
     headroom_bytes: u64,
     /// `switch_model = "ns3"`: the α shift of this ingress port's dynamic threshold.
     pfc_shift: u32,
+    /// `switch_model = "ns3"`: transmissions take ns-3's time, truncated to the ns
+    /// ([`ns3_tx_ns`]).
+    ns3_time: bool,
 }
 
 /// A switch's tier: a leaf or ToR (and the one switch of a star, the two of a dumbbell), a
@@ -395,6 +402,11 @@ pub struct Flow {
     wait_since: Option<u64>,
     /// Its last segment from the pacer.
     last_seg: Option<LastSeg>,
+    /// Its source port, as ns-3 gives it when the flow starts (each host pair's from 10000 in
+    /// order of start; 0 before).
+    pub sport: u16,
+    /// Its destination port, as ns-3 names it (the flow file's, or 100; 200 for incast).
+    pub dport: u16,
     /// The sender's congestion controller.
     cc: Box<dyn FlowCc>,
     /// Its rate, b/s, as last read.
@@ -556,6 +568,16 @@ pub struct Sim {
     int_on: bool,
     /// `topology.switch_model = "ns3"` ([`mmu`]).
     ns3_switch: bool,
+    /// Header bytes of each packet kind ([`Wire::of`] the switch model).
+    wire: Wire,
+    /// `switch_model = "ns3"`: ns-3's `INT_MULTI` (`None`: the default model's INT).
+    ns3_int_multi: Option<u32>,
+    /// `switch_model = "ns3"`: ns-3's ECMP ([`ns3model`]).
+    ns3_ecmp: Option<Box<ns3model::Ns3Ecmp>>,
+    /// The next source port of each (source, destination) host pair (ns-3's `portNumder`).
+    next_sport: std::collections::HashMap<(u32, u32), u16>,
+    /// Each flow group's destination port, as ns-3 names it.
+    group_dport: Vec<u16>,
     /// `output.ideal_fct = "ns3"`: slowdowns against ns-3's standalone FCT.
     ideal_ns3: bool,
     mtu: u32,
@@ -599,6 +621,34 @@ pub struct Sim {
     ns3_log: Option<Box<Ns3Log>>,
 }
 
+/// Bytes on the wire of each packet kind beside its payload and its INT, per switch model:
+/// the default model's ([`HDR_BYTES`], [`ACK_BYTES`]) or ns-3's ([`NS3_HDR_BYTES`],
+/// [`NS3_ACK_BYTES`]). (PFC frames go on the wire only under ns-3's: [`NS3_PFC_BYTES`].)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    /// A data packet's headers.
+    pub data_hdr: u32,
+    /// An ACK or NACK.
+    pub ack: u32,
+}
+
+impl Wire {
+    /// The sizes of the default model (`ns3` false) or of `switch_model = "ns3"`.
+    pub const fn of(ns3: bool) -> Wire {
+        if ns3 {
+            Wire {
+                data_hdr: NS3_HDR_BYTES,
+                ack: NS3_ACK_BYTES,
+            }
+        } else {
+            Wire {
+                data_hdr: HDR_BYTES,
+                ack: ACK_BYTES,
+            }
+        }
+    }
+}
+
 /// INT bytes on the wire of a packet that carries `hops` hops: none without INT (`int_on`
 /// false), ns-3's fixed header under `switch_model = "ns3"` (`ns3`), else the header and 8
 /// bytes a hop.
@@ -639,10 +689,12 @@ impl Sim {
 
 impl Port {
     /// [`ser_ps`] of `bytes` on this port's link: one multiply when the rate divides
-    /// 8·10^12 b/s·ps (`ps_per_byte`, exact), else the division.
+    /// 8·10^12 b/s·ps (`ps_per_byte`, exact), else the division; under `switch_model =
+    /// "ns3"` ns-3's time, in whole ns ([`ns3_tx_ns`]).
     #[inline]
     fn ser_ps(&self, bytes: u32) -> u64 {
         match self.ps_per_byte {
+            0 if self.ns3_time => ns3_tx_ns(bytes, self.rate_bps) * PS_PER_NS,
             0 => ser_ps(bytes, self.rate_bps),
             b => u64::from(bytes) * b,
         }
@@ -722,6 +774,22 @@ impl Sim {
             }),
             int_on,
             ns3_switch: t.switch_model == SwitchModel::Ns3,
+            wire: Wire::of(t.switch_model == SwitchModel::Ns3),
+            ns3_ecmp: None,
+            ns3_int_multi: (t.switch_model == SwitchModel::Ns3).then(|| t.int_multi.unwrap_or(1)),
+            next_sport: std::collections::HashMap::new(),
+            group_dport: sc
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(g, x)| match l.ns3_dport.get(g) {
+                    Some(&d) => d,
+                    None if matches!(x.kind, GroupKind::Incast | GroupKind::PoissonIncast) => {
+                        super::ns3::DPORT_INCAST as u16
+                    }
+                    None => super::ns3::DPORT_NORMAL as u16,
+                })
+                .collect(),
             ideal_ns3: sc.output.ideal_fct == IdealFct::Ns3,
             mtu: sc.mtu_bytes,
             ack_every: sc.ack_every,
@@ -761,6 +829,9 @@ impl Sim {
             ns3_log: None,
         };
         sim.build_topology(t);
+        if sim.ns3_switch {
+            sim.ns3_ecmp = Some(Box::new(ns3model::Ns3Ecmp::new(&sim, &l.ns3_id)));
+        }
         // The wheel spans two of the slowest hop (a link's delay and a full packet's
         // serialisation), so that arrivals and transmissions fall inside it.
         let hop_ps = sim

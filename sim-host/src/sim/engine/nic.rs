@@ -239,7 +239,7 @@ impl Sim {
             flow: fid,
             seq: f.snd_nxt,
             payload: payload as u32,
-            wire: payload as u32 + HDR_BYTES + int_hdr,
+            wire: payload as u32 + self.wire.data_hdr + int_hdr,
             kind: KIND_DATA,
             t_sent_ps: now,
             ..Pkt::default()
@@ -276,7 +276,7 @@ impl Sim {
 
     /// Wire bytes of a data packet beside its payload.
     fn overhead(&self) -> u64 {
-        u64::from(HDR_BYTES + self.int_wire_bytes(0))
+        u64::from(self.wire.data_hdr + self.int_wire_bytes(0))
     }
 
     /// Per-packet pacing: the wire bytes of the packets that carry stream bytes `a .. b`

@@ -168,13 +168,24 @@ impl Sim {
                     let pk = &mut self.pkts[d as usize];
                     if usize::from(pk.nhop) < MAX_HOPS {
                         pk.wire += int_grow;
-                        let tx = pt.tx_bytes + u64::from(pk.wire);
+                        let (tx_units, qlen_units) = match self.ns3_int_multi {
+                            // ns-3 stamps the bytes sent before this packet
+                            // (`SwitchNotifyDequeue`), in its units.
+                            Some(m) => ns3model::ns3_int_hop(pt.tx_bytes, pt.q_bytes, m),
+                            None => {
+                                let tx = pt.tx_bytes + u64::from(pk.wire);
+                                (
+                                    ((tx / 128) & 0xF_FFFF) as u32,
+                                    (pt.q_bytes / 80).min(u64::from(u16::MAX)) as u16,
+                                )
+                            }
+                        };
                         let hop = hpcc_cc::Hop {
                             speed: hpcc_cc::Speed::from_code(pt.speed_code)
                                 .unwrap_or(hpcc_cc::Speed::G100),
                             ts_ns: ((self.now / PS_PER_NS) & 0xFF_FFFF) as u32,
-                            tx_units: ((tx / 128) & 0xF_FFFF) as u32,
-                            qlen_units: (pt.q_bytes / 80).min(u64::from(u16::MAX)) as u16,
+                            tx_units,
+                            qlen_units,
                         };
                         pk.hops[usize::from(pk.nhop)] = hop.to_word();
                         pk.nhop += 1;

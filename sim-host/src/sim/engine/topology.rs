@@ -16,7 +16,12 @@ impl Sim {
                 node: x,
                 peer: y,
                 rate_bps,
-                ps_per_byte: ps_per_byte(rate_bps),
+                // ns-3's times are computed per packet ([`ns3_tx_ns`]).
+                ps_per_byte: if self.ns3_switch {
+                    0
+                } else {
+                    ps_per_byte(rate_bps)
+                },
                 delay_ps,
                 lane: NO_LANE,
                 speed_code: code,
@@ -39,6 +44,7 @@ impl Sim {
                 hdrm_bytes: 0,
                 headroom_bytes: 0,
                 pfc_shift: 0,
+                ns3_time: self.ns3_switch,
             });
             if is_switch {
                 self.switches[(x - self.n_hosts) as usize].ports.push(id);
@@ -319,16 +325,17 @@ impl Sim {
         // header-only packet's serialisation on every link after the first.
         let links = 2 + fab_links;
         let prop = 2 * (2 * host_delay + fab_links * fab_delay);
-        let ack_wire = ACK_BYTES + int_bytes(sw_hops);
+        let ack_wire = self.wire.ack + int_bytes(sw_hops);
         let ack_ser = 2 * ser_ps(ack_wire, host_rate) + fab_links * ser_ps(ack_wire, fab_rate);
-        let hdr_ser = ser_ps(HDR_BYTES, host_rate) + (links - 2) * ser_ps(HDR_BYTES, fab_rate);
+        let hdr = self.wire.data_hdr;
+        let hdr_ser = ser_ps(hdr, host_rate) + (links - 2) * ser_ps(hdr, fab_rate);
         let base_rtt = prop + ack_ser + hdr_ser;
         // Every packet's bytes at the host's line rate plus the base RTT; when a fabric link
         // on the path is slower (the CATS dumbbell's 2 Mb/s bottleneck behind 100 Mb/s host
         // links), every packet's bytes at that rate plus propagation and the ACK's
         // serialisation, if that is longer. Both are lower bounds of the FCT.
         let pk = size_v.div_ceil(u64::from(self.mtu));
-        let wire = u128::from(size_v + pk * u64::from(HDR_BYTES + int_bytes(0)));
+        let wire = u128::from(size_v + pk * u64::from(hdr + int_bytes(0)));
         let at = |rate: u64| (wire * 8_000_000_000_000).div_ceil(u128::from(rate)) as u64;
         let first_link = at(host_rate) + base_rtt;
         if fab_links > 0 && fab_rate < host_rate {

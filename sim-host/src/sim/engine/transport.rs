@@ -75,7 +75,7 @@ impl Sim {
                 pk.kind = kind;
                 pk.seq = rcv;
                 pk.payload = 0;
-                pk.wire = ACK_BYTES + int_len;
+                pk.wire = self.wire.ack + int_len;
                 self.c.acks += 1;
                 if kind == KIND_NACK {
                     self.c.nacks += 1;

@@ -72,6 +72,8 @@ impl Sim {
             cnp_last_ps: None,
             record,
             web,
+            sport: 0,
+            dport: self.group_dport.get(group as usize).copied().unwrap_or(100),
         });
         if record {
             let lines = self.setup.set_lines();
@@ -203,6 +205,22 @@ impl Sim {
     /// A long or incast flow starts: its application (if any) starts and the NIC has one more
     /// flow to serve.
     pub(super) fn start_flow(&mut self, flow: u32) {
+        // ns-3's ports: each host pair's flows take source ports from 10000 in order of start
+        // (third.cc's `portNumder`); under `switch_model = "ns3"` they pick the flow's paths.
+        let (src, dst) = (self.flows[flow as usize].src, self.flows[flow as usize].dst);
+        let p = self
+            .next_sport
+            .entry((src, dst))
+            .or_insert(super::super::ns3::FIRST_SPORT);
+        self.flows[flow as usize].sport = *p;
+        *p = p.wrapping_add(1);
+        if let Some(e) = &self.ns3_ecmp {
+            let f = &self.flows[flow as usize];
+            let fwd = e.digits(self, src, dst, f.sport, f.dport);
+            let rev = e.digits(self, dst, src, f.dport, f.sport);
+            let ends = &mut self.ends[flow as usize];
+            (ends.fwd, ends.rev) = (fwd, rev);
+        }
         let f = &mut self.flows[flow as usize];
         if let Some(w) = &mut f.web {
             w.start(self.now / PS_PER_NS, &mut self.rec, flow, f.record);
