@@ -15,7 +15,7 @@
 //!   bytes or its shared bytes reach the threshold; after a packet leaves, it resumes the
 //!   upstream when its headroom is empty and its shared bytes are zero or 3 KiB below the
 //!   threshold.
-//! * Pause and resume are 31-byte frames ([`NS3_PFC_BYTES`]), queued in the control class of the ingress port
+//! * Pause and resume are 43-byte frames ([`NS3_PFC_BYTES`]), queued in the control class of the ingress port
 //!   (before any data) and serialised on the link; the upstream port stops sending its data
 //!   class when the pause arrives and starts again when the resume does.
 
@@ -29,9 +29,9 @@ pub(super) const NS3_RESUME_OFFSET_BYTES: u64 = 3 * 1024;
 /// The INT header ns-3 carries on every data packet and ACK in its NORMAL mode, whatever the
 /// hops stamped: five 8-byte hops and a 2-byte hop count (`IntHeader::GetStaticSize`).
 pub const NS3_INT_BYTES: u32 = 42;
-/// Bytes of a PFC pause or resume frame on the wire: PPP 2 + IPv4 20 + `PauseHeader` 9
-/// (`QbbNetDevice::SendPfc`, `pause-header.cc`).
-pub const NS3_PFC_BYTES: u32 = 31;
+/// Bytes of a PFC pause or resume frame on the wire: "PPP" 14 + IPv4 20 + `PauseHeader` 9
+/// (`QbbNetDevice::SendPfc`, `pause-header.cc`; the authors' `PppHeader` is 14 bytes).
+pub const NS3_PFC_BYTES: u32 = 43;
 
 impl Sim {
     /// ns-3's per-port headroom and α shift, and each switch's reserve and headroom totals

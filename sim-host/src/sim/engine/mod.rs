@@ -44,6 +44,7 @@ mod mmu;
 mod nic;
 mod ns3;
 mod ns3model;
+mod ns3nic;
 pub mod pacer;
 mod queue;
 mod switch;
@@ -52,9 +53,7 @@ mod transport;
 mod workload;
 
 pub use mmu::{NS3_INT_BYTES, NS3_PFC_BYTES};
-pub use ns3model::{
-    NS3_ACK_BYTES, NS3_HDR_BYTES, NS3_STANDALONE_HDR_BYTES, ns3_seconds_ns, ns3_tx_ns,
-};
+pub use ns3model::{NS3_ACK_BYTES, NS3_HDR_BYTES, ns3_seconds_ns, ns3_tx_ns};
 pub use ns3::{Ns3Log, Ns3Net, QlenHist};
 
 pub(crate) use nic::nic_clock;
@@ -291,6 +290,13 @@ struct Host {
     hold_until: u64,
     /// A wake-up armed to keep an idle pacer's clock within its contract (ps).
     tick_at: u64,
+    /// `switch_model = "ns3"`: the NIC's queue pairs (flows), in its round-robin order
+    /// ([`ns3nic`]).
+    ns3_qps: Vec<u32>,
+    /// `switch_model = "ns3"`: the index of the queue pair served last.
+    ns3_rrlast: u32,
+    /// `switch_model = "ns3"`: the time of the pending wake-up (ns-3's `m_nextSend`).
+    ns3_next_send: Option<u64>,
 }
 
 /// A flow's two hosts and the ECMP choices ([`Sim::ecmp`]) of its two directions: data and
@@ -407,6 +413,12 @@ pub struct Flow {
     pub sport: u16,
     /// Its destination port, as ns-3 names it (the flow file's, or 100; 200 for incast).
     pub dport: u16,
+    /// `switch_model = "ns3"`: when its queue pair may send next, ps ([`ns3nic`]).
+    ns3_next_avail_ps: u64,
+    /// `switch_model = "ns3"`: its rate as the NIC paces it, b/s (ns-3's `m_rate`).
+    ns3_rate_bps: u64,
+    /// `switch_model = "ns3"`: its last packet's bytes on the wire.
+    ns3_last_pkt: u32,
     /// The sender's congestion controller.
     cc: Box<dyn FlowCc>,
     /// Its rate, b/s, as last read.
@@ -955,6 +967,10 @@ impl Sim {
                 Ev::TxDone { port } => {
                     self.c.packet_events += 1;
                     self.tx_done(port);
+                }
+                Ev::Wake { host } if self.ns3_switch => {
+                    self.c.packet_events += 1;
+                    self.ns3_wake(host);
                 }
                 Ev::Wake { host } => {
                     self.c.packet_events += 1;

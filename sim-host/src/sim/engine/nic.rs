@@ -18,6 +18,10 @@ impl Sim {
     /// not paused it), send the next packet of the segment being sent, or take the next
     /// segment from the NIC's pacer; when nothing may leave yet, wake up when the pacer says.
     pub(super) fn host_try_send(&mut self, h: u32) {
+        if self.ns3_switch {
+            self.ns3_dequeue(h);
+            return;
+        }
         let port = self.hosts[h as usize].port;
         if self.ports[port as usize].cur.is_some() {
             return;
@@ -357,6 +361,10 @@ impl Sim {
 
     /// Flow `fid` starts sending: it takes a pacer slot, or waits for one (counted).
     pub(super) fn admit(&mut self, fid: u32) {
+        if self.ns3_switch {
+            self.ns3_new_qp(fid);
+            return;
+        }
         let h = self.flows[fid as usize].src;
         self.hosts[h as usize].waiting.push_back(fid);
         self.admit_waiting(h);
@@ -468,7 +476,9 @@ impl Sim {
         let f = &mut self.flows[fid as usize];
         f.rate_bps = f.cc.rate_bps();
         f.window = f.cc.window_bytes();
-        if f.slot != NO_SLOT {
+        if self.ns3_switch {
+            self.ns3_change_rate(fid);
+        } else if f.slot != NO_SLOT {
             let rate = pacer::rate_units(f.rate_bps);
             let window = f.window.map(|w| self.pacer_window(w));
             let u = pacer::units_of(self.now);

@@ -126,8 +126,8 @@ impl Sim {
     /// path's base RTT — its propagation delay both ways plus one full packet's serialisation
     /// on every link, each rounded down to the ns — plus every byte with its packets' headers
     /// (not INT) at the path's slowest link, rounded down. The engine's MTU is the payload and
-    /// the header its data header, or under `switch_model = "ns3"` ns-3's formula's
-    /// ([`NS3_STANDALONE_HDR_BYTES`]).
+    /// its data header the header (under `switch_model = "ns3"` ns-3's, [`NS3_HDR_BYTES`],
+    /// which is the one ns-3's formula counts).
     pub fn ns3_standalone_fct_ns(&self, src: u32, dst: u32, size: u64) -> u64 {
         let (fab_links, _) = self.path_shape(src, dst);
         let hp = &self.ports[self.hosts[src as usize].port as usize];
@@ -148,12 +148,7 @@ impl Sim {
         } else {
             host_rate
         };
-        let hdr = if self.ns3_switch {
-            NS3_STANDALONE_HDR_BYTES
-        } else {
-            HDR_BYTES
-        };
-        let total = size + size.div_ceil(mtu) * u64::from(hdr);
+        let total = size + size.div_ceil(mtu) * u64::from(self.wire.data_hdr);
         base_rtt + (u128::from(total) * 8_000_000_000 / u128::from(bw)) as u64
     }
 }

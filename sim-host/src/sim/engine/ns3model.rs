@@ -3,6 +3,7 @@
 //! 9f4be2a, folder `simulation/`; docs/sim.md lists each with its source):
 //!
 //! * packet sizes: a data packet's headers, an ACK's ([`NS3_HDR_BYTES`], [`NS3_ACK_BYTES`]);
+//!   the authors' "PPP" header is 14 bytes;
 //! * time: ns-3 keeps time in whole nanoseconds and converts a duration in seconds (a
 //!   `double`) by truncation ([`ns3_seconds_ns`]), so a transmission takes [`ns3_tx_ns`];
 //! * ECMP: a switch picks a next hop by a hash of the packet's addresses and ports seeded with
@@ -98,23 +99,22 @@ impl Ns3Ecmp {
     }
 }
 
-/// ns-3's data packet headers without INT: PPP 2 + IPv4 20 + UDP 8 + `SeqTsHeader` 6 (its
-/// sequence number and priority group) (`RdmaHw::GetNxtPacket` in
-/// `src/point-to-point/model/rdma-hw.cc`, `SeqTsHeader::GetHeaderSize` in
-/// `src/internet/model/seq-ts-header.cc`). With HPCC's INT (42 B) and 1000 B of payload: 1078 B.
-pub const NS3_HDR_BYTES: u32 = 36;
+/// ns-3's data packet headers without INT: "PPP" 14 (the authors' `PppHeader` is 14 bytes, an
+/// Ethernet header's size: `PppHeader::GetStaticSize` in
+/// `src/point-to-point/model/ppp-header.cc`) + IPv4 20 + UDP 8 + `SeqTsHeader` 6 (its sequence
+/// number and priority group) (`RdmaHw::GetNxtPacket` in `rdma-hw.cc`,
+/// `SeqTsHeader::GetHeaderSize` in `src/internet/model/seq-ts-header.cc`). With HPCC's INT
+/// (42 B) and 1000 B of payload: 1090 B, 87 ns at 100 Gb/s; ns-3's own packet trace shows 91 B
+/// for a 1-byte flow. It is also the header its "standalone" FCT counts per packet (`qp_finish`
+/// in third.cc: `CustomHeader::GetStaticWholeHeaderSize() − IntHeader::GetStaticSize()`, 14 +
+/// 20 + 8 + 6).
+pub const NS3_HDR_BYTES: u32 = 48;
 
-/// ns-3's ACK or NACK without INT: PPP 2 + IPv4 20 + `qbbHeader` 12 (ports, flags, priority
-/// group, sequence number) and no payload (`RdmaHw::ReceiveUdp`: `max(60 − 14 − 20 − header,
-/// 0)` bytes of padding, 0 with INT; `qbbHeader::GetBaseSize` in `qbb-header.cc`). With INT:
-/// 76 B.
-pub const NS3_ACK_BYTES: u32 = 34;
-
-/// The header bytes per packet of ns-3's "standalone" FCT (`qp_finish` in third.cc:
-/// `CustomHeader::GetStaticWholeHeaderSize() − IntHeader::GetStaticSize()`, i.e. Ethernet 14 +
-/// IPv4 20 + UDP 8 + `SeqTsHeader` 6 in `src/network/utils/custom-header.cc`): not the 36 B
-/// its packets carry ([`NS3_HDR_BYTES`]).
-pub const NS3_STANDALONE_HDR_BYTES: u32 = 48;
+/// ns-3's ACK or NACK without INT: "PPP" 14 + IPv4 20 + `qbbHeader` 12 (ports, flags,
+/// priority group, sequence number) and no payload (`RdmaHw::ReceiveUdp`: `max(60 − 14 − 20 −
+/// header, 0)` bytes of padding, 0 with INT; `qbbHeader::GetBaseSize` in `qbb-header.cc`). With
+/// INT: 88 B (as ns-3's packet trace shows).
+pub const NS3_ACK_BYTES: u32 = 46;
 
 /// ns-3's `Seconds(double)` in whole nanoseconds: the `double` converted to ns-3's 64.64
 /// fixed point (its fraction truncated to 64 bits: `int64x64_t(double)` in
@@ -186,7 +186,10 @@ mod tests {
         // The figures: 1078 B at 100 G is 86.24 ns, at 400 G 21.56 ns.
         assert_eq!(ns3_tx_ns(1078, 100_000_000_000), 86);
         assert_eq!(ns3_tx_ns(1078, 400_000_000_000), 21);
-        assert_eq!(ns3_tx_ns(76, 100_000_000_000), 6);
+        assert_eq!(ns3_tx_ns(88, 100_000_000_000), 7);
+        // ns-3's packet trace: a 1-byte flow's 91-byte packet takes 7 ns on a 100 G link.
+        assert_eq!(ns3_tx_ns(91, 100_000_000_000), 7);
+        assert_eq!(ns3_tx_ns(1090, 100_000_000_000), 87);
         // 1000 B at 100 G: the double 8e-8 is just above 80 ns, but its fraction truncated to
         // 64 bits (1475739525896 / 2^64 s) is 79.99999999996 ns: ns-3 takes 79 ns.
         assert_eq!(ns3_tx_ns(1000, 100_000_000_000), 79);

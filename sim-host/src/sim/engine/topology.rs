@@ -245,6 +245,9 @@ impl Sim {
                 cur: None,
                 hold_until: 0,
                 tick_at: 0,
+                ns3_qps: Vec::new(),
+                ns3_rrlast: 0,
+                ns3_next_send: None,
             });
         }
         let sw_node = |s: u32| n_hosts + s;

@@ -73,6 +73,9 @@ impl Sim {
             record,
             web,
             sport: 0,
+            ns3_next_avail_ps: 0,
+            ns3_rate_bps: 0,
+            ns3_last_pkt: 0,
             dport: self.group_dport.get(group as usize).copied().unwrap_or(100),
         });
         if record {
