@@ -127,6 +127,12 @@ enum Ev {
     Start {
         flow: u32,
     },
+    /// `switch_model = "ns3"`: flow `flow`'s application starting, `hop` zero-delay events
+    /// after its start ([`ns3nic`]).
+    AppStart {
+        flow: u32,
+        hop: u32,
+    },
     Stop {
         flow: u32,
     },
@@ -170,6 +176,7 @@ fn pack(ev: Ev) -> u128 {
         Ev::Pfc { port, on } => (9, on, port),
         Ev::JainEnd => (10, 0, 0),
         Ev::Respond { host, pkt } => (11, host, pkt),
+        Ev::AppStart { flow, hop } => (12, hop, flow),
     };
     debug_assert!(a < 1 << 14 && b < 1 << 30);
     (k << 44) | (u128::from(a & 0x3FFF) << 30) | u128::from(b & 0x3FFF_FFFF)
@@ -190,6 +197,7 @@ fn unpack(x: u128) -> Ev {
         8 => Ev::JainMark,
         10 => Ev::JainEnd,
         11 => Ev::Respond { host: a, pkt: b },
+        12 => Ev::AppStart { flow: b, hop: a },
         _ => Ev::Pfc { port: b, on: a },
     }
 }
@@ -246,6 +254,9 @@ struct Port {
     /// `switch_model = "ns3"`: transmissions take ns-3's time, truncated to the ns
     /// ([`ns3_tx_ns`]).
     ns3_time: bool,
+    /// `switch_model = "ns3"`: the sequence number the current transmission's arrival took
+    /// when it started (ns-3 schedules the arrival then, `QbbChannel::TransmitStart`).
+    arrive_seq: u64,
 }
 
 /// A switch's tier: a leaf or ToR (and the one switch of a star, the two of a dumbbell), a
@@ -908,9 +919,14 @@ impl Sim {
         self.queue.push(key);
     }
 
-    /// [`push`](Self::push) for an event a link's delay after now, in the link's lane.
-    fn push_lane(&mut self, lane: u8, t: u64, ev: Ev) {
-        let key = self.key(t, ev);
+    /// [`push`](Self::push) for an event a link's delay after now, in the link's lane, in the
+    /// order of sequence number `seq` (taken earlier, [`Port::arrive_seq`]) when it is not 0.
+    fn push_lane(&mut self, lane: u8, t: u64, ev: Ev, seq: u64) {
+        let key = if seq == 0 {
+            self.key(t, ev)
+        } else {
+            (u128::from(t.min(T_MAX_PS)) << 84) | (u128::from(seq) << 48) | pack(ev)
+        };
         match lane {
             NO_LANE => self.queue.push(key),
             l => self.queue.push_lane(usize::from(l), key),
@@ -979,7 +995,13 @@ impl Sim {
                     }
                     self.host_try_send(host);
                 }
-                Ev::Start { flow } => self.start_flow(flow),
+                Ev::Start { flow } if self.ns3_switch => {
+                    self.push(self.now, Ev::AppStart { flow, hop: 1 });
+                }
+                Ev::AppStart { flow, hop: 1 } => {
+                    self.push(self.now, Ev::AppStart { flow, hop: 2 });
+                }
+                Ev::Start { flow } | Ev::AppStart { flow, .. } => self.start_flow(flow),
                 Ev::Stop { flow } => self.stop_flow(flow),
                 Ev::Poisson { group, host } => self.poisson(group, host),
                 Ev::Rto { flow } => self.rto(flow),

@@ -18,9 +18,14 @@ use super::*;
 ///
 /// ns-3 lists a switch's next hops towards a host in the order its breadth-first search from
 /// that host reached them (`CalculateRoute` in third.cc), which visits a node's neighbours in
-/// the order of a `std::map` keyed by `Ptr<Node>`, i.e. of their addresses in memory; third.cc
-/// creates the nodes one after another in id order, so that order is the node ids'. Here a
-/// switch's uplinks are ordered by the ns-3 id of the switch each leads to.
+/// the order of a `std::map` keyed by `Ptr<Node>`, i.e. of the nodes' addresses in memory. A
+/// `SwitchNode` holds a 2.1 MB array (`m_bytes[257][257][8]`, `switch-node.h`), which glibc's
+/// `malloc` takes from `mmap` (its threshold is 128 KiB), and Linux places each new mapping
+/// below the last: third.cc creates the nodes in id order, so a later switch lies at a lower
+/// address, and a switch's next hops come in descending order of node id. (Found in ns-3's
+/// packet trace: on leafspine32 with next hops ordered by ascending id, a flow from host 20 to
+/// host 9 took the other spine than ns-3's.) Here a switch's uplinks are ordered so, by the
+/// ns-3 id of the switch each leads to.
 pub(super) struct Ns3Ecmp {
     /// ns-3's address of each host.
     ip: Vec<u32>,
@@ -61,7 +66,7 @@ impl Ns3Ecmp {
                     }
                     _ => Vec::new(),
                 };
-                d.sort_unstable();
+                d.sort_unstable_by(|a, b| b.cmp(a));
                 d.into_iter().map(|x| x.1).collect()
             })
             .collect();

@@ -218,6 +218,11 @@ impl Sim {
         pt.tx_bytes += u64::from(wire);
         pt.cur = Some(pi);
         self.push(self.now + d, Ev::TxDone { port });
+        if self.ns3_switch {
+            // ns-3 schedules the arrival as the transmission starts, after its end.
+            self.seq = (self.seq + 1) & SEQ_MASK;
+            self.ports[port as usize].arrive_seq = self.seq;
+        }
     }
 
     /// PFC: a data packet that arrived through `in_port` left this switch's buffer; resume the
@@ -265,7 +270,7 @@ impl Sim {
         let Some(pi) = pt.cur.take() else {
             return;
         };
-        let (peer, delay, rev, lane) = (pt.peer, pt.delay_ps, pt.rev, pt.lane);
+        let (peer, delay, rev, lane, seq) = (pt.peer, pt.delay_ps, pt.rev, pt.lane, pt.arrive_seq);
         self.pkts[pi as usize].in_port = rev;
         self.push_lane(
             lane,
@@ -274,6 +279,7 @@ impl Sim {
                 node: peer,
                 pkt: pi,
             },
+            seq,
         );
         self.start_tx(port);
     }

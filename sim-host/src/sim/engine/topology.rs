@@ -45,6 +45,7 @@ impl Sim {
                 headroom_bytes: 0,
                 pfc_shift: 0,
                 ns3_time: self.ns3_switch,
+                arrive_seq: 0,
             });
             if is_switch {
                 self.switches[(x - self.n_hosts) as usize].ports.push(id);
