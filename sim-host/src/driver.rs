@@ -6,8 +6,8 @@
 //! not at all, the `--plot` envelope and figure), the verdict.
 //!
 //! A replay passes only if something meaningful was compared (see [`Recorder::meaningful`] and
-//! [`MIN_MEANINGFUL_SHARE`]); otherwise it is refused with the reason, before any output is
-//! written.
+//! [`MIN_MEANINGFUL_SHARE`]); otherwise its summary carries the reason
+//! ([`Summary::nothing_to_compare`]: no verdict, exit 2) and no output is written.
 
 use crate::kind::Kind;
 use crate::opts::{Mode, ReplayOpts};
@@ -251,33 +251,18 @@ impl Recorder {
     }
 
     /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
-    /// builds the judged summary; a refused replay writes neither and is an error (exit 2).
+    /// builds the judged summary. A replay with nothing meaningful compared writes neither and
+    /// is returned with the reason in [`Summary::nothing_to_compare`] (no verdict; its run exits
+    /// 2, a CSV trace and a capture flow alike), so that a directory lists it in its table and a
+    /// capture keeps its other flows' verdicts.
     pub fn finish<L: Lockstep>(
-        self,
-        ls: L,
-        trace: String,
-        title: &str,
-        opts: &ReplayOpts,
-        params: Vec<InForce>,
-    ) -> Result<Summary, InputError> {
-        let path = PathBuf::from(&trace);
-        match self.finish_checked(ls, trace, title, opts, params)? {
-            (s, None) => Ok(s),
-            (_, Some(why)) => Err(InputError::file(&path, why)),
-        }
-    }
-
-    /// As [`finish`](Self::finish), but a replay with nothing meaningful compared is returned
-    /// as its judged summary beside the reason (outputs not written), for a caller that fails
-    /// one part of a larger input by name and keeps the others (a capture's flows).
-    pub fn finish_checked<L: Lockstep>(
         mut self,
         mut ls: L,
         trace: String,
         title: &str,
         opts: &ReplayOpts,
         params: Vec<InForce>,
-    ) -> Result<(Summary, Option<String>), InputError> {
+    ) -> Result<Summary, InputError> {
         ls.end(&mut self)?;
         if L::KIND.info().rel_err_of.is_none() {
             // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
@@ -317,8 +302,11 @@ impl Recorder {
             s.rel_err = Some(self.err.summary(quantity));
         }
         ls.finish(&self, &mut s);
+        if let Some(why) = refused {
+            s.nothing_compared(why);
+        }
         s.judge(opts.tolerances(L::KIND.info()));
-        Ok((s, refused))
+        Ok(s)
     }
 
     /// Where an event is, for the statistics.

@@ -394,7 +394,11 @@ pub struct Summary {
     pub tolerances_used: TolerancesUsed,
     /// Which limits were broken (empty when within tolerance).
     pub failures: Vec<String>,
-    /// `failures.is_empty()`.
+    /// Why nothing meaningful was compared (`null` when something was): such a result has no
+    /// verdict on fidelity; it is neither within nor outside tolerance and its run exits 2, as
+    /// for bad input (docs/robustness.md §3).
+    pub nothing_to_compare: Option<String>,
+    /// `failures.is_empty()` and something meaningful was compared.
     pub within_tolerance: bool,
 }
 
@@ -416,8 +420,21 @@ impl Summary {
             tolerances: Tolerances::for_kind(kind),
             tolerances_used: TolerancesUsed::of(Tolerances::for_kind(kind), false),
             failures: Vec::new(),
+            nothing_to_compare: None,
             within_tolerance: true,
         }
+    }
+
+    /// Marks the result as comparing nothing meaningful, for `why` (its verdict is then
+    /// neither pass nor fail; [`judge`](Self::judge) keeps it).
+    pub fn nothing_compared(&mut self, why: impl Into<String>) {
+        self.nothing_to_compare = Some(why.into());
+        self.within_tolerance = false;
+    }
+
+    /// Whether a fidelity limit was broken (a result with nothing to compare has no verdict).
+    pub fn outside_tolerance(&self) -> bool {
+        self.nothing_to_compare.is_none() && !self.within_tolerance
     }
 
     /// Adds a kind-specific detail.
@@ -473,7 +490,7 @@ impl Summary {
                 ));
             }
         }
-        self.within_tolerance = self.failures.is_empty();
+        self.within_tolerance = self.failures.is_empty() && self.nothing_to_compare.is_none();
     }
 
     /// The parameters in force, two wrapped groups: those given (with where each was set) and
@@ -583,7 +600,9 @@ impl Summary {
         if !self.bounds.is_empty() {
             let _ = write!(limits, ", {} values ≤ their bounds", self.bounds.len());
         }
-        if self.within_tolerance {
+        if let Some(why) = &self.nothing_to_compare {
+            let _ = writeln!(s, "  verdict             NOTHING TO COMPARE: {why}");
+        } else if self.within_tolerance {
             let _ = writeln!(s, "  verdict             PASS (within {limits})");
         } else {
             let _ = writeln!(

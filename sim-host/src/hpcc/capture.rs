@@ -1297,28 +1297,23 @@ fn summaries(
     );
     let mut out = Vec::new();
     for (run, (_, pairing)) in pass.runs.into_iter().zip(pairs) {
-        let (mut s, nothing) = match run.flow {
+        let mut s = match run.flow {
             Some(flow) => flow.finish(opts)?,
             None => {
                 let mut s =
                     Summary::new(&super::INFO, run.name, opts.mode, Agreement::new("branch"));
                 s.detail("ACKs not replayed", run.acks);
-                (s, None)
+                s
             }
         };
         s.detail("ignored packets", ignored_line.clone());
         if let Some(cut) = &ignored.cut {
             s.detail("warning", cut.clone());
         }
-        s.judge(opts.tolerances(&super::INFO));
-        let reason = match pairing {
-            Pairing::Unpaired(why) => Some(why.clone()),
-            Pairing::Data(_) => nothing,
-        };
-        if let Some(why) = reason {
-            s.failures.push(why);
-            s.within_tolerance = false;
+        if let Pairing::Unpaired(why) = pairing {
+            s.nothing_compared(why.clone());
         }
+        s.judge(opts.tolerances(&super::INFO));
         out.push(s);
     }
     Ok(out)

@@ -249,16 +249,16 @@ impl Flow {
     }
 
     /// Finishes: judges the summary and writes `--out` and `--plot`; a flow with nothing
-    /// meaningful compared is returned with the reason instead (its outputs not written), so
-    /// that a capture fails that flow by name and keeps the others' verdicts.
-    pub fn finish(self, opts: &ReplayOpts) -> Result<(Summary, Option<String>), InputError> {
+    /// meaningful compared carries the reason ([`Summary::nothing_to_compare`], its outputs
+    /// not written), so that a capture names that flow and keeps the others' verdicts.
+    pub fn finish(self, opts: &ReplayOpts) -> Result<Summary, InputError> {
         let short = self
             .name
             .rsplit('/')
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec.finish_checked(
+        self.rec.finish(
             self.ls,
             self.name,
             &format!("HPCC: {short}"),
