@@ -36,6 +36,8 @@ fn plain(v: &serde_json::Value) -> String {
             (None, Some(f)) => format!("{f:.4}"),
             _ => n.to_string(),
         },
+        Value::Object(m) if m.is_empty() => "none".into(),
+        Value::Array(a) if a.is_empty() => "none".into(),
         Value::Object(m) => m
             .iter()
             .map(|(k, v)| format!("{k} {}", plain(v)))

@@ -205,3 +205,286 @@ fn a_trace_with_nothing_to_compare_is_listed_in_a_directory_table_with_its_reaso
         "{text}"
     );
 }
+
+/// The copied public captures (sim-host/tests/real-captures), with the counts its README gives
+/// as tshark decodes them: file, frames, RoCEv2 packets, RoCEv2 packets by BTH opcode, RoCEv1
+/// frames, why nothing is compared.
+fn real_captures() -> Vec<(String, u64, u64, Vec<(u8, u64)>, u64, String)> {
+    let dir = root().join("sim-host/tests/real-captures");
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let table = readme
+        .split("| file | frames | RoCEv2 | RoCEv2 by BTH opcode | RoCEv1 | sim-host |")
+        .nth(1)
+        .expect("the README's table of counts");
+    table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let f: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            let ops = if f[3] == "-" {
+                Vec::new()
+            } else {
+                f[3].split(", ")
+                    .map(|p| {
+                        let (op, n) = p.split_once(' ').unwrap();
+                        (
+                            u8::from_str_radix(op.trim_start_matches("0x"), 16).unwrap(),
+                            n.parse().unwrap(),
+                        )
+                    })
+                    .collect()
+            };
+            (
+                f[0].trim_matches('`').to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                ops,
+                f[4].parse().unwrap(),
+                f[5].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn real_captures_are_read_as_tshark_decodes_them_and_none_gives_a_verdict() {
+    let dir = root().join("sim-host/tests/real-captures");
+    let caps = real_captures();
+    assert_eq!(caps.len(), 15, "the README lists every capture");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".pcap"))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = caps.iter().map(|c| c.0.clone()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "every file in the folder is in the table");
+    for (file, frames, roce, ops, v1, why) in &caps {
+        let p = dir.join(file);
+        let o = sim_host(&["replay", "hpcc", p.to_str().unwrap(), "--json"]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", err(&o));
+        let v = json(&o);
+        valid(&v);
+        let results = v["results"].as_array().unwrap();
+        assert!(
+            results
+                .iter()
+                .all(|r| r["failures"] == serde_json::json!([])
+                    && r["within_tolerance"] == false
+                    && r["nothing_to_compare"].is_string()),
+            "{file}: no flow has a verdict: {v:#}"
+        );
+        if why == "link type 197" {
+            // Native InfiniBand in ERF: refused by name before any packet is read.
+            assert!(results.is_empty(), "{file}");
+            let m = v["errors"][0]["message"].as_str().unwrap();
+            assert!(
+                m.contains("link type 197 (ERF") && m.contains("ERF type 21: InfiniBand"),
+                "{file}: {m}"
+            );
+            continue;
+        }
+        assert_eq!(results.len(), 1, "{file}: one result for the capture");
+        let r = &results[0];
+        assert_eq!(r["trace"], p.to_str().unwrap(), "{file}");
+        let reason = r["nothing_to_compare"].as_str().unwrap();
+        let expected = match why.as_str() {
+            "no ACK carries INT" => "no RoCEv2 ACK carries an HPCC INT block",
+            "no RC ACKs" => "no RoCEv2 RC ACKs (BTH opcode 0x11)",
+            "no RoCEv2 packets" => "no RoCEv2 packets (UDP destination port 4791)",
+            other => panic!("{file}: unknown reason {other:?} in the README"),
+        };
+        assert!(reason.contains(expected), "{file}: {reason}");
+        let d = &r["details"];
+        assert_eq!(d["capture frames"], *frames, "{file}: {d:#}");
+        // Per opcode, the very counts tshark gives.
+        let got: Vec<(u8, u64)> = d["RoCEv2 packets"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, n)| {
+                (
+                    u8::from_str_radix(&k[2..4], 16).unwrap(),
+                    n.as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(&got, ops, "{file}: RoCEv2 packets by opcode");
+        assert_eq!(got.iter().map(|g| g.1).sum::<u64>(), *roce, "{file}");
+        // None carries INT; the ACKs say so.
+        for (k, n) in d["with INT"].as_object().unwrap() {
+            assert_eq!(n, 0, "{file}: {k}");
+        }
+        if ops.iter().any(|o| o.0 == 0x11) {
+            let acks = ops.iter().find(|o| o.0 == 0x11).unwrap().1;
+            assert!(
+                reason.contains(&format!("RC ACK {acks} (0 with INT)")),
+                "{file}: {reason}"
+            );
+        }
+        // The other frames, by reason: RoCEv1 named as such.
+        let not_roce = d["not RoCEv2"].as_object().unwrap();
+        assert_eq!(
+            not_roce.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+            frames - roce,
+            "{file}: {not_roce:?}"
+        );
+        let v1_seen = not_roce
+            .iter()
+            .find(|(k, _)| k.starts_with("RoCEv1"))
+            .map_or(0, |(_, n)| n.as_u64().unwrap());
+        assert_eq!(v1_seen, *v1, "{file}: {not_roce:?}");
+    }
+    // The folder as a directory: every capture listed, none passing or failing.
+    let o = sim_host(&["replay", "all", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = out(&o);
+    assert!(!text.contains("PASS") && !text.contains("FAIL"), "{text}");
+    assert!(
+        text.contains(
+            "15 traces: 0 within tolerance, 0 outside, 13 nothing to compare, 2 unreadable"
+        ),
+        "{text}"
+    );
+}
+
+/// One RoCEv2 frame as NICs write it (no INT): Ethernet, IPv4, UDP to 4791, the BTH (`opcode`,
+/// P_Key 0xffff, destination QP, PSN), then `rest` (extension headers and payload) and a zero
+/// ICRC.
+fn plain_frame(src: u8, dst: u8, opcode: u8, qp: u32, psn: u32, rest: &[u8]) -> Vec<u8> {
+    let udp_len = 8 + 12 + rest.len() + 4;
+    let mut f = vec![2, 0, 0, 0, 0, dst, 2, 0, 0, 0, 0, src, 0x08, 0x00];
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&((20 + udp_len) as u16).to_be_bytes());
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[10, 0, 0, src]);
+    ip[16..20].copy_from_slice(&[10, 0, 0, dst]);
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&0xC123u16.to_be_bytes());
+    f.extend_from_slice(&4791u16.to_be_bytes());
+    f.extend_from_slice(&(udp_len as u16).to_be_bytes());
+    f.extend_from_slice(&[0, 0]);
+    f.push(opcode);
+    f.push(0);
+    f.extend_from_slice(&[0xFF, 0xFF, 0]);
+    f.extend_from_slice(&qp.to_be_bytes()[1..]);
+    f.push(0);
+    f.extend_from_slice(&psn.to_be_bytes()[1..]);
+    f.extend_from_slice(rest);
+    f.extend_from_slice(&[0; 4]);
+    f
+}
+
+#[test]
+fn int_block_is_read_only_on_rc_acks() {
+    use sim_host::hpcc::capture::{Frame, classify_frame, write_pcap};
+    // UC, UD and RD/DC packets whose payload holds 0x11 — as its first byte, and where a reader
+    // taking the first nibble after UDP for a hop count would find an HPCC BTH (2 + 8·nhop
+    // bytes in: 18 for UC opcodes 0x2x, 50 for UD 0x6x, 34 for 0x4x), with zeros around so that
+    // the bytes there look like a BTH.
+    let payload = |at: &[usize], len: usize| {
+        let mut p = vec![0u8; len];
+        for &i in at {
+            p[i] = 0x11;
+        }
+        p
+    };
+    let cases: Vec<(&str, u8, Vec<u8>)> = vec![
+        // After the BTH: payload offsets are relative to the byte after the 12-byte BTH.
+        ("UC SEND first", 0x20, payload(&[0, 18 - 12], 1024)),
+        ("UC RDMA WRITE middle", 0x27, payload(&[18 - 12], 64)),
+        // UD: BTH, DETH (8 bytes), payload.
+        ("UD SEND only", 0x64, payload(&[8, 50 - 12], 256)),
+        ("RD/DC RDMA WRITE middle", 0x47, payload(&[34 - 12], 512)),
+    ];
+    let mut frames = Vec::new();
+    for (i, (what, op, rest)) in cases.iter().enumerate() {
+        let f = plain_frame(1, 2, *op, 0x33, i as u32, rest);
+        assert_eq!(
+            classify_frame(0, &f),
+            Frame::Plain { opcode: *op },
+            "{what} is read as the RoCEv2 packet it is, not as INT"
+        );
+        // Both directions, and beside them packets of the same kind with a zero payload: a
+        // reader that took the first as ACKs would take these for data and pair them into
+        // flows (and fail them on payload bytes read as INT).
+        let zeros = vec![0u8; rest.len()];
+        for k in 0..20u64 {
+            let t = 1_000 * (8 * k + 2 * i as u64);
+            frames.push((t, plain_frame(1, 2, *op, 0x33, k as u32, &zeros)));
+            frames.push((t + 100, f.clone()));
+            frames.push((t + 500, plain_frame(2, 1, *op, 0x44, k as u32, &zeros)));
+            frames.push((t + 600, plain_frame(2, 1, *op, 0x44, k as u32, rest)));
+        }
+    }
+    // A real RC ACK (BTH, AETH, ICRC: 28 bytes of UDP) is an RC ACK without INT.
+    let ack = plain_frame(2, 1, 0x11, 0x44, 7, &[0x1F, 0, 0, 1]);
+    assert_eq!(classify_frame(0, &ack), Frame::Plain { opcode: 0x11 });
+    frames.sort_by_key(|f| f.0);
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("uc_ud_dc.pcap");
+    std::fs::write(&p, write_pcap(&frames, 4096)).unwrap();
+    if let Some(keep) = std::env::var_os("KEEP_CAPTURE") {
+        std::fs::copy(&p, keep).unwrap();
+    }
+    let o = sim_host(&["replay", "hpcc", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(
+        !out(&o).contains("FAIL"),
+        "no per-flow verdict: {}",
+        out(&o)
+    );
+    assert!(
+        err(&o).contains("no RoCEv2 RC ACKs")
+            && err(&o).contains("UC SEND first 80")
+            && err(&o).contains("UD SEND only 80"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn frames_behind_a_third_vlan_tag_are_counted_by_reason() {
+    // The shipped capture's frames behind three VLAN tags (802.1ad, 802.1Q, 802.1Q): the reader
+    // reads two, and says why it read nothing.
+    let tagged = |tags: usize| {
+        let d = tempfile::tempdir().unwrap();
+        let frames: Vec<(u64, Vec<u8>)> = sim_host::hpcc::capture::capture_frames()
+            .into_iter()
+            .map(|(t, f)| {
+                let mut g = f[..12].to_vec();
+                for i in 0..tags {
+                    let tpid: u16 = if i == 0 { 0x88A8 } else { 0x8100 };
+                    g.extend_from_slice(&tpid.to_be_bytes());
+                    g.extend_from_slice(&(100 + i as u16).to_be_bytes());
+                }
+                g.extend_from_slice(&f[12..]);
+                (t, g)
+            })
+            .collect();
+        let p = d.path().join(format!("vlan{tags}.pcapng"));
+        std::fs::write(&p, write_pcapng(&frames, 256)).unwrap();
+        let o = sim_host(&["replay", "hpcc", p.to_str().unwrap()]);
+        (o, d)
+    };
+    let (two, _d2) = tagged(2);
+    assert_eq!(
+        two.status.code(),
+        Some(0),
+        "two tags are read: {}",
+        err(&two)
+    );
+    let (three, _d3) = tagged(3);
+    assert_eq!(three.status.code(), Some(2), "{}", out(&three));
+    let e = err(&three);
+    assert!(
+        e.contains("no RoCEv2 packets")
+            && e.contains(
+                "1604 frames: 0 RoCEv2; 1604 not RoCEv2 (1604 behind more than two VLAN tags"
+            ),
+        "{e}"
+    );
+}
