@@ -70,6 +70,10 @@ pub trait Lockstep: Sized {
         let (div, label) = env.time_axis();
         (div, label.to_string())
     }
+    /// When not every event is one the algorithm can act on, what those are called (DOCA PCC:
+    /// `probe answers`; the step counts them in [`Recorder::inputs`]): the share of meaningful
+    /// events is then taken over them. `None` (the default): every event is one.
+    const INPUTS: Option<&'static str> = None;
 }
 
 /// What a replay records, whatever the algorithm.
@@ -83,9 +87,15 @@ pub struct Recorder {
     /// Events both sides rejected.
     pub skipped: u64,
     /// Events in which the reference's state moved by the algorithm's rule (TIMELY: a rate
-    /// branch on a non-zero RTT; HPCC: `ai`/`md`); kinds that compare decisions count each
-    /// decision compared (CATS chunks, pacer segments) here.
+    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps Algorithm
+    /// 1); for kinds that compare decisions, the events that led to a decision compared (a
+    /// CATS chunk, a pacer segment), counted by the driver. Never more than `events`.
     pub meaningful: u64,
+    /// The events the algorithm could act on, for a kind where not every event is one
+    /// ([`Lockstep::INPUTS`]: DOCA PCC's probe answers), counted by its step.
+    pub inputs: u64,
+    /// Whether the last event led to a decision compared (kinds that compare decisions).
+    last_decided: bool,
     /// Events both sides took but that are not meaningful because their input is implausible,
     /// by reason (`zero RTTs`, `ACKs ahead of snd_nxt`): named when a replay is refused.
     pub implausible: Vec<(&'static str, u64)>,
@@ -159,6 +169,8 @@ impl Recorder {
             events: 0,
             skipped: 0,
             meaningful: 0,
+            inputs: 0,
+            last_decided: false,
             implausible: Vec::new(),
             out,
             plot: plot.map(|p| (p, Envelope::new(series, plot::COLUMNS), None)),
@@ -203,44 +215,58 @@ impl Recorder {
     }
 
     /// Refuses a replay in which nothing meaningful was compared: no meaningful event (a
-    /// trace whose INT never moves the window, whose RTTs are all 0, every row skipped, no CATS
-    /// chunk or pacer segment compared); and, for kinds whose every event is one step of the
-    /// algorithm (`per_event`: TIMELY, HPCC), fewer than `min_share` of the events meaningful
-    /// (999 of 1 000 rows skipped). The reason names the counts.
+    /// trace whose INT never moves the window, whose RTTs are all 0, every row skipped, no probe
+    /// answered, no CATS chunk or pacer segment compared); and, for kinds whose events are steps
+    /// of the algorithm (`per_event`: TIMELY, HPCC, DOCA PCC), fewer than `min_share` of the
+    /// events meaningful (999 of 1 000 rows skipped) — of the events it could act on when not
+    /// every event is one (`inputs`: DOCA PCC's probe answers, counted in
+    /// [`inputs`](Self::inputs)). The reason names the counts.
     pub fn check_meaningful(
         &self,
         trace: &str,
         per_event: bool,
+        inputs: Option<&str>,
         min_share: f64,
     ) -> Result<(), String> {
-        let aside: String = self
+        let mut aside: String = self
             .implausible
             .iter()
             .map(|(what, n)| format!(", {n} {what}"))
             .collect();
-        let share = if self.events == 0 {
+        let (of, what) = match inputs {
+            Some(w) => {
+                aside.push_str(&format!(", {} {w}", self.inputs));
+                (self.inputs, w)
+            }
+            None => (self.events, "events"),
+        };
+        let share = if of == 0 {
             0.0
         } else {
-            self.meaningful as f64 / self.events as f64
+            self.meaningful as f64 / of as f64
         };
         if self.meaningful == 0 {
+            let kind = if per_event {
+                "a step of the algorithm on plausible input"
+            } else {
+                "an event that led to a decision both sides could be compared on"
+            };
+            let none = match self.events {
+                0 => "it has no event".to_string(),
+                1 => format!("its one event is not {kind}"),
+                n => format!("none of its {n} events is {kind}"),
+            };
             return Err(format!(
-                "nothing meaningful to compare in {trace}: none of its {} events {} ({} skipped \
-                 by both sides{aside})",
-                self.events,
-                if per_event {
-                    "is a step of the algorithm on plausible input"
-                } else {
-                    "led to a decision both sides could be compared on"
-                },
+                "nothing meaningful to compare in {trace}: {none} ({} skipped by both \
+                 sides{aside})",
                 self.skipped
             ));
         }
         if per_event && share < min_share {
             return Err(format!(
-                "too little to compare in {trace}: {} of {} events are steps of the algorithm on \
-                 plausible input ({} skipped by both sides{aside}); a verdict needs at least {} % \
-                 of them (--min-meaningful)",
+                "too little to compare in {trace}: {} of {of} {what} are steps of the algorithm \
+                 on plausible input ({} events, {} skipped by both sides{aside}); a verdict needs \
+                 at least {} % of them (--min-meaningful)",
                 self.meaningful,
                 self.events,
                 self.skipped,
@@ -248,6 +274,15 @@ impl Recorder {
             ));
         }
         Ok(())
+    }
+
+    /// After one event's step, for a kind that compares decisions: the event is meaningful
+    /// when it led to a decision compared (the agreement grew from `before`).
+    fn decided_since(&mut self, before: u64) {
+        self.last_decided = self.agreement.total > before;
+        if self.last_decided {
+            self.meaningful += 1;
+        }
     }
 
     /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
@@ -263,15 +298,22 @@ impl Recorder {
         opts: &ReplayOpts,
         params: Vec<InForce>,
     ) -> Result<Summary, InputError> {
+        let before_end = self.agreement.total;
         ls.end(&mut self)?;
-        if L::KIND.info().rel_err_of.is_none() {
-            // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
-            self.meaningful = self.agreement.total;
+        if L::KIND.info().rel_err_of.is_none()
+            && self.agreement.total > before_end
+            && !self.last_decided
+            && self.meaningful < self.events
+        {
+            // Decisions compared only once the trace ended (the pacer's unmatched segments)
+            // belong to its last event.
+            self.meaningful += 1;
         }
         let refused = self
             .check_meaningful(
                 &trace,
                 L::KIND.info().rel_err_of.is_some(),
+                L::INPUTS,
                 opts.min_meaningful(),
             )
             .err();
@@ -336,9 +378,14 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
         L::PLOT_SERIES,
         &in_force,
     )?;
+    let decisions = L::KIND.info().rel_err_of.is_none();
     while let Some(row) = rdr.next_row::<L::Row>() {
         let (line, row) = row?;
+        let before = rec.agreement.total;
         ls.step(path, line, &row, &mut rec)?;
+        if decisions {
+            rec.decided_since(before);
+        }
     }
     let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
     let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());

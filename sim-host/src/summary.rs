@@ -372,8 +372,9 @@ pub struct Summary {
     /// Events rejected by both sides (bad input the algorithm must ignore).
     #[serde(serialize_with = "safe_u64")]
     pub skipped: u64,
-    /// Events that moved the reference's state by the algorithm's rule (decisions compared, for
-    /// CATS and the pacer): what the verdict rests on.
+    /// Events that moved the reference's state by the algorithm's rule (for CATS and the pacer,
+    /// events that led to a decision compared; for DOCA PCC, probe answers that step Algorithm
+    /// 1): what the verdict rests on. Never more than `events`.
     #[serde(serialize_with = "safe_u64")]
     pub meaningful: u64,
     /// The parameters in force, each with the value run and where it came from.

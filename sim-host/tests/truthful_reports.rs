@@ -488,3 +488,69 @@ fn frames_behind_a_third_vlan_tag_are_counted_by_reason() {
         "{e}"
     );
 }
+
+#[test]
+fn a_pcc_stream_whose_probes_are_never_answered_compares_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    for algorithm in ["timely", "hpcc"] {
+        // 216 TX events: the probe policy asks for probes, none is ever answered, the rate
+        // never moves. The policy's decisions are compared, but they are not steps of the
+        // algorithm.
+        let mut text =
+            format!("# set algorithm={algorithm}\ntype,subtype,flags,flow,ts_ns,a,b,c,telemetry\n");
+        for i in 0..216u32 {
+            let t = 1_000 + 1_000 * i;
+            text += &format!("tx,,,1,{t},{t},32,1,\n");
+        }
+        let p = d.path().join(format!("{algorithm}_tx_only.csv"));
+        std::fs::write(&p, text).unwrap();
+        let o = sim_host(&["replay", "pcc", p.to_str().unwrap(), "--json"]);
+        assert_eq!(o.status.code(), Some(2), "{algorithm}: {}", err(&o));
+        let r = &json(&o)["results"][0];
+        assert_eq!(r["events"], 216, "{algorithm}");
+        assert_eq!(r["meaningful"], 0, "{algorithm}: {r:#}");
+        let why = r["nothing_to_compare"].as_str().unwrap();
+        assert!(
+            why.contains("none of its 216 events is a step of the algorithm")
+                && why.contains("0 probe answers"),
+            "{algorithm}: {why}"
+        );
+    }
+    // The shipped streams, whose probes are answered, still pass; their meaningful events are
+    // the answers that step Algorithm 1, at most one per probe answer.
+    let o = sim_host(&["replay", "all", "fixtures/pcc", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for r in json(&o)["results"].as_array().unwrap() {
+        let answered = r["details"]["reference probes"]["answered"]
+            .as_u64()
+            .unwrap();
+        let m = r["meaningful"].as_u64().unwrap();
+        assert!(m > 0 && m <= answered, "{}: {m} of {answered}", r["trace"]);
+    }
+}
+
+#[test]
+fn meaningful_events_never_outnumber_the_events() {
+    let d = tempfile::tempdir().unwrap();
+    // Two CATS rows that compare 14 chunks: 2 events, not "14 meaningful".
+    let p = d.path().join("cats.csv");
+    std::fs::write(&p, "t_ns,event,prio,bytes\n0,enqueue,0,20000\n1,feed,,\n").unwrap();
+    let o = sim_host(&["replay", "cats", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        out(&o).contains("events              2 (0 skipped, 2 meaningful)")
+            && out(&o).contains("(0 of 14 differ)"),
+        "{}",
+        out(&o)
+    );
+    // Every shipped fixture of every kind.
+    let o = sim_host(&["replay", "all", "fixtures", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for r in json(&o)["results"].as_array().unwrap() {
+        let (e, m) = (
+            r["events"].as_u64().unwrap(),
+            r["meaningful"].as_u64().unwrap(),
+        );
+        assert!(m <= e, "{}: {m} meaningful of {e} events", r["trace"]);
+    }
+}
