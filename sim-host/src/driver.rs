@@ -105,7 +105,8 @@ pub struct Recorder {
 
 impl Recorder {
     /// A recorder for `what` (`branch`/`order`) writing `--out` (with `header`) and keeping
-    /// `series` values per plotted event for `--plot`. An output that is `input` is refused.
+    /// `series` values per plotted event for `--plot`. An output that is `input` is refused;
+    /// `--out` names the input as [`ReplayOpts::shown`] does.
     pub fn new(
         opts: &ReplayOpts,
         input: &Path,
@@ -118,6 +119,7 @@ impl Recorder {
             opts.out.clone(),
             opts.plot.clone(),
             input,
+            &opts.shown(input).display().to_string(),
             what,
             header,
             series,
@@ -126,13 +128,16 @@ impl Recorder {
     }
 
     /// As [`new`](Self::new) with the output paths given (a capture's flows each have their
-    /// own).
+    /// own) and what was replayed named as `--out` gives it (`# sim-host replay of NAME`: a
+    /// trace, or a capture and its flow).
     /// `--out` starts with one comment line per parameter in force (`# param KEY=VALUE
     /// (ORIGIN)`), then the header row. `--out` and `--plot` naming the same file is refused.
+    #[allow(clippy::too_many_arguments)] // each output, the input and its name, the format
     pub fn with_outputs(
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
         input: &Path,
+        name: &str,
         what: &str,
         header: &str,
         series: usize,
@@ -149,7 +154,7 @@ impl Recorder {
         let out = match out {
             Some(p) => {
                 let mut o = Output::create(&p, &[input])?;
-                o.line(format_args!("# sim-host replay of {}", input.display()))?;
+                o.line(format_args!("# sim-host replay of {name}"))?;
                 for f in params {
                     o.line(format_args!(
                         "# param {}={} ({})",
@@ -363,12 +368,22 @@ impl Recorder {
 
 /// The one driver for CSV traces: open, check the header, set both sides up from the trace's
 /// `# set` lines and `--set`, step every row, finish. One summary.
+///
+/// The trace is named [`ReplayOpts::shown`] everywhere: in the summary, messages, the origins
+/// of its `# set` lines and `--out` (standard input is `-`, not the temporary copy it is read
+/// from).
 pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = TraceReader::open(path)?;
+    let shown = opts.shown(path);
+    let file = std::fs::File::open(path)
+        .map_err(|e| InputError::file(shown, format!("cannot open: {e}")))?;
+    let mut rdr = TraceReader::from_reader(
+        shown,
+        Box::new(std::io::BufReader::with_capacity(1 << 16, file)),
+    )?;
     rdr.expect_header(L::KIND.header())?;
     let params = merged_params(rdr.params(), &opts.params);
-    let setup = L::setup(path, &params)?;
-    let in_force = in_force(&setup, L::defaults(path, &params).as_ref(), &params);
+    let setup = L::setup(shown, &params)?;
+    let in_force = in_force(&setup, L::defaults(shown, &params).as_ref(), &params);
     let mut ls = L::new(&setup, opts.mode);
     let mut rec = Recorder::new(
         opts,
@@ -382,16 +397,16 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     while let Some(row) = rdr.next_row::<L::Row>() {
         let (line, row) = row?;
         let before = rec.agreement.total;
-        ls.step(path, line, &row, &mut rec)?;
+        ls.step(shown, line, &row, &mut rec)?;
         if decisions {
             rec.decided_since(before);
         }
     }
-    let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
+    let short = shown.file_name().and_then(|n| n.to_str()).unwrap_or("-");
     let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());
     Ok(vec![rec.finish(
         ls,
-        path.display().to_string(),
+        shown.display().to_string(),
         &title,
         opts,
         in_force,

@@ -351,6 +351,7 @@ fn main() -> ExitCode {
                 },
                 skip_unknown: a.skip_unknown,
                 min_meaningful: a.min_meaningful,
+                shown_as: None,
             };
             replay::run(kind, &a.path, &opts, a.json)
         }

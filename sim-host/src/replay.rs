@@ -383,16 +383,11 @@ fn replay_file(
         ));
     }
     opts.check_used(&[detected])?;
-    let mut sums = detected
-        .replay(path, &opts.for_kind(detected))
-        .map_err(rename)?;
+    let mut o = opts.for_kind(detected);
     if shown != path {
-        let (from, to) = (path.display().to_string(), shown.display().to_string());
-        for s in &mut sums {
-            s.trace = s.trace.replacen(&from, &to, 1);
-        }
+        o.shown_as = Some(shown.to_path_buf());
     }
-    Ok(sums)
+    detected.replay(path, &o).map_err(rename)
 }
 
 fn report_error(e: &InputError) -> i32 {

@@ -554,3 +554,105 @@ fn meaningful_events_never_outnumber_the_events() {
         assert!(m <= e, "{}: {m} meaningful of {e} events", r["trace"]);
     }
 }
+
+#[test]
+fn a_trace_read_from_standard_input_is_named_dash_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    // A CSV with `# set` lines: the report, the JSON, the parameter origins and `--out`.
+    let csv = std::fs::read(root().join("fixtures/hpcc/near_eta.csv")).unwrap();
+    let o_csv = d.path().join("o.csv");
+    let o = sim_host_stdin(
+        &["replay", "hpcc", "-", "--out", o_csv.to_str().unwrap()],
+        &csv,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(text.contains("hpcc replay of - (mode free)"), "{text}");
+    assert!(text.contains("eta=0.95 (-:5)"), "{text}");
+    let written = std::fs::read_to_string(&o_csv).unwrap();
+    assert!(written.starts_with("# sim-host replay of -\n"), "{written}");
+    assert!(written.contains("# param eta=0.95 (-:5)"), "{written}");
+    let o = sim_host_stdin(&["replay", "hpcc", "-", "--json"], &csv);
+    let v = json(&o);
+    assert_eq!(v["results"][0]["trace"], "-");
+    for p in v["results"][0]["params"].as_array().unwrap() {
+        let origin = p["origin"].as_str().unwrap();
+        assert!(origin == "default" || origin.starts_with("-:"), "{p}");
+    }
+    // A trace with nothing to compare, and one with a bad row: the messages name `-`.
+    let o = sim_host_stdin(&["replay", "hpcc", "-"], b"t_ns,ack_seq,snd_nxt,int\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("nothing meaningful to compare in -: it has no event"),
+        "{}",
+        err(&o)
+    );
+    let o = sim_host_stdin(
+        &["replay", "all", "-"],
+        b"t_ns,ack_seq,snd_nxt,int\n1,2,3,zz\n",
+    );
+    assert!(err(&o).contains("error: -:2: field int"), "{}", err(&o));
+    // A pcapng whose section header sets a parameter: flows `-#…`, the origin `- (section
+    // header)`, and `--out` names `-` and the flow.
+    let cap = sim_host::hpcc::capture::write_pcapng_with(
+        &sim_host::hpcc::capture::capture_frames(),
+        128,
+        9,
+        0,
+        &["set eta=0.9".to_string()],
+    );
+    let o_cap = d.path().join("c.csv");
+    let o = sim_host_stdin(
+        &["replay", "hpcc", "-", "--out", o_cap.to_str().unwrap()],
+        &cap,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("hpcc replay of -#qp17@10.0.0.1->qp721@10.0.0.2")
+            && text.contains("eta=0.9 (- (section header))"),
+        "{text}"
+    );
+    let flow_out = d.path().join("c-qp17@10.0.0.1-qp721@10.0.0.2.csv");
+    let written = std::fs::read_to_string(flow_out).unwrap();
+    assert!(
+        written.starts_with("# sim-host replay of -, flow qp17@10.0.0.1->qp721@10.0.0.2\n"),
+        "{written}"
+    );
+    // Nothing anywhere names the temporary copy.
+    for o in [&text, &err(&o)] {
+        assert!(!o.contains("sim-host-stdin"), "{o}");
+    }
+}
+
+#[test]
+fn a_capture_flow_out_header_names_the_capture_and_the_flow() {
+    let d = tempfile::tempdir().unwrap();
+    let o_csv = d.path().join("o.csv");
+    let cap = root().join("fixtures/hpcc/roce_pairs.pcapng");
+    let o = sim_host(&[
+        "replay",
+        "hpcc",
+        cap.to_str().unwrap(),
+        "--out",
+        o_csv.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for (file, flow) in [
+        (
+            "o-qp161@10.0.3.1-qp433@10.0.3.2.csv",
+            "qp161@10.0.3.1->qp433@10.0.3.2",
+        ),
+        (
+            "o-qp433@10.0.3.2-qp161@10.0.3.1.csv",
+            "qp433@10.0.3.2->qp161@10.0.3.1",
+        ),
+    ] {
+        let text = std::fs::read_to_string(d.path().join(file)).unwrap();
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            first,
+            format!("# sim-host replay of {}, flow {flow}", cap.display())
+        );
+    }
+}

@@ -1633,9 +1633,17 @@ fn nothing_summary(
 /// With `--out`/`--plot` (whose names depend on the number of flows), a first pass finds and
 /// pairs the streams and a second replays.
 pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let params = merged_params(&capture_params(path)?, &opts.params);
+    let shown = opts.shown(path);
+    let mut from_capture = capture_params(path)?;
+    if shown != path {
+        // Named as reports name the capture (`-` for standard input).
+        for p in &mut from_capture {
+            p.source = format!("{} (section header)", shown.display()).into();
+        }
+    }
+    let params = merged_params(&from_capture, &opts.params);
     let setup = Setup::from_params(&params)?;
-    let file = path.display().to_string();
+    let file = shown.display().to_string();
     let mut no_outputs =
         |name: &str, _: &str| Flow::new(name.into(), setup, &params, opts.mode, None, None);
     let streams = if opts.out.is_none() && opts.plot.is_none() {

@@ -203,7 +203,8 @@ pub struct Flow {
 
 impl Flow {
     /// A new flow run with `setup`, built from the parameters `given` (listed with their origins
-    /// in the report); `out`/`plot` are the files to write.
+    /// in the report); `out`/`plot` are the files to write. A capture's flow is named
+    /// `FILE#FLOW`; its `--out` says `# sim-host replay of FILE, flow FLOW`.
     pub fn new(
         name: String,
         setup: Setup,
@@ -213,10 +214,15 @@ impl Flow {
         plot: Option<PathBuf>,
     ) -> Result<Flow, InputError> {
         let in_force = in_force(&setup, Some(&Setup::default()), given);
+        let shown = match name.rsplit_once('#') {
+            Some((file, flow)) => format!("{file}, flow {flow}"),
+            None => name.clone(),
+        };
         let rec = Recorder::with_outputs(
             out,
             plot,
             Path::new(""),
+            &shown,
             super::INFO.agreement,
             OUT_HEADER,
             Replay::PLOT_SERIES,
