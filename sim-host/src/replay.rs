@@ -116,6 +116,20 @@ impl ReplayOpts {
             }
         }
         if let Some(k) = kind
+            && k.info().rel_err_of.is_none()
+            && let Some(flag) = self.rel_err_limit()
+        {
+            return Err(InputError::file(
+                Path::new(flag),
+                format!(
+                    "{} compares the {} of its decisions and has no relative error to limit; \
+                     leave it out",
+                    k.name(),
+                    k.info().agreement
+                ),
+            ));
+        }
+        if let Some(k) = kind
             && self.mode == Mode::Forced
             && !k.info().has_forced_mode
         {
@@ -155,6 +169,15 @@ impl ReplayOpts {
                 )));
             }
         }
+        if let Some(flag) = self.rel_err_limit()
+            && !kinds.iter().any(|k| k.info().rel_err_of.is_some())
+        {
+            return Err(InputError::file(
+                Path::new(flag),
+                "no trace of this run has a relative error to limit (its kinds compare the order \
+                 of decisions)",
+            ));
+        }
         if self.mode == Mode::Forced && !kinds.iter().any(|k| k.info().has_forced_mode) {
             return Err(InputError::file(
                 Path::new("--mode"),
@@ -162,6 +185,17 @@ impl ReplayOpts {
             ));
         }
         Ok(())
+    }
+
+    /// The relative-error limit given on the command line, if any (its option's name).
+    fn rel_err_limit(&self) -> Option<&'static str> {
+        if self.tol.max_p99_rel_err.is_some() {
+            Some("--max-p99-rel-err")
+        } else if self.tol.max_rel_err.is_some() {
+            Some("--max-rel-err")
+        } else {
+            None
+        }
     }
 
     /// The options for one kind: `KIND.KEY=VALUE` applies to that kind only (as `KEY`), a bare

@@ -656,3 +656,143 @@ fn a_capture_flow_out_header_names_the_capture_and_the_flow() {
         );
     }
 }
+
+/// The names a scenario key accepts, from the scenario parser's own refusal of an unknown one
+/// (`expected one of `a`, `b``): the registry the help must match.
+fn accepted(toml: &str) -> Vec<String> {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.toml");
+    std::fs::write(&p, toml).unwrap();
+    let o = sim_host(&["sim", p.to_str().unwrap()]);
+    let e = err(&o);
+    let list = e
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{e}"));
+    list.lines()
+        .next()
+        .unwrap()
+        .split(", ")
+        .map(|v| v.trim_matches('`').to_string())
+        .collect()
+}
+
+#[test]
+fn help_names_every_topology_and_flow_kind_that_scenarios_and_ns3_topology_accept() {
+    let topo = accepted("name = \"x\"\nalgorithm = \"hpcc\"\n[topology]\nkind = \"?\"\n");
+    let flows = accepted("name = \"x\"\nalgorithm = \"hpcc\"\n[[flows]]\nkind = \"?\"\n");
+    assert!(topo.contains(&"fat_tree".to_string()), "{topo:?}");
+    let help = out(&sim_host(&["sim", "--help"]));
+    assert!(
+        help.contains(&format!("[topology] ({})", topo.join("|"))),
+        "{topo:?}\n{help}"
+    );
+    assert!(
+        help.contains(&format!("[[flows]] ({})", flows.join("|"))),
+        "{flows:?}\n{help}"
+    );
+    // `--ns3-topology` recognises every shape of the scenario's kinds from the file's links.
+    let ns3 = help
+        .split("--ns3-topology <FILE>")
+        .nth(1)
+        .unwrap()
+        .split("--ns3-flows")
+        .next()
+        .unwrap()
+        .replace(['\n', ' '], "");
+    for k in &topo {
+        let words = k.replace('_', "-");
+        assert!(
+            ns3.contains(k.as_str()) || ns3.contains(&words),
+            "{k}: {ns3}"
+        );
+    }
+}
+
+#[test]
+fn each_kind_help_describes_its_own_options() {
+    use sim_host::kind::Kind;
+    let fixtures = out(&sim_host(&["fixtures", "--help"]));
+    for k in Kind::all() {
+        let info = k.info();
+        assert!(fixtures.contains(k.name()), "fixtures --only: {}", k.name());
+        let help = out(&sim_host(&["replay", k.name(), "--help"]));
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(&format!(
+                "Minimum {} agreement, a ratio in [0, 1] [default: {}]",
+                info.agreement, info.tolerances.min_agreement
+            )),
+            "{}: {flat}",
+            k.name()
+        );
+        match info.rel_err_of {
+            Some(q) => assert!(
+                flat.contains(&format!("Maximum relative error of the {q}")),
+                "{}",
+                k.name()
+            ),
+            None => assert!(
+                flat.contains(&format!("Not for {}: it compares the order", k.name())),
+                "{}",
+                k.name()
+            ),
+        }
+        assert_eq!(
+            flat.contains("forced is refused"),
+            !info.has_forced_mode,
+            "{}: --mode",
+            k.name()
+        );
+        assert!(
+            flat.contains(&format!("meaningful here: {}", info.meaningful)),
+            "{}: --min-meaningful",
+            k.name()
+        );
+        assert!(!flat.contains("0..1"), "{}: ranges as [0, 1]", k.name());
+    }
+}
+
+#[test]
+fn a_relative_error_limit_for_a_kind_without_one_is_refused() {
+    let o = sim_host(&[
+        "replay",
+        "cats",
+        "fixtures/cats/web_page.csv",
+        "--max-rel-err",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("--max-rel-err: cats compares the order of its decisions"),
+        "{}",
+        err(&o)
+    );
+    let o = sim_host(&[
+        "replay",
+        "all",
+        "fixtures/pacer",
+        "--max-p99-rel-err",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("--max-p99-rel-err: no trace of this run has a relative error"),
+        "{}",
+        err(&o)
+    );
+    // A run with a kind that has one applies it there.
+    let o = sim_host(&["replay", "all", "fixtures/timely", "--max-rel-err", "0.5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+}
+
+#[test]
+fn the_docs_give_every_kind_its_registry_header_row() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let robustness = std::fs::read_to_string(root().join("docs/robustness.md")).unwrap();
+    for k in sim_host::kind::Kind::all() {
+        let h = format!("`{}`", k.header());
+        assert!(readme.contains(&h), "README.md: {h}");
+        assert!(robustness.contains(&h), "docs/robustness.md: {h}");
+    }
+}
