@@ -66,9 +66,12 @@ fn replay_rows(rows: &str) -> Result<(Summary, Vec<Vec<String>>), String> {
     ))
 }
 
+/// The data rows of an `--out` file, split into fields.
+type Rows = Vec<Vec<String>>;
+
 /// Replays a whole trace with `--out`; the summary and the `--out` data rows (`None`: not
 /// written, nothing meaningful compared).
-fn replay_text(text: &str) -> Result<(Summary, Option<Vec<Vec<String>>>), String> {
+fn replay_text(text: &str) -> Result<(Summary, Option<Rows>), String> {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.csv");
     std::fs::write(&trace, text).unwrap();

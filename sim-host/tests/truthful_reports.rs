@@ -206,10 +206,13 @@ fn a_trace_with_nothing_to_compare_is_listed_in_a_directory_table_with_its_reaso
     );
 }
 
+/// One row of the real captures' table: file, frames, RoCEv2 packets, RoCEv2 packets by BTH
+/// opcode, RoCEv1 frames, why nothing is compared.
+type CaptureRow = (String, u64, u64, Vec<(u8, u64)>, u64, String);
+
 /// The copied public captures (sim-host/tests/real-captures), with the counts its README gives
-/// as tshark decodes them: file, frames, RoCEv2 packets, RoCEv2 packets by BTH opcode, RoCEv1
-/// frames, why nothing is compared.
-fn real_captures() -> Vec<(String, u64, u64, Vec<(u8, u64)>, u64, String)> {
+/// as tshark decodes them.
+fn real_captures() -> Vec<CaptureRow> {
     let dir = root().join("sim-host/tests/real-captures");
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     let table = readme
