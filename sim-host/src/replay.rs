@@ -711,7 +711,12 @@ pub fn table(sums: &[Summary]) -> String {
             s.mode,
             s.events,
             s.skipped,
-            format!("{} {}", s.agreement.what, pct(s.agreement.ratio)),
+            if s.agreement.total == 0 {
+                // Nothing compared: no agreement to show.
+                "-".to_string()
+            } else {
+                format!("{} {}", s.agreement.what, pct(s.agreement.ratio))
+            },
             mx,
             p99,
             if s.nothing_to_compare.is_some() {
