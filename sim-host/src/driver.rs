@@ -6,8 +6,8 @@
 //! not at all, the `--plot` envelope and figure), the verdict.
 //!
 //! A replay passes only if something meaningful was compared (see [`Recorder::meaningful`] and
-//! [`MIN_MEANINGFUL_SHARE`]); otherwise it is refused with the reason, before any output is
-//! written.
+//! [`MIN_MEANINGFUL_SHARE`]); otherwise its summary carries the reason
+//! ([`Summary::nothing_to_compare`]: no verdict, exit 2) and no output is written.
 
 use crate::kind::Kind;
 use crate::opts::{Mode, ReplayOpts};
@@ -70,6 +70,10 @@ pub trait Lockstep: Sized {
         let (div, label) = env.time_axis();
         (div, label.to_string())
     }
+    /// When not every event is one the algorithm can act on, what those are called (DOCA PCC:
+    /// `probe answers`; the step counts them in [`Recorder::inputs`]): the share of meaningful
+    /// events is then taken over them. `None` (the default): every event is one.
+    const INPUTS: Option<&'static str> = None;
 }
 
 /// What a replay records, whatever the algorithm.
@@ -83,9 +87,15 @@ pub struct Recorder {
     /// Events both sides rejected.
     pub skipped: u64,
     /// Events in which the reference's state moved by the algorithm's rule (TIMELY: a rate
-    /// branch on a non-zero RTT; HPCC: `ai`/`md`); kinds that compare decisions count each
-    /// decision compared (CATS chunks, pacer segments) here.
+    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps Algorithm
+    /// 1); for kinds that compare decisions, the events that led to a decision compared (a
+    /// CATS chunk, a pacer segment), counted by the driver. Never more than `events`.
     pub meaningful: u64,
+    /// The events the algorithm could act on, for a kind where not every event is one
+    /// ([`Lockstep::INPUTS`]: DOCA PCC's probe answers), counted by its step.
+    pub inputs: u64,
+    /// Whether the last event led to a decision compared (kinds that compare decisions).
+    last_decided: bool,
     /// Events both sides took but that are not meaningful because their input is implausible,
     /// by reason (`zero RTTs`, `ACKs ahead of snd_nxt`): named when a replay is refused.
     pub implausible: Vec<(&'static str, u64)>,
@@ -95,7 +105,8 @@ pub struct Recorder {
 
 impl Recorder {
     /// A recorder for `what` (`branch`/`order`) writing `--out` (with `header`) and keeping
-    /// `series` values per plotted event for `--plot`. An output that is `input` is refused.
+    /// `series` values per plotted event for `--plot`. An output that is `input` is refused;
+    /// `--out` names the input as [`ReplayOpts::shown`] does.
     pub fn new(
         opts: &ReplayOpts,
         input: &Path,
@@ -108,6 +119,7 @@ impl Recorder {
             opts.out.clone(),
             opts.plot.clone(),
             input,
+            &opts.shown(input).display().to_string(),
             what,
             header,
             series,
@@ -116,13 +128,16 @@ impl Recorder {
     }
 
     /// As [`new`](Self::new) with the output paths given (a capture's flows each have their
-    /// own).
+    /// own) and what was replayed named as `--out` gives it (`# sim-host replay of NAME`: a
+    /// trace, or a capture and its flow).
     /// `--out` starts with one comment line per parameter in force (`# param KEY=VALUE
     /// (ORIGIN)`), then the header row. `--out` and `--plot` naming the same file is refused.
+    #[allow(clippy::too_many_arguments)] // each output, the input and its name, the format
     pub fn with_outputs(
         out: Option<PathBuf>,
         plot: Option<PathBuf>,
         input: &Path,
+        name: &str,
         what: &str,
         header: &str,
         series: usize,
@@ -139,7 +154,7 @@ impl Recorder {
         let out = match out {
             Some(p) => {
                 let mut o = Output::create(&p, &[input])?;
-                o.line(format_args!("# sim-host replay of {}", input.display()))?;
+                o.line(format_args!("# sim-host replay of {name}"))?;
                 for f in params {
                     o.line(format_args!(
                         "# param {}={} ({})",
@@ -159,6 +174,8 @@ impl Recorder {
             events: 0,
             skipped: 0,
             meaningful: 0,
+            inputs: 0,
+            last_decided: false,
             implausible: Vec::new(),
             out,
             plot: plot.map(|p| (p, Envelope::new(series, plot::COLUMNS), None)),
@@ -203,44 +220,58 @@ impl Recorder {
     }
 
     /// Refuses a replay in which nothing meaningful was compared: no meaningful event (a
-    /// trace whose INT never moves the window, whose RTTs are all 0, every row skipped, no CATS
-    /// chunk or pacer segment compared); and, for kinds whose every event is one step of the
-    /// algorithm (`per_event`: TIMELY, HPCC), fewer than `min_share` of the events meaningful
-    /// (999 of 1 000 rows skipped). The reason names the counts.
+    /// trace whose INT never moves the window, whose RTTs are all 0, every row skipped, no probe
+    /// answered, no CATS chunk or pacer segment compared); and, for kinds whose events are steps
+    /// of the algorithm (`per_event`: TIMELY, HPCC, DOCA PCC), fewer than `min_share` of the
+    /// events meaningful (999 of 1 000 rows skipped) — of the events it could act on when not
+    /// every event is one (`inputs`: DOCA PCC's probe answers, counted in
+    /// [`inputs`](Self::inputs)). The reason names the counts.
     pub fn check_meaningful(
         &self,
         trace: &str,
         per_event: bool,
+        inputs: Option<&str>,
         min_share: f64,
     ) -> Result<(), String> {
-        let aside: String = self
+        let mut aside: String = self
             .implausible
             .iter()
             .map(|(what, n)| format!(", {n} {what}"))
             .collect();
-        let share = if self.events == 0 {
+        let (of, what) = match inputs {
+            Some(w) => {
+                aside.push_str(&format!(", {} {w}", self.inputs));
+                (self.inputs, w)
+            }
+            None => (self.events, "events"),
+        };
+        let share = if of == 0 {
             0.0
         } else {
-            self.meaningful as f64 / self.events as f64
+            self.meaningful as f64 / of as f64
         };
         if self.meaningful == 0 {
+            let kind = if per_event {
+                "a step of the algorithm on plausible input"
+            } else {
+                "an event that led to a decision both sides could be compared on"
+            };
+            let none = match self.events {
+                0 => "it has no event".to_string(),
+                1 => format!("its one event is not {kind}"),
+                n => format!("none of its {n} events is {kind}"),
+            };
             return Err(format!(
-                "nothing meaningful to compare in {trace}: none of its {} events {} ({} skipped \
-                 by both sides{aside})",
-                self.events,
-                if per_event {
-                    "is a step of the algorithm on plausible input"
-                } else {
-                    "led to a decision both sides could be compared on"
-                },
+                "nothing meaningful to compare in {trace}: {none} ({} skipped by both \
+                 sides{aside})",
                 self.skipped
             ));
         }
         if per_event && share < min_share {
             return Err(format!(
-                "too little to compare in {trace}: {} of {} events are steps of the algorithm on \
-                 plausible input ({} skipped by both sides{aside}); a verdict needs at least {} % \
-                 of them (--min-meaningful)",
+                "too little to compare in {trace}: {} of {of} {what} are steps of the algorithm \
+                 on plausible input ({} events, {} skipped by both sides{aside}); a verdict needs \
+                 at least {} % of them (--min-meaningful)",
                 self.meaningful,
                 self.events,
                 self.skipped,
@@ -250,43 +281,44 @@ impl Recorder {
         Ok(())
     }
 
-    /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
-    /// builds the judged summary; a refused replay writes neither and is an error (exit 2).
-    pub fn finish<L: Lockstep>(
-        self,
-        ls: L,
-        trace: String,
-        title: &str,
-        opts: &ReplayOpts,
-        params: Vec<InForce>,
-    ) -> Result<Summary, InputError> {
-        let path = PathBuf::from(&trace);
-        match self.finish_checked(ls, trace, title, opts, params)? {
-            (s, None) => Ok(s),
-            (_, Some(why)) => Err(InputError::file(&path, why)),
+    /// After one event's step, for a kind that compares decisions: the event is meaningful
+    /// when it led to a decision compared (the agreement grew from `before`).
+    fn decided_since(&mut self, before: u64) {
+        self.last_decided = self.agreement.total > before;
+        if self.last_decided {
+            self.meaningful += 1;
         }
     }
 
-    /// As [`finish`](Self::finish), but a replay with nothing meaningful compared is returned
-    /// as its judged summary beside the reason (outputs not written), for a caller that fails
-    /// one part of a larger input by name and keeps the others (a capture's flows).
-    pub fn finish_checked<L: Lockstep>(
+    /// Checks that something meaningful was compared, then writes `--out` and `--plot` and
+    /// builds the judged summary. A replay with nothing meaningful compared writes neither and
+    /// is returned with the reason in [`Summary::nothing_to_compare`] (no verdict; its run exits
+    /// 2, a CSV trace and a capture flow alike), so that a directory lists it in its table and a
+    /// capture keeps its other flows' verdicts.
+    pub fn finish<L: Lockstep>(
         mut self,
         mut ls: L,
         trace: String,
         title: &str,
         opts: &ReplayOpts,
         params: Vec<InForce>,
-    ) -> Result<(Summary, Option<String>), InputError> {
+    ) -> Result<Summary, InputError> {
+        let before_end = self.agreement.total;
         ls.end(&mut self)?;
-        if L::KIND.info().rel_err_of.is_none() {
-            // Kinds that compare decisions (CATS chunks, pacer segments): each one compared.
-            self.meaningful = self.agreement.total;
+        if L::KIND.info().rel_err_of.is_none()
+            && self.agreement.total > before_end
+            && !self.last_decided
+            && self.meaningful < self.events
+        {
+            // Decisions compared only once the trace ended (the pacer's unmatched segments)
+            // belong to its last event.
+            self.meaningful += 1;
         }
         let refused = self
             .check_meaningful(
                 &trace,
                 L::KIND.info().rel_err_of.is_some(),
+                L::INPUTS,
                 opts.min_meaningful(),
             )
             .err();
@@ -317,8 +349,11 @@ impl Recorder {
             s.rel_err = Some(self.err.summary(quantity));
         }
         ls.finish(&self, &mut s);
+        if let Some(why) = refused {
+            s.nothing_compared(why);
+        }
         s.judge(opts.tolerances(L::KIND.info()));
-        Ok((s, refused))
+        Ok(s)
     }
 
     /// Where an event is, for the statistics.
@@ -333,12 +368,22 @@ impl Recorder {
 
 /// The one driver for CSV traces: open, check the header, set both sides up from the trace's
 /// `# set` lines and `--set`, step every row, finish. One summary.
+///
+/// The trace is named [`ReplayOpts::shown`] everywhere: in the summary, messages, the origins
+/// of its `# set` lines and `--out` (standard input is `-`, not the temporary copy it is read
+/// from).
 pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let mut rdr = TraceReader::open(path)?;
+    let shown = opts.shown(path);
+    let file = std::fs::File::open(path)
+        .map_err(|e| InputError::file(shown, format!("cannot open: {e}")))?;
+    let mut rdr = TraceReader::from_reader(
+        shown,
+        Box::new(std::io::BufReader::with_capacity(1 << 16, file)),
+    )?;
     rdr.expect_header(L::KIND.header())?;
     let params = merged_params(rdr.params(), &opts.params);
-    let setup = L::setup(path, &params)?;
-    let in_force = in_force(&setup, L::defaults(path, &params).as_ref(), &params);
+    let setup = L::setup(shown, &params)?;
+    let in_force = in_force(&setup, L::defaults(shown, &params).as_ref(), &params);
     let mut ls = L::new(&setup, opts.mode);
     let mut rec = Recorder::new(
         opts,
@@ -348,15 +393,20 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
         L::PLOT_SERIES,
         &in_force,
     )?;
+    let decisions = L::KIND.info().rel_err_of.is_none();
     while let Some(row) = rdr.next_row::<L::Row>() {
         let (line, row) = row?;
-        ls.step(path, line, &row, &mut rec)?;
+        let before = rec.agreement.total;
+        ls.step(shown, line, &row, &mut rec)?;
+        if decisions {
+            rec.decided_since(before);
+        }
     }
-    let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("trace");
+    let short = shown.file_name().and_then(|n| n.to_str()).unwrap_or("-");
     let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());
     Ok(vec![rec.finish(
         ls,
-        path.display().to_string(),
+        shown.display().to_string(),
         &title,
         opts,
         in_force,

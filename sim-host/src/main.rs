@@ -20,7 +20,9 @@ struct Cli {
 }
 
 const EXIT_CODES: &str = "Exit codes: 0 every trace within tolerance; 1 a fidelity figure outside \
-tolerance; 2 bad input or usage (the message names the file, the line and what is wrong).";
+tolerance; 2 bad input or usage (the message names the file, the line and what is wrong), or a \
+trace or capture flow with nothing meaningful to compare (reported as NOTHING TO COMPARE with the \
+reason).";
 
 const ALL_HELP: &str = "Every kind, recognised by each file's header row (captures are hpcc); a \
 directory is walked (links inside it followed as long as they stay inside it, each file once). \
@@ -53,23 +55,95 @@ struct ReplayArgs {
     #[arg(long)]
     json: bool,
     /// free: both sides run independently; forced: re-seed the fixed side from the reference
-    /// after every event.
+    /// after every event (the kinds that have a state to re-seed).
     #[arg(long, value_enum, default_value_t = Mode::Free)]
     mode: Mode,
-    /// Minimum branch (or order) agreement, 0..1 [default: 0.999; cats 1.0].
+    /// Minimum branch (or order) agreement, a ratio in [0, 1] [default: per kind, below].
     #[arg(long, value_name = "RATIO")]
     min_agreement: Option<f64>,
-    /// Maximum p99 relative error of the rate/window [default: 1e-3].
+    /// Maximum p99 relative error of the rate or window [default: per kind, below].
     #[arg(long, value_name = "RATIO")]
     max_p99_rel_err: Option<f64>,
-    /// Maximum relative error of the rate/window [default: 1e-2].
+    /// Maximum relative error of the rate or window [default: per kind, below].
     #[arg(long, value_name = "RATIO")]
     max_rel_err: Option<f64>,
-    /// Minimum share of a trace's events that must move the reference's state (a rate or
-    /// window branch; a decision for cats and pacer) for a verdict, 0..1 [default: 0.5]. At least
-    /// one such event is always needed.
+    /// Minimum share of a trace's events that must be meaningful (a step of the algorithm; see
+    /// each kind) for a verdict, a ratio in [0, 1] [default: 0.5]. At least one such event is
+    /// always needed.
     #[arg(long, value_name = "RATIO")]
     min_meaningful: Option<f64>,
+}
+
+/// The help of the options whose meaning depends on the kind, from its registry entry: whether
+/// it has a forced mode, what its agreement counts and its default limits, whether it has a
+/// relative error, what a meaningful event is.
+fn kind_options(cmd: clap::Command, k: Kind) -> clap::Command {
+    let info = k.info();
+    let t = info.tolerances;
+    let mode = if info.has_forced_mode {
+        "free: both sides run independently; forced: re-seed the fixed side from the reference \
+         after every event"
+            .to_string()
+    } else {
+        format!(
+            "free, the only mode of {}: it has no state to re-seed (forced is refused)",
+            k.name()
+        )
+    };
+    let rel = |what: &str, d: f64| match info.rel_err_of {
+        Some(q) => format!("{what} relative error of the {q} [default: {d:e}]"),
+        None => format!(
+            "Not for {}: it compares the {} of its decisions and has no relative error (refused)",
+            k.name(),
+            info.agreement
+        ),
+    };
+    let forced = info.has_forced_mode;
+    cmd.mut_arg("mode", |a| a.help(mode).hide_possible_values(!forced))
+        .mut_arg("min_agreement", |a| {
+            a.help(format!(
+                "Minimum {} agreement, a ratio in [0, 1] [default: {}]",
+                info.agreement, t.min_agreement
+            ))
+        })
+        .mut_arg("max_p99_rel_err", |a| {
+            a.help(rel("Maximum p99", t.max_p99_rel_err))
+        })
+        .mut_arg("max_rel_err", |a| a.help(rel("Maximum", t.max_rel_err)))
+        .mut_arg("min_meaningful", |a| {
+            a.help(format!(
+                "Minimum share of the events that must be meaningful for a verdict, a ratio in \
+                 [0, 1] [default: 0.5]; meaningful here: {}. At least one meaningful event is \
+                 always needed",
+                info.meaningful
+            ))
+        })
+}
+
+/// The per-kind defaults of the tolerances, for `replay all --help`.
+fn tolerance_defaults() -> String {
+    Kind::all()
+        .map(|k| {
+            let t = k.info().tolerances;
+            match k.info().rel_err_of {
+                Some(q) => format!(
+                    "{}: {} agreement ≥ {}, {q} error p99 ≤ {:e}, max ≤ {:e}",
+                    k.name(),
+                    k.info().agreement,
+                    t.min_agreement,
+                    t.max_p99_rel_err,
+                    t.max_rel_err
+                ),
+                None => format!(
+                    "{}: {} agreement ≥ {} (no relative error)",
+                    k.name(),
+                    k.info().agreement,
+                    t.min_agreement
+                ),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
@@ -109,13 +183,19 @@ impl clap::Subcommand for ReplayCmd {
         let mut cmd = cmd.subcommand(ReplayArgs::augment_args(
             clap::Command::new("all")
                 .about("Every kind, recognised by header row.")
-                .after_long_help(format!("{ALL_HELP}\n\n{EXIT_CODES}")),
+                .after_long_help(format!(
+                    "{ALL_HELP}\n\nDefault limits: {}.\n\n{EXIT_CODES}",
+                    tolerance_defaults()
+                )),
         ));
         for k in Kind::all() {
-            cmd = cmd.subcommand(ReplayArgs::augment_args(
-                clap::Command::new(k.name())
-                    .about(format!("{}.", capitalised(k.info().about)))
-                    .after_long_help(format!("{}\n{EXIT_CODES}", k.info().help())),
+            cmd = cmd.subcommand(kind_options(
+                ReplayArgs::augment_args(
+                    clap::Command::new(k.name())
+                        .about(format!("{}.", capitalised(k.info().about)))
+                        .after_long_help(format!("{}\n{EXIT_CODES}", k.info().help())),
+                ),
+                k,
             ));
         }
         cmd.subcommand_required(true)
@@ -195,8 +275,10 @@ enum Cmd {
         /// pfc.txt, qlen.txt, and the topology.txt and flow.txt of the run (docs/sim.md).
         #[arg(long, value_name = "DIR")]
         ns3_out: Option<PathBuf>,
-        /// Read the network from an ns-3 topology file (a star, dumbbell or leaf-spine); it
-        /// replaces the scenario's [topology] shape keys.
+        /// Read the network from an ns-3 topology file: a star, a dumbbell, a two-tier
+        /// leaf-spine (leaf_spine) or a three-tier fat tree (fat_tree) wired as the authors'
+        /// mix/fat.txt, recognised from its links; it replaces the scenario's [topology] shape
+        /// keys (docs/robustness.md §6g).
         #[arg(long, value_name = "FILE")]
         ns3_topology: Option<PathBuf>,
         /// Read the flows from an ns-3 flow file; they replace the scenario's [[flows]].
@@ -262,10 +344,17 @@ enum Cmd {
         /// Compare instead of writing; exit 1 if any file differs.
         #[arg(long)]
         check: bool,
-        /// Only this kind (timely, hpcc, cats, pacer).
-        #[arg(long, value_parser = sim_host::kinds::parse_kind)]
+        #[arg(long, value_parser = sim_host::kinds::parse_kind, help = only_help())]
         only: Option<Kind>,
     },
+}
+
+/// `fixtures --only`'s help: every kind of the registry.
+fn only_help() -> String {
+    format!(
+        "Only this kind ({})",
+        Kind::all().map(Kind::name).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// `sim --help`'s text after the options: the scenario's keys, with the algorithms of the
@@ -280,7 +369,7 @@ fn sim_help() -> String {
     format!(
         "Scenario: TOML with name, algorithm ({}), controller, seed, \
 duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] ({}), \
-[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes, initial_window_packets), [topology] (star|dumbbell|leaf_spine), [[flows]] (long|incast|poisson|poisson_incast) and [output]; see \
+[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes, initial_window_packets), [topology] (star|dumbbell|leaf_spine|fat_tree), [[flows]] (long|incast|poisson|poisson_incast) and [output]; see \
 docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
 --seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
 finished and every invariant held; 1 an \
@@ -351,6 +440,7 @@ fn main() -> ExitCode {
                 },
                 skip_unknown: a.skip_unknown,
                 min_meaningful: a.min_meaningful,
+                shown_as: None,
             };
             replay::run(kind, &a.path, &opts, a.json)
         }

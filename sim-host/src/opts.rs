@@ -4,7 +4,7 @@
 use crate::trace::Param;
 use crate::trace::kinds::KindInfo;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How the fixed-point side is driven.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
@@ -57,9 +57,18 @@ pub struct ReplayOpts {
     /// `--min-meaningful`: the share of a trace's events that must move the reference's state
     /// for a verdict (`None`: [`crate::driver::MIN_MEANINGFUL_SHARE`]).
     pub min_meaningful: Option<f64>,
+    /// The name reports, messages, parameter origins and `--out` give the trace, when it is
+    /// not its path: `-` for standard input, which is replayed from a temporary copy (`None`:
+    /// the path).
+    pub shown_as: Option<PathBuf>,
 }
 
 impl ReplayOpts {
+    /// The name of the trace at `path` in reports ([`shown_as`](Self::shown_as), else `path`).
+    pub fn shown<'a>(&'a self, path: &'a Path) -> &'a Path {
+        self.shown_as.as_deref().unwrap_or(path)
+    }
+
     /// The share of events that must be meaningful for a verdict.
     pub fn min_meaningful(&self) -> f64 {
         self.min_meaningful

@@ -1,6 +1,6 @@
 //! `sim-host replay`: one trace or a directory of traces, every kind, in parallel, with one
 //! table and CI-friendly exit codes (0 within tolerance, 1 fidelity outside tolerance, 2 bad
-//! input or usage).
+//! input or usage, or nothing meaningful to compare).
 
 use crate::summary::{Summary, pct};
 use crate::trace::{InputError, sniff_header};
@@ -14,7 +14,8 @@ use std::time::Instant;
 pub const EXIT_OK: i32 = 0;
 /// Exit code: some fidelity figure outside tolerance.
 pub const EXIT_FIDELITY: i32 = 1;
-/// Exit code: bad input or usage.
+/// Exit code: bad input or usage, or a trace (or capture flow) with nothing meaningful to
+/// compare.
 pub const EXIT_INPUT: i32 = 2;
 
 pub use crate::kind::Kind;
@@ -115,6 +116,20 @@ impl ReplayOpts {
             }
         }
         if let Some(k) = kind
+            && k.info().rel_err_of.is_none()
+            && let Some(flag) = self.rel_err_limit()
+        {
+            return Err(InputError::file(
+                Path::new(flag),
+                format!(
+                    "{} compares the {} of its decisions and has no relative error to limit; \
+                     leave it out",
+                    k.name(),
+                    k.info().agreement
+                ),
+            ));
+        }
+        if let Some(k) = kind
             && self.mode == Mode::Forced
             && !k.info().has_forced_mode
         {
@@ -154,6 +169,15 @@ impl ReplayOpts {
                 )));
             }
         }
+        if let Some(flag) = self.rel_err_limit()
+            && !kinds.iter().any(|k| k.info().rel_err_of.is_some())
+        {
+            return Err(InputError::file(
+                Path::new(flag),
+                "no trace of this run has a relative error to limit (its kinds compare the order \
+                 of decisions)",
+            ));
+        }
         if self.mode == Mode::Forced && !kinds.iter().any(|k| k.info().has_forced_mode) {
             return Err(InputError::file(
                 Path::new("--mode"),
@@ -161,6 +185,17 @@ impl ReplayOpts {
             ));
         }
         Ok(())
+    }
+
+    /// The relative-error limit given on the command line, if any (its option's name).
+    fn rel_err_limit(&self) -> Option<&'static str> {
+        if self.tol.max_p99_rel_err.is_some() {
+            Some("--max-p99-rel-err")
+        } else if self.tol.max_rel_err.is_some() {
+            Some("--max-rel-err")
+        } else {
+            None
+        }
     }
 
     /// The options for one kind: `KIND.KEY=VALUE` applies to that kind only (as `KEY`), a bare
@@ -289,15 +324,31 @@ fn run_file_named(
             crate::out!("{}", s.render());
         }
     }
+    report_nothing_compared(&sums);
     for e in &errors {
         eprintln!("error: {e}");
     }
     code
 }
 
-/// Exit code of a run: 2 if any input failed, else 1 if any result is outside tolerance.
+/// Says on standard error why each result with nothing meaningful to compare has no verdict
+/// (its reason names the trace).
+fn report_nothing_compared(sums: &[Summary]) {
+    for s in sums {
+        if let Some(why) = &s.nothing_to_compare {
+            if why.contains(&s.trace) {
+                eprintln!("error: {why}");
+            } else {
+                eprintln!("error: {}: {why}", s.trace);
+            }
+        }
+    }
+}
+
+/// Exit code of a run: 2 if any input failed or any result compared nothing meaningful (a CSV
+/// trace and a capture flow alike), else 1 if any result is outside tolerance.
 fn exit_code(sums: &[Summary], errors: &[InputError]) -> i32 {
-    if !errors.is_empty() {
+    if !errors.is_empty() || sums.iter().any(|s| s.nothing_to_compare.is_some()) {
         EXIT_INPUT
     } else if sums.iter().all(|s| s.within_tolerance) {
         EXIT_OK
@@ -312,15 +363,21 @@ pub const JSON_SCHEMA_ID: &str = "sim-host/replay/1";
 /// The one JSON shape of every replay (a file, a capture, a directory): the results (one per
 /// trace, or per flow of a capture), the errors as objects, and a summary with the exit code.
 pub fn json_report(sums: &[Summary], errors: &[InputError], code: i32) -> serde_json::Value {
-    let outside = sums.iter().filter(|s| !s.within_tolerance).count();
+    let within = sums.iter().filter(|s| s.within_tolerance).count();
+    let outside = sums.iter().filter(|s| s.outside_tolerance()).count();
+    let nothing = sums
+        .iter()
+        .filter(|s| s.nothing_to_compare.is_some())
+        .count();
     serde_json::json!({
         "schema": JSON_SCHEMA_ID,
         "results": sums,
         "errors": errors,
         "summary": {
             "results": sums.len(),
-            "within_tolerance": sums.len() - outside,
+            "within_tolerance": within,
             "outside_tolerance": outside,
+            "nothing_to_compare": nothing,
             "errors": errors.len(),
             "exit_code": code,
         },
@@ -360,16 +417,11 @@ fn replay_file(
         ));
     }
     opts.check_used(&[detected])?;
-    let mut sums = detected
-        .replay(path, &opts.for_kind(detected))
-        .map_err(rename)?;
+    let mut o = opts.for_kind(detected);
     if shown != path {
-        let (from, to) = (path.display().to_string(), shown.display().to_string());
-        for s in &mut sums {
-            s.trace = s.trace.replacen(&from, &to, 1);
-        }
+        o.shown_as = Some(shown.to_path_buf());
     }
-    Ok(sums)
+    detected.replay(path, &o).map_err(rename)
 }
 
 fn report_error(e: &InputError) -> i32 {
@@ -605,17 +657,18 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
                 .collect();
             crate::outln!("  {}: {}", s.trace, list.join(", "));
         }
-        let fails = summaries.iter().filter(|s| !s.within_tolerance).count();
+        let within = summaries.iter().filter(|s| s.within_tolerance).count();
+        let fails = summaries.iter().filter(|s| s.outside_tolerance()).count();
+        let nothing = summaries.len() - within - fails;
         let skipped = if unknown > 0 {
             format!(", {unknown} unknown skipped")
         } else {
             String::new()
         };
         crate::outln!(
-            "\n{} traces: {} within tolerance, {} outside, {} unreadable{skipped} ({:.1} s)",
+            "\n{} traces: {within} within tolerance, {fails} outside, {nothing} nothing to \
+             compare, {} unreadable{skipped} ({:.1} s)",
             summaries.len() + errors.len(),
-            summaries.len() - fails,
-            fails,
             errors.len(),
             started.elapsed().as_secs_f64()
         );
@@ -628,6 +681,7 @@ fn run_dir(kind: Option<Kind>, dir: &Path, opts: &ReplayOpts, json: bool) -> i32
             }
         }
     }
+    report_nothing_compared(&summaries);
     for e in &errors {
         eprintln!("error: {e}");
     }
@@ -657,10 +711,21 @@ pub fn table(sums: &[Summary]) -> String {
             s.mode,
             s.events,
             s.skipped,
-            format!("{} {}", s.agreement.what, pct(s.agreement.ratio)),
+            if s.agreement.total == 0 {
+                // Nothing compared: no agreement to show.
+                "-".to_string()
+            } else {
+                format!("{} {}", s.agreement.what, pct(s.agreement.ratio))
+            },
             mx,
             p99,
-            if s.within_tolerance { "PASS" } else { "FAIL" }
+            if s.nothing_to_compare.is_some() {
+                "NOTHING TO COMPARE"
+            } else if s.within_tolerance {
+                "PASS"
+            } else {
+                "FAIL"
+            }
         );
     }
     t

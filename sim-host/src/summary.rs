@@ -36,6 +36,8 @@ fn plain(v: &serde_json::Value) -> String {
             (None, Some(f)) => format!("{f:.4}"),
             _ => n.to_string(),
         },
+        Value::Object(m) if m.is_empty() => "none".into(),
+        Value::Array(a) if a.is_empty() => "none".into(),
         Value::Object(m) => m
             .iter()
             .map(|(k, v)| format!("{k} {}", plain(v)))
@@ -370,8 +372,9 @@ pub struct Summary {
     /// Events rejected by both sides (bad input the algorithm must ignore).
     #[serde(serialize_with = "safe_u64")]
     pub skipped: u64,
-    /// Events that moved the reference's state by the algorithm's rule (decisions compared, for
-    /// CATS and the pacer): what the verdict rests on.
+    /// Events that moved the reference's state by the algorithm's rule (for CATS and the pacer,
+    /// events that led to a decision compared; for DOCA PCC, probe answers that step Algorithm
+    /// 1): what the verdict rests on. Never more than `events`.
     #[serde(serialize_with = "safe_u64")]
     pub meaningful: u64,
     /// The parameters in force, each with the value run and where it came from.
@@ -394,7 +397,11 @@ pub struct Summary {
     pub tolerances_used: TolerancesUsed,
     /// Which limits were broken (empty when within tolerance).
     pub failures: Vec<String>,
-    /// `failures.is_empty()`.
+    /// Why nothing meaningful was compared (`null` when something was): such a result has no
+    /// verdict on fidelity; it is neither within nor outside tolerance and its run exits 2, as
+    /// for bad input (docs/robustness.md §3).
+    pub nothing_to_compare: Option<String>,
+    /// `failures.is_empty()` and something meaningful was compared.
     pub within_tolerance: bool,
 }
 
@@ -416,8 +423,21 @@ impl Summary {
             tolerances: Tolerances::for_kind(kind),
             tolerances_used: TolerancesUsed::of(Tolerances::for_kind(kind), false),
             failures: Vec::new(),
+            nothing_to_compare: None,
             within_tolerance: true,
         }
+    }
+
+    /// Marks the result as comparing nothing meaningful, for `why` (its verdict is then
+    /// neither pass nor fail; [`judge`](Self::judge) keeps it).
+    pub fn nothing_compared(&mut self, why: impl Into<String>) {
+        self.nothing_to_compare = Some(why.into());
+        self.within_tolerance = false;
+    }
+
+    /// Whether a fidelity limit was broken (a result with nothing to compare has no verdict).
+    pub fn outside_tolerance(&self) -> bool {
+        self.nothing_to_compare.is_none() && !self.within_tolerance
     }
 
     /// Adds a kind-specific detail.
@@ -473,7 +493,7 @@ impl Summary {
                 ));
             }
         }
-        self.within_tolerance = self.failures.is_empty();
+        self.within_tolerance = self.failures.is_empty() && self.nothing_to_compare.is_none();
     }
 
     /// The parameters in force, two wrapped groups: those given (with where each was set) and
@@ -583,7 +603,9 @@ impl Summary {
         if !self.bounds.is_empty() {
             let _ = write!(limits, ", {} values ≤ their bounds", self.bounds.len());
         }
-        if self.within_tolerance {
+        if let Some(why) = &self.nothing_to_compare {
+            let _ = writeln!(s, "  verdict             NOTHING TO COMPARE: {why}");
+        } else if self.within_tolerance {
             let _ = writeln!(s, "  verdict             PASS (within {limits})");
         } else {
             let _ = writeln!(

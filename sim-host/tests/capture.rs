@@ -234,6 +234,8 @@ fn both_directions_on_one_qp_number_are_two_flows() {
     assert!(out.contains("events              150 (0 skipped,"), "{out}");
 }
 
+/// ACKs that no data stream pairs with compare nothing: the flow is named with the reason and
+/// the run exits 2, as a CSV trace with nothing meaningful to compare does.
 #[test]
 fn acks_no_data_stream_can_be_paired_with_fail_by_name() {
     // Two connections from 10.0.0.1 to 10.0.0.2 whose ACKs leave from other UDP ports than
@@ -251,8 +253,9 @@ fn acks_no_data_stream_can_be_paired_with_fail_by_name() {
     let p = d.path().join("amb.pcapng");
     std::fs::write(&p, write_pcapng(&frames, 128)).unwrap();
     let (code, out, err) = replay(&p);
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert_eq!(out.matches("FAIL").count(), 2, "{out}");
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert_eq!(out.matches("NOTHING TO COMPARE").count(), 2, "{out}");
+    assert_eq!(out.matches("FAIL").count(), 0, "{out}");
     assert!(
         out.contains("amb.pcapng#qp7@10.0.0.1->qp?@10.0.0.2"),
         "{out}"
@@ -263,8 +266,8 @@ fn acks_no_data_stream_can_be_paired_with_fail_by_name() {
     );
 }
 
-/// A flow whose every INT block is invalid compares nothing: it fails, named, and the other
-/// flow of the capture keeps its pass.
+/// A flow whose every INT block is invalid compares nothing: it is named with the reason (exit
+/// 2, as for a CSV trace), and the other flow of the capture keeps its pass.
 #[test]
 fn a_flow_whose_int_is_all_invalid_fails_by_name_and_the_others_keep_their_verdicts() {
     let d = tempfile::tempdir().unwrap();
@@ -280,7 +283,7 @@ fn a_flow_whose_int_is_all_invalid_fails_by_name_and_the_others_keep_their_verdi
     let p = d.path().join("mixed.pcapng");
     std::fs::write(&p, write_pcapng(&frames, 128)).unwrap();
     let (code, out, err) = replay(&p);
-    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(code, Some(2), "{out}{err}");
     let good = "mixed.pcapng#qp11@10.0.0.1->qp529@10.0.0.2";
     let failing = "mixed.pcapng#qp12@10.0.0.3->qp530@10.0.0.2";
     let block = |name: &str| {
@@ -290,10 +293,16 @@ fn a_flow_whose_int_is_all_invalid_fails_by_name_and_the_others_keep_their_verdi
     };
     assert!(block(good).contains("verdict             PASS"), "{out}");
     assert!(
-        block(failing).contains("verdict             FAIL: nothing meaningful to compare in"),
+        block(failing)
+            .contains("verdict             NOTHING TO COMPARE: nothing meaningful to compare in"),
         "{out}"
     );
-    assert!(!err.contains("error"), "{err}");
+    // Standard error says why, once, for the flow that compared nothing.
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+    assert!(
+        err.contains("error: nothing meaningful to compare in") && err.contains(failing),
+        "{err}"
+    );
 }
 
 #[test]
@@ -327,8 +336,11 @@ fn a_capture_without_data_packets_does_not_pass() {
     let p = d.path().join("half.pcapng");
     std::fs::write(&p, write_pcapng(&some, 128)).unwrap();
     let (code, out, err) = replay(&p);
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.contains("PASS") && out.contains("FAIL"), "{out}");
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        out.contains("PASS") && out.contains("NOTHING TO COMPARE"),
+        "{out}"
+    );
     assert!(
         out.contains("no data packets from 10.0.0.3 to 10.0.0.2 in the capture"),
         "{out}"
@@ -570,8 +582,8 @@ fn simple_packet_blocks_are_counted_as_without_a_timestamp() {
     assert_eq!(out.matches("1 without a timestamp").count(), 2, "{out}");
 }
 
-/// In `--json`, a flow that compares nothing is a result outside tolerance with its reason,
-/// beside the other flows' results.
+/// In `--json`, a flow that compares nothing is a result with its reason (neither within nor
+/// outside tolerance), beside the other flows' results.
 #[test]
 fn a_failing_flow_is_a_result_with_its_reason_in_json() {
     let d = tempfile::tempdir().unwrap();
@@ -587,15 +599,18 @@ fn a_failing_flow_is_a_result_with_its_reason_in_json() {
     let p = d.path().join("half.pcapng");
     std::fs::write(&p, write_pcapng(&some, 128)).unwrap();
     let o = sim_host(&["replay", "hpcc", p.to_str().unwrap(), "--json"]);
-    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let schema = std::fs::read_to_string(root().join("docs/replay.schema.json")).unwrap();
     let schema = jsonschema::validator_for(&serde_json::from_str(&schema).unwrap()).unwrap();
     let errs: Vec<String> = schema.iter_errors(&v).map(|e| e.to_string()).collect();
     assert!(errs.is_empty(), "{errs:?}");
     assert_eq!(v["summary"]["results"], 2);
-    assert_eq!(v["summary"]["outside_tolerance"], 1);
+    assert_eq!(v["summary"]["within_tolerance"], 1);
+    assert_eq!(v["summary"]["outside_tolerance"], 0);
+    assert_eq!(v["summary"]["nothing_to_compare"], 1);
     assert_eq!(v["summary"]["errors"], 0);
+    assert_eq!(v["summary"]["exit_code"], 2);
     let failing = &v["results"][1];
     assert!(
         failing["trace"]
@@ -606,12 +621,14 @@ fn a_failing_flow_is_a_result_with_its_reason_in_json() {
     );
     assert_eq!(failing["details"]["ACKs not replayed"], 100);
     assert!(
-        failing["failures"][0]
+        failing["nothing_to_compare"]
             .as_str()
             .unwrap()
             .starts_with("no data packets from 10.0.0.3 to 10.0.0.2"),
         "{failing:#}"
     );
+    assert_eq!(failing["within_tolerance"], false);
+    assert_eq!(failing["failures"].as_array().unwrap().len(), 0);
 }
 
 /// The capture of one generated flow, its section header commented with `comments`.

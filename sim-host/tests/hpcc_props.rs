@@ -270,7 +270,7 @@ fn random_nic_like_traces_meet_the_targets_in_free_mode() {
             flow.event(None, r.t_ns, r.ack_seq as u32, r.snd_nxt as u32, &r.int)
                 .unwrap();
         }
-        let s = flow.finish(&ReplayOpts::default()).unwrap().0;
+        let s = flow.finish(&ReplayOpts::default()).unwrap();
         let e = s.rel_err.as_ref().unwrap();
         prop_assert!(s.agreement.ratio >= 0.999, "{}", s.render());
         prop_assert!(e.p99 <= 1e-3, "{}", s.render());

@@ -34,7 +34,7 @@ fn constant_hop(
         tx = tx.wrapping_add(dtx) & 0xF_FFFF;
         t += u64::from(dts);
     }
-    f.finish(&ReplayOpts::default()).unwrap().0
+    f.finish(&ReplayOpts::default()).unwrap()
 }
 
 fn u_err(s: &Summary) -> f64 {
@@ -151,7 +151,7 @@ fn u_clipped_at_1024_on_a_counter_glitch() {
         ts = (ts + dts) & 0xFF_FFFF;
         tx = (tx + dtx) & 0xF_FFFF;
     }
-    let s = f.finish(&ReplayOpts::default()).unwrap().0;
+    let s = f.finish(&ReplayOpts::default()).unwrap();
     assert_targets(&s);
     // U jumps to ≈ 1 + (9063 − 1)·353/13 000 ≈ 247 and decays; both sides follow it.
     assert!(u_err(&s) < 1e-6 * 247.0, "{}", s.render());
@@ -367,7 +367,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
             )
             .unwrap();
         }
-        let s = f.finish(&ReplayOpts::default()).unwrap().0;
+        let s = f.finish(&ReplayOpts::default()).unwrap();
         assert_targets(&s);
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
         // U: the firmware's 32-bit EWMA step (U in Q4.28) settles within ≈ (T/τ)·2^-28 of the
@@ -456,7 +456,7 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
             ts = (ts + 85) & 0xFF_FFFF;
             tx = (tx + 8) & 0xF_FFFF;
         }
-        let s = f.finish(&ReplayOpts::default()).unwrap().0;
+        let s = f.finish(&ReplayOpts::default()).unwrap();
         assert_targets(&s);
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
     }

@@ -426,7 +426,7 @@ fn a_capture_cut_before_its_first_ack_says_it_was_cut() {
     let o = sim_host_in(d.path(), &["replay", "hpcc", "cut.pcap"]);
     assert_eq!(o.status.code(), Some(2));
     let e = err(&o);
-    assert!(e.contains("no RoCEv2 ACKs"), "{e}");
+    assert!(e.contains("no RoCEv2 RC ACKs"), "{e}");
     assert!(
         e.contains("capture ends inside the record after packet"),
         "{e}"
@@ -461,7 +461,7 @@ fn non_ethernet_link_type_is_named() {
     let o = sim_host_in(d.path(), &["replay", "hpcc", "sll.pcap"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        err(&o).contains("link type 113 is not Ethernet"),
+        err(&o).contains("link type 113 (Linux cooked capture) is not Ethernet"),
         "{}",
         err(&o)
     );

@@ -67,6 +67,9 @@ pub struct KindInfo {
     pub rel_err_of: Option<&'static str>,
     /// Whether `--mode forced` means something for this kind (re-seeding the fixed side).
     pub has_forced_mode: bool,
+    /// What a meaningful event is (`--min-meaningful`, `replay KIND --help`): the events the
+    /// verdict rests on (docs/robustness.md §3).
+    pub meaningful: &'static str,
     /// Whether pcap/pcapng captures are traces of this kind.
     pub reads_captures: bool,
     /// Default tolerances.

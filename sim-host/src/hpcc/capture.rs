@@ -3,12 +3,19 @@
 //!
 //! # Assumptions (also in docs/hpcc.md)
 //! * Ethernet frames (link type 1, up to two VLAN tags) carrying IPv4 or IPv6, UDP destination
-//!   port 4791 (RoCEv2).
-//! * Every RoCEv2 packet carries the HPCC INT block right after the UDP header and before the
-//!   12-byte InfiniBand BTH (paper §4.1, Figure 7); its length `2 + 8·nhop` comes from its first
-//!   nibble (data packets leaving the sender carry `nhop = 0`).
-//! * A packet is an **ACK** when its BTH opcode is `0x11` (RC Acknowledge); every other opcode is
-//!   data.
+//!   port 4791 (RoCEv2). Another link type is refused by name (`197 (ERF …)`, with the first
+//!   record's ERF type: native InfiniBand); every frame that is not RoCEv2 is counted by reason
+//!   (RoCEv1, TCP, another UDP port, behind a third VLAN tag, …: [`NotRoce`]).
+//! * HPCC's INT block sits right after the UDP header and before the 12-byte InfiniBand BTH
+//!   (paper §4.1, Figure 7); its length `2 + 8·nhop` comes from its first nibble (data packets
+//!   leaving the sender carry `nhop = 0`). A payload is read so ([`Frame::Int`]) only where the
+//!   BTH after the block says one can be there: an RC ACK (opcode `0x11`) with nothing after its
+//!   BTH but an optional AETH and the ICRC (by the UDP length), or an RC packet after a block of
+//!   no hop. Anything else is RoCEv2 as NICs write it without INT, the BTH first
+//!   ([`Frame::Plain`]): counted by opcode, never replayed, so that a UC, UD or DC payload byte
+//!   of 0x11 does not make an ACK ([`classify_frame`]).
+//! * A packet of the INT layout is an **ACK** when its BTH opcode is `0x11` (RC Acknowledge);
+//!   every other opcode is data.
 //! * The BTH carries the **destination** QP only, and the two ends of a connection have their own
 //!   QP numbers: data from A to B carry B's QPN, the ACKs from B to A carry A's. Packets are first
 //!   grouped into one-way **streams** (source IP, destination IP, destination QPN, data or ACK);
@@ -25,8 +32,11 @@
 //! * Records of any size up to [`MAX_RECORD_BYTES`] are read; a capture whose last record is cut
 //!   (tcpdump killed) is replayed up to the cut, with a warning in the summary. A length field
 //!   that contradicts the record's own fields is an error naming the packet.
-//! * Packets that are not RoCEv2, too short to hold INT + BTH, without a timestamp (pcapng Simple
-//!   Packet Blocks) or data of a stream no ACK stream pairs with are counted and reported.
+//! * Packets that are not RoCEv2 (by reason), RoCEv2 without INT (by opcode), too short for a
+//!   BTH, with no valid BTH, without a timestamp (pcapng Simple Packet Blocks) or data of a
+//!   stream no ACK stream pairs with are counted and reported ([`Ignored`]). A capture with
+//!   nothing to compare (no RoCEv2 packet, no ACK carrying INT, no data) is one result that says
+//!   why and what it holds ([`Ignored::seen`]), without a verdict.
 //!
 //! The reader parses the file itself (no copy of a frame, no allocation per packet). A replay
 //! reads the capture once, pairing each ACK stream when it appears, and a second time only when
@@ -104,20 +114,165 @@ pub struct StreamKey {
     pub ack: bool,
 }
 
-/// Counts of what was not replayed, and where a cut capture ends.
+/// What a capture holds, by kind of frame, and where a cut capture ends: the packets not
+/// replayed are counted here, by reason, so that a report can say what was seen.
 #[derive(Debug, Default, Clone)]
 pub struct Ignored {
     /// Packet records read (every packet block or record, whatever it holds).
     pub packets: u64,
-    /// Not Ethernet/IP/UDP 4791.
+    /// Not Ethernet/IP/UDP 4791 (the sum of [`not_roce_by`](Self::not_roce_by)).
     pub not_roce: u64,
-    /// RoCEv2 but too short for INT + BTH.
+    /// Frames that are not RoCEv2, by reason.
+    pub not_roce_by: BTreeMap<NotRoce, u64>,
+    /// RoCEv2 but cut before a whole BTH.
     pub truncated: u64,
+    /// RoCEv2 whose bytes after UDP are a BTH in neither layout.
+    pub bad_bth: u64,
+    /// RoCEv2 packets by BTH opcode: `[all, with an INT block]` (256 entries once a packet was
+    /// read).
+    pub opcodes: Vec<[u64; 2]>,
     /// pcapng Simple Packet Blocks: no timestamp, so no place in time.
     pub no_timestamp: u64,
     /// The capture ends inside a record (e.g. tcpdump was killed): the packets before it were
     /// replayed; this says where it was cut.
     pub cut: Option<String>,
+}
+
+impl Ignored {
+    /// Counts one frame, handing a packet in the HPCC layout to `f`.
+    fn frame(
+        &mut self,
+        frame: Frame<'_>,
+        f: &mut impl FnMut(RocePacket<'_>) -> Result<(), InputError>,
+    ) -> Result<(), InputError> {
+        if self.opcodes.is_empty() {
+            self.opcodes = vec![[0; 2]; 256];
+        }
+        match frame {
+            Frame::Int(p) => {
+                self.opcodes[usize::from(p.opcode)][0] += 1;
+                self.opcodes[usize::from(p.opcode)][1] += 1;
+                return f(p);
+            }
+            Frame::Plain { opcode } => self.opcodes[usize::from(opcode)][0] += 1,
+            Frame::Truncated => self.truncated += 1,
+            Frame::BadBth => self.bad_bth += 1,
+            Frame::NotRoce(why) => self.not_roce_because(why),
+        }
+        Ok(())
+    }
+
+    fn not_roce_because(&mut self, why: NotRoce) {
+        self.not_roce += 1;
+        *self.not_roce_by.entry(why).or_default() += 1;
+    }
+
+    /// RoCEv2 packets read (whole BTH, either layout).
+    pub fn roce(&self) -> u64 {
+        self.opcodes.iter().map(|c| c[0]).sum()
+    }
+
+    /// RoCEv2 packets of `opcode`: `(all, with an INT block)`.
+    pub fn opcode(&self, opcode: u8) -> (u64, u64) {
+        self.opcodes
+            .get(usize::from(opcode))
+            .map_or((0, 0), |c| (c[0], c[1]))
+    }
+
+    /// The RoCEv2 packets by opcode, in opcode order: `RC SEND first 120, …, RC ACK 175 (0
+    /// with INT)` (an RC ACK always says how many carry INT; another opcode only when some do).
+    pub fn opcodes_line(&self) -> String {
+        let v: Vec<String> = (0..=255u8)
+            .filter_map(|op| {
+                let (all, int) = self.opcode(op);
+                (all > 0).then(|| {
+                    if op == OPCODE_RC_ACK || int > 0 {
+                        format!("{} {all} ({int} with INT)", opcode_name(op))
+                    } else {
+                        format!("{} {all}", opcode_name(op))
+                    }
+                })
+            })
+            .collect();
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join(", ")
+        }
+    }
+
+    /// What the capture holds: `708 frames: 708 RoCEv2 (RC SEND first 120, …); 0 not RoCEv2`,
+    /// the frames that are not RoCEv2 by reason, the cut and malformed ones.
+    pub fn seen(&self) -> String {
+        let mut t = format!("{} frames: {} RoCEv2", self.packets, self.roce());
+        if self.roce() > 0 {
+            t.push_str(&format!(" ({})", self.opcodes_line()));
+        }
+        if self.truncated > 0 {
+            t.push_str(&format!(
+                ", {} RoCEv2 cut before a whole BTH",
+                self.truncated
+            ));
+        }
+        if self.bad_bth > 0 {
+            t.push_str(&format!(
+                ", {} RoCEv2 with no valid BTH (reserved bits set)",
+                self.bad_bth
+            ));
+        }
+        if self.no_timestamp > 0 {
+            t.push_str(&format!(
+                ", {} without a timestamp (pcapng Simple Packet Blocks)",
+                self.no_timestamp
+            ));
+        }
+        t.push_str(&format!("; {} not RoCEv2", self.not_roce));
+        if !self.not_roce_by.is_empty() {
+            let by: Vec<String> = self
+                .not_roce_by
+                .iter()
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            t.push_str(&format!(" ({})", by.join(", ")));
+        }
+        t
+    }
+
+    /// The RoCEv2 packets by opcode as JSON (`"0x11 RC ACK": 175`) and those with INT.
+    fn opcodes_json(&self, with_int: bool) -> serde_json::Value {
+        serde_json::Value::Object(
+            (0..=255u8)
+                .filter_map(|op| {
+                    let (all, int) = self.opcode(op);
+                    let n = if with_int { int } else { all };
+                    let show = if with_int {
+                        all > 0 && (int > 0 || op == OPCODE_RC_ACK)
+                    } else {
+                        all > 0
+                    };
+                    show.then(|| (format!("0x{op:02x} {}", opcode_name(op)), n.into()))
+                })
+                .collect(),
+        )
+    }
+
+    /// The frames that are not RoCEv2, by reason, as JSON.
+    fn not_roce_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.not_roce_by
+                .iter()
+                .map(|(why, n)| (why.to_string(), (*n).into()))
+                .collect(),
+        )
+    }
+
+    /// The details every summary of the capture carries: what it holds.
+    fn details(&self, s: &mut Summary) {
+        s.detail("capture frames", self.packets);
+        s.detail("RoCEv2 packets", self.opcodes_json(false));
+        s.detail("with INT", self.opcodes_json(true));
+        s.detail("not RoCEv2", self.not_roce_json());
+    }
 }
 
 /// The largest record the reader accepts (a jumbo frame is 9 KiB; pcapng blocks of many MiB
@@ -138,20 +293,195 @@ fn be16(b: &[u8], i: usize) -> Option<u16> {
     Some(u16::from_be_bytes(b.get(i..i + 2)?.try_into().ok()?))
 }
 
-/// Parses one Ethernet frame; `Ok(None)` when it is not RoCEv2, `Err(())` when it is RoCEv2
-/// but too short for the INT block and the BTH. Frames cut by the capture's snap length still
-/// yield their headers.
-#[allow(clippy::result_unit_err)] // the only failure is "truncated", counted by the caller
-pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket<'_>>, ()> {
+/// Why a frame is not a RoCEv2 packet, as the capture's report counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotRoce {
+    /// Cut before the end of its Ethernet, VLAN, IP or UDP header.
+    CutHeaders,
+    /// Behind more than two VLAN tags (the reader reads up to two, 802.1Q and 802.1ad).
+    TooManyVlanTags,
+    /// RoCEv1: EtherType 0x8915, the InfiniBand GRH right after Ethernet (no IP, no UDP).
+    RoceV1,
+    /// An 802.3 frame whose type field is a length (LLC: STP, …).
+    Llc,
+    /// Another EtherType (ARP, LLDP, …).
+    EtherType(u16),
+    /// IPv4 or IPv6 carrying another protocol than UDP (TCP, ICMP, …).
+    IpProtocol(u8),
+    /// A fragment of an IPv4 datagram after the first (no UDP header of its own).
+    IpFragment,
+    /// UDP to another destination port than 4791.
+    UdpPort,
+    /// On a pcapng interface whose link type is not Ethernet.
+    Interface(u32),
+}
+
+impl std::fmt::Display for NotRoce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRoce::CutHeaders => f.write_str("cut inside their Ethernet/IP/UDP headers"),
+            NotRoce::TooManyVlanTags => {
+                f.write_str("behind more than two VLAN tags (up to two are read)")
+            }
+            NotRoce::RoceV1 => f.write_str("RoCEv1 (EtherType 0x8915: no IP/UDP, not read)"),
+            NotRoce::Llc => f.write_str("802.3/LLC"),
+            NotRoce::EtherType(t) => match ethertype_name(*t) {
+                Some(n) => write!(f, "{n} (EtherType 0x{t:04x})"),
+                None => write!(f, "EtherType 0x{t:04x}"),
+            },
+            NotRoce::IpProtocol(p) => match ip_protocol_name(*p) {
+                Some(n) => write!(f, "{n} over IP"),
+                None => write!(f, "IP protocol {p}"),
+            },
+            NotRoce::IpFragment => f.write_str("IPv4 fragments after the first"),
+            NotRoce::UdpPort => f.write_str("UDP to another port than 4791"),
+            NotRoce::Interface(l) => write!(f, "on a non-Ethernet interface ({})", link_name(*l)),
+        }
+    }
+}
+
+fn ethertype_name(t: u16) -> Option<&'static str> {
+    Some(match t {
+        0x0806 => "ARP",
+        0x8035 => "RARP",
+        0x8808 => "Ethernet flow control (PAUSE, PFC)",
+        0x8809 => "slow protocols (LACP)",
+        0x888E => "EAPOL",
+        0x88CC => "LLDP",
+        0x88F7 => "PTP",
+        0x8906 => "FCoE",
+        0x9100 => "a VLAN tag of the old 0x9100 kind",
+        _ => return None,
+    })
+}
+
+fn ip_protocol_name(p: u8) -> Option<&'static str> {
+    Some(match p {
+        1 => "ICMP",
+        2 => "IGMP",
+        6 => "TCP",
+        47 => "GRE",
+        50 => "ESP",
+        58 => "ICMPv6",
+        132 => "SCTP",
+        _ => return None,
+    })
+}
+
+/// A pcap/pcapng link type with its name (`197 (ERF)`), for messages.
+pub fn link_name(link: u32) -> String {
+    let name = match link {
+        0 => "BSD loopback",
+        1 => "Ethernet",
+        101 => "raw IP",
+        105 => "IEEE 802.11",
+        113 => "Linux cooked capture",
+        127 => "IEEE 802.11 radiotap",
+        197 => "ERF, Endace's Extensible Record Format",
+        228 => "raw IPv4",
+        229 => "raw IPv6",
+        247 => "InfiniBand",
+        276 => "Linux cooked capture v2",
+        _ => return link.to_string(),
+    };
+    format!("{link} ({name})")
+}
+
+/// The name of a BTH opcode, transport first (`RC ACK`, `UC SEND first`, `UD SEND only`):
+/// the transport is the top three bits (IBTA: RC, UC, RD, UD, CNP, XRC; 0xC0–0xFF are
+/// manufacturer-specific), the operation the low five.
+pub fn opcode_name(op: u8) -> String {
+    let transport = match op >> 5 {
+        0 => "RC",
+        1 => "UC",
+        2 => "RD",
+        3 => "UD",
+        4 if op == 0x80 => return "CNP".into(),
+        4 => return format!("reserved opcode 0x{op:02x}"),
+        5 => "XRC",
+        _ => return format!("manufacturer-specific opcode 0x{op:02x}"),
+    };
+    let what = match op & 0x1F {
+        0x00 => "SEND first",
+        0x01 => "SEND middle",
+        0x02 => "SEND last",
+        0x03 => "SEND last with immediate",
+        0x04 => "SEND only",
+        0x05 => "SEND only with immediate",
+        0x06 => "RDMA WRITE first",
+        0x07 => "RDMA WRITE middle",
+        0x08 => "RDMA WRITE last",
+        0x09 => "RDMA WRITE last with immediate",
+        0x0A => "RDMA WRITE only",
+        0x0B => "RDMA WRITE only with immediate",
+        0x0C => "RDMA READ request",
+        0x0D => "RDMA READ response first",
+        0x0E => "RDMA READ response middle",
+        0x0F => "RDMA READ response last",
+        0x10 => "RDMA READ response only",
+        0x11 => "ACK",
+        0x12 => "ATOMIC ACK",
+        0x13 => "CmpSwap",
+        0x14 => "FetchAdd",
+        0x15 => "RESYNC",
+        0x16 => "SEND last with invalidate",
+        0x17 => "SEND only with invalidate",
+        0x18 => "FLUSH",
+        0x19 => "ATOMIC WRITE",
+        _ => return format!("{transport} reserved opcode 0x{op:02x}"),
+    };
+    format!("{transport} {what}")
+}
+
+/// What one Ethernet frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame<'a> {
+    /// A RoCEv2 packet in the HPCC layout (docs/hpcc.md §7): the INT block right after the UDP
+    /// header, then the BTH. Read so only where the BTH found after the block says it can be
+    /// one: an RC ACK (opcode 0x11) carrying nothing but an optional AETH after its BTH, or an
+    /// RC packet whose block has no hop (`nhop = 0`, a data packet leaving its sender).
+    Int(RocePacket<'a>),
+    /// A RoCEv2 packet as NICs write it without INT: the BTH right after the UDP header.
+    Plain {
+        /// Its BTH opcode.
+        opcode: u8,
+    },
+    /// RoCEv2 (UDP 4791), cut by the snapshot length before a whole BTH.
+    Truncated,
+    /// RoCEv2 whose bytes after the UDP header hold a BTH in neither layout (its reserved bits
+    /// or transport version are not zero).
+    BadBth,
+    /// Not RoCEv2, and why.
+    NotRoce(NotRoce),
+}
+
+/// Whether 12 bytes read as a BTH: transport header version 0, the reserved bits after the
+/// P_Key (all but FECN/BECN) and after the AckReq bit zero.
+fn bth_ok(b: &[u8]) -> bool {
+    b.len() >= BTH_BYTES && b[1] & 0x0F == 0 && b[4] & 0x3F == 0 && b[8] & 0x7F == 0
+}
+
+/// Classifies one Ethernet frame (captured bytes `data`, which the snapshot length may have
+/// cut). Up to two VLAN tags (802.1Q, 802.1ad) are read; IPv6 extension headers (hop-by-hop,
+/// routing, destination options) are followed.
+///
+/// A UDP 4791 payload is read in the HPCC layout (INT block, then BTH) only where the BTH after
+/// the block says an INT block can be there: an RC ACK (opcode 0x11) whose UDP length leaves
+/// room for nothing after its BTH but an AETH (4 bytes) and the ICRC, or an RC packet after a
+/// block of no hop (`nhop = 0`). Otherwise the payload is read as RoCEv2 is written without
+/// INT, the BTH first: a UC, UD or DC packet whose payload happens to hold 0x11 where an HPCC
+/// BTH would be is not an ACK.
+pub fn classify_frame(t_ns: u64, data: &[u8]) -> Frame<'_> {
+    let cut = Frame::NotRoce(NotRoce::CutHeaders);
     let Some(mut ethertype) = be16(data, 12) else {
-        return Ok(None);
+        return cut;
     };
     let mut l3 = 14;
     // Up to two VLAN tags (802.1Q, 802.1ad).
     for _ in 0..2 {
         if ethertype == 0x8100 || ethertype == 0x88A8 {
             let Some(t) = be16(data, l3 + 2) else {
-                return Ok(None);
+                return cut;
             };
             ethertype = t;
             l3 += 4;
@@ -160,12 +490,18 @@ pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket<'_>>, ()>
     let (src, dst, l4) = match ethertype {
         0x0800 => {
             let Some(ip) = data.get(l3..l3 + 20) else {
-                return Ok(None);
+                return cut;
             };
             let ihl = usize::from(ip[0] & 0x0F) * 4;
             let frag_offset = u16::from_be_bytes([ip[6], ip[7]]) & 0x1FFF;
-            if ip[0] >> 4 != 4 || ihl < 20 || ip[9] != 17 || frag_offset != 0 {
-                return Ok(None);
+            if ip[0] >> 4 != 4 || ihl < 20 {
+                return Frame::NotRoce(NotRoce::EtherType(ethertype));
+            }
+            if ip[9] != 17 {
+                return Frame::NotRoce(NotRoce::IpProtocol(ip[9]));
+            }
+            if frag_offset != 0 {
+                return Frame::NotRoce(NotRoce::IpFragment);
             }
             let s: [u8; 4] = [ip[12], ip[13], ip[14], ip[15]];
             let d: [u8; 4] = [ip[16], ip[17], ip[18], ip[19]];
@@ -177,61 +513,133 @@ pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket<'_>>, ()>
         }
         0x86DD => {
             let Some(ip) = data.get(l3..l3 + 40) else {
-                return Ok(None);
+                return cut;
             };
             if ip[0] >> 4 != 6 {
-                return Ok(None);
+                return Frame::NotRoce(NotRoce::EtherType(ethertype));
             }
             let mut next = ip[6];
             let mut at = l3 + 40;
             // Hop-by-hop, routing and destination options headers; a fragment is not followed.
             while matches!(next, 0 | 43 | 60) {
                 let Some(h) = data.get(at..at + 2) else {
-                    return Ok(None);
+                    return cut;
                 };
                 next = h[0];
                 at += (usize::from(h[1]) + 1) * 8;
             }
             if next != 17 {
-                return Ok(None);
+                return Frame::NotRoce(NotRoce::IpProtocol(next));
             }
-            let s: [u8; 16] = ip[8..24].try_into().map_err(|_| ())?;
-            let d: [u8; 16] = ip[24..40].try_into().map_err(|_| ())?;
+            let (Ok(s), Ok(d)) = (
+                <[u8; 16]>::try_from(&ip[8..24]),
+                <[u8; 16]>::try_from(&ip[24..40]),
+            ) else {
+                return cut;
+            };
             (
                 IpAddr::V6(Ipv6Addr::from(s)),
                 IpAddr::V6(Ipv6Addr::from(d)),
                 at,
             )
         }
-        _ => return Ok(None),
+        0x8100 | 0x88A8 => return Frame::NotRoce(NotRoce::TooManyVlanTags),
+        0x8915 => return Frame::NotRoce(NotRoce::RoceV1),
+        t if t < 0x0600 => return Frame::NotRoce(NotRoce::Llc),
+        t => return Frame::NotRoce(NotRoce::EtherType(t)),
     };
-    let (Some(sport), Some(dport)) = (be16(data, l4), be16(data, l4 + 2)) else {
-        return Ok(None);
+    let (Some(sport), Some(dport), Some(udp_len)) =
+        (be16(data, l4), be16(data, l4 + 2), be16(data, l4 + 4))
+    else {
+        return cut;
     };
     if dport != ROCEV2_PORT {
-        return Ok(None);
+        return Frame::NotRoce(NotRoce::UdpPort);
     }
-    let p = data.get(l4 + 8..).ok_or(())?;
-    let nhop = usize::from(p.first().ok_or(())? >> 4);
+    // The payload as captured, and its length on the wire (by the UDP length field).
+    let p = data.get(l4 + 8..).unwrap_or_default();
+    let wire = usize::from(udp_len).saturating_sub(8);
+    let Some(&first) = p.first() else {
+        return Frame::Truncated;
+    };
+    let nhop = usize::from(first >> 4);
     let int_len = 2 + 8 * nhop;
-    let bth = p.get(int_len..int_len + BTH_BYTES).ok_or(())?;
-    Ok(Some(RocePacket {
-        t_ns,
-        src,
-        dst,
-        sport,
-        qp: u32::from_be_bytes([0, bth[5], bth[6], bth[7]]),
-        opcode: bth[0],
-        psn: u32::from_be_bytes([0, bth[9], bth[10], bth[11]]),
-        int: &p[..int_len],
-    }))
+    let hpcc_bth = p.get(int_len..int_len + BTH_BYTES);
+    if let Some(bth) = hpcc_bth.filter(|b| bth_ok(b)) {
+        let opcode = bth[0];
+        // After an ACK's BTH: an AETH (4 bytes) or nothing, then the 4-byte ICRC.
+        let after = wire.checked_sub(int_len + BTH_BYTES);
+        let ack = opcode == OPCODE_RC_ACK && matches!(after, Some(4 | 8));
+        let data_leaving = nhop == 0 && opcode >> 5 == 0 && opcode != OPCODE_RC_ACK;
+        if ack || data_leaving {
+            return Frame::Int(RocePacket {
+                t_ns,
+                src,
+                dst,
+                sport,
+                qp: u32::from_be_bytes([0, bth[5], bth[6], bth[7]]),
+                opcode,
+                psn: u32::from_be_bytes([0, bth[9], bth[10], bth[11]]),
+                int: &p[..int_len],
+            });
+        }
+    }
+    if let Some(bth) = p.get(..BTH_BYTES).filter(|b| bth_ok(b)) {
+        return Frame::Plain { opcode: bth[0] };
+    }
+    if p.len() < BTH_BYTES || (hpcc_bth.is_none() && int_len + BTH_BYTES <= wire) {
+        Frame::Truncated
+    } else {
+        Frame::BadBth
+    }
 }
 
-fn not_ethernet(path: &Path, link: u32) -> InputError {
+/// Parses one Ethernet frame: `Ok(Some)` for a RoCEv2 packet in the HPCC layout
+/// ([`classify_frame`], [`Frame::Int`]), `Err(())` when it is RoCEv2 but cut before a whole
+/// BTH, `Ok(None)` otherwise (not RoCEv2, RoCEv2 without INT, a malformed BTH). Frames cut by
+/// the capture's snap length still yield their headers.
+#[allow(clippy::result_unit_err)] // the only failure is "truncated", counted by the caller
+pub fn parse_frame(t_ns: u64, data: &[u8]) -> Result<Option<RocePacket<'_>>, ()> {
+    match classify_frame(t_ns, data) {
+        Frame::Int(p) => Ok(Some(p)),
+        Frame::Truncated => Err(()),
+        _ => Ok(None),
+    }
+}
+
+fn not_ethernet(path: &Path, link: u32, first_record: &str) -> InputError {
+    let ib = if matches!(link, 197 | 247) {
+        "; native InfiniBand has no RoCEv2 (RoCE is InfiniBand's transport over Ethernet)"
+    } else {
+        ""
+    };
     InputError::file(
         path,
-        format!("link type {link} is not Ethernet (only Ethernet captures of RoCEv2 are read)"),
+        format!(
+            "link type {} is not Ethernet{first_record}: only Ethernet captures of RoCEv2 (UDP \
+             port 4791) are read{ib}",
+            link_name(link)
+        ),
     )
+}
+
+/// What the first record of an ERF capture holds (` (its first record is ERF type 21:
+/// InfiniBand)`), from its ERF header's type byte; empty when it cannot be told.
+fn erf_first_record(link: u32, rec: Option<&[u8]>) -> String {
+    let Some(&ty) = rec.filter(|_| link == 197).and_then(|r| r.get(8)) else {
+        return String::new();
+    };
+    let ty = ty & 0x7F;
+    let name = match ty {
+        1 => "HDLC/POS",
+        2 => "Ethernet",
+        3 => "ATM",
+        16 => "Ethernet (coloured)",
+        21 => "InfiniBand",
+        25 => "InfiniBand link",
+        _ => return format!(" (its first record is ERF type {ty})"),
+    };
+    format!(" (its first record is ERF type {ty}: {name})")
 }
 
 /// The file, read in large chunks into one buffer that grows only for a record larger than it.
@@ -526,7 +934,10 @@ fn read_pcap(
     // The low 16 bits are the link type (the upper bits may describe an FCS).
     let link = u32_at(h, 20, be) & 0xFFFF;
     if link != 1 {
-        return Err(not_ethernet(path, link));
+        // The first record's ERF header (after the 16-byte record header) says what it holds.
+        let first = input.peek(24 + 16 + 16).map_err(io)?;
+        let what = erf_first_record(link, first.get(40..));
+        return Err(not_ethernet(path, link, &what));
     }
     input.consume(24);
     let mut n = 0u64;
@@ -576,11 +987,7 @@ fn read_pcap(
             u64::from(frac) * 1000
         };
         let t = u64::from(sec) * 1_000_000_000 + sub;
-        match parse_frame(t, &rec[16..]) {
-            Ok(Some(p)) => f(p)?,
-            Ok(None) => ignored.not_roce += 1,
-            Err(()) => ignored.truncated += 1,
-        }
+        ignored.frame(classify_frame(t, &rec[16..]), f)?;
         input.consume(16 + caplen);
     }
     ignored.packets = n;
@@ -780,9 +1187,10 @@ fn read_pcapng(
                 };
                 if !iface.eth {
                     if !ifaces.iter().any(|i| i.eth) {
-                        return Err(not_ethernet(path, iface.link));
+                        let what = erf_first_record(iface.link, body.get(20..));
+                        return Err(not_ethernet(path, iface.link, &what));
                     }
-                    ignored.not_roce += 1;
+                    ignored.not_roce_because(NotRoce::Interface(iface.link));
                 } else {
                     let caplen = u32_at(body, 12, be) as usize;
                     let Some(data) = body.get(20..20 + caplen) else {
@@ -797,11 +1205,7 @@ fn read_pcapng(
                     };
                     let ticks =
                         (u64::from(u32_at(body, 4, be)) << 32) | u64::from(u32_at(body, 8, be));
-                    match parse_frame(iface.ns(ticks), data) {
-                        Ok(Some(p)) => f(p)?,
-                        Ok(None) => ignored.not_roce += 1,
-                        Err(()) => ignored.truncated += 1,
-                    }
+                    ignored.frame(classify_frame(iface.ns(ticks), data), f)?;
                 }
             }
             3 => {
@@ -1158,28 +1562,64 @@ impl Pass {
     }
 }
 
-/// The errors of a capture that compares nothing at all: no ACK, or no data packet.
-fn check_streams(path: &Path, streams: &[StreamInfo], scan: &Ignored) -> Result<(), InputError> {
-    let with_cut = |mut msg: String| {
-        if let Some(cut) = &scan.cut {
-            msg.push_str(&format!(" ({cut})"));
+/// Why a capture compares nothing at all, if it does not: no RoCEv2 packet, no ACK carrying
+/// an INT block (what was seen instead), or no data packet to give the ACKs a `snd_nxt`.
+fn nothing_in(streams: &[StreamInfo], scan: &Ignored) -> Option<String> {
+    let mut why = if scan.roce() == 0 {
+        "no RoCEv2 packets (UDP destination port 4791)".to_string()
+    } else if !streams.iter().any(|s| s.key.ack) {
+        let (acks, _) = scan.opcode(OPCODE_RC_ACK);
+        if acks > 0 {
+            format!(
+                "no RoCEv2 ACK carries an HPCC INT block (RC ACK {acks}, 0 with INT: the INT \
+                 block sits right after the UDP header, before the BTH, docs/hpcc.md §7)"
+            )
+        } else {
+            "no RoCEv2 RC ACKs (BTH opcode 0x11): without ACKs there is nothing for HPCC to \
+             compare"
+                .to_string()
         }
-        InputError::file(path, msg)
+    } else if !streams.iter().any(|s| !s.key.ack) {
+        "no RoCEv2 data packets carrying an INT header (UDP port 4791, an RC opcode other than \
+         0x11 after an INT block of no hop): the sender's snd_nxt is unknown for every ACK, \
+         nothing can be compared"
+            .to_string()
+    } else {
+        return None;
     };
-    if !streams.iter().any(|s| s.key.ack) {
-        return Err(with_cut(
-            "no RoCEv2 ACKs (UDP port 4791, BTH opcode 0x11 after the INT block) in this capture"
-                .into(),
-        ));
+    why.push_str(&format!("; seen: {}", scan.seen()));
+    if let Some(cut) = &scan.cut {
+        why.push_str(&format!(" ({cut})"));
     }
-    if !streams.iter().any(|s| !s.key.ack) {
-        return Err(with_cut(
-            "no RoCEv2 data packets (UDP port 4791, a BTH opcode other than 0x11) in this \
-             capture: the sender's snd_nxt is unknown for every ACK, nothing can be compared"
-                .into(),
-        ));
+    Some(why)
+}
+
+/// The one result of a capture that compares nothing at all, with what it holds and why.
+fn nothing_summary(
+    file: &str,
+    why: String,
+    scan: &Ignored,
+    setup: Setup,
+    params: &[Param],
+    opts: &ReplayOpts,
+) -> Vec<Summary> {
+    let mut s = Summary::new(
+        &super::INFO,
+        file.to_string(),
+        opts.mode,
+        Agreement::new("branch"),
+    );
+    s.params = crate::trace::kinds::in_force(&setup, Some(&Setup::default()), params)
+        .iter()
+        .map(crate::summary::ParamReport::from)
+        .collect();
+    scan.details(&mut s);
+    if let Some(cut) = &scan.cut {
+        s.detail("warning", cut.clone());
     }
-    Ok(())
+    s.nothing_compared(format!("nothing to compare in {file}: {why}"));
+    s.judge(opts.tolerances(&super::INFO));
+    vec![s]
 }
 
 /// Replays every flow of a capture; one summary per flow (flows in order of their ACK
@@ -1193,9 +1633,17 @@ fn check_streams(path: &Path, streams: &[StreamInfo], scan: &Ignored) -> Result<
 /// With `--out`/`--plot` (whose names depend on the number of flows), a first pass finds and
 /// pairs the streams and a second replays.
 pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
-    let params = merged_params(&capture_params(path)?, &opts.params);
+    let shown = opts.shown(path);
+    let mut from_capture = capture_params(path)?;
+    if shown != path {
+        // Named as reports name the capture (`-` for standard input).
+        for p in &mut from_capture {
+            p.source = format!("{} (section header)", shown.display()).into();
+        }
+    }
+    let params = merged_params(&from_capture, &opts.params);
     let setup = Setup::from_params(&params)?;
-    let file = path.display().to_string();
+    let file = shown.display().to_string();
     let mut no_outputs =
         |name: &str, _: &str| Flow::new(name.into(), setup, &params, opts.mode, None, None);
     let streams = if opts.out.is_none() && opts.plot.is_none() {
@@ -1212,7 +1660,9 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             }
             pass.packet(i, &p)
         })?;
-        check_streams(path, &pass.streams.list, &ignored)?;
+        if let Some(why) = nothing_in(&pass.streams.list, &ignored) {
+            return Ok(nothing_summary(&file, why, &ignored, setup, &params, opts));
+        }
         let final_pairs = pair_streams(&pass.streams.list);
         let same = final_pairs.iter().zip(&pass.runs).all(|((k, p), run)| {
             *k == run.ack_stream
@@ -1232,7 +1682,9 @@ pub fn replay_capture(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, In
             streams.add(&p);
             Ok(())
         })?;
-        check_streams(path, &streams.list, &scan)?;
+        if let Some(why) = nothing_in(&streams.list, &scan) {
+            return Ok(nothing_summary(&file, why, &scan, setup, &params, opts));
+        }
         streams
     };
     // The pairing of the whole capture, then one replay with it.
@@ -1291,34 +1743,37 @@ fn summaries(
     ignored: &Ignored,
     opts: &ReplayOpts,
 ) -> Result<Vec<Summary>, InputError> {
+    let plain = ignored.roce() - ignored.opcodes.iter().map(|c| c[1]).sum::<u64>();
     let ignored_line = format!(
-        "{} not RoCEv2, {} truncated, {} without a timestamp, {} data packets of flows without ACKs",
-        ignored.not_roce, ignored.truncated, ignored.no_timestamp, pass.orphans
+        "{} not RoCEv2, {} truncated, {} with no valid BTH, {} without a timestamp, {} RoCEv2 \
+         without INT, {} data packets of flows without ACKs",
+        ignored.not_roce,
+        ignored.truncated,
+        ignored.bad_bth,
+        ignored.no_timestamp,
+        plain,
+        pass.orphans
     );
     let mut out = Vec::new();
     for (run, (_, pairing)) in pass.runs.into_iter().zip(pairs) {
-        let (mut s, nothing) = match run.flow {
+        let mut s = match run.flow {
             Some(flow) => flow.finish(opts)?,
             None => {
                 let mut s =
                     Summary::new(&super::INFO, run.name, opts.mode, Agreement::new("branch"));
                 s.detail("ACKs not replayed", run.acks);
-                (s, None)
+                s
             }
         };
         s.detail("ignored packets", ignored_line.clone());
+        ignored.details(&mut s);
         if let Some(cut) = &ignored.cut {
             s.detail("warning", cut.clone());
         }
-        s.judge(opts.tolerances(&super::INFO));
-        let reason = match pairing {
-            Pairing::Unpaired(why) => Some(why.clone()),
-            Pairing::Data(_) => nothing,
-        };
-        if let Some(why) = reason {
-            s.failures.push(why);
-            s.within_tolerance = false;
+        if let Pairing::Unpaired(why) = pairing {
+            s.nothing_compared(why.clone());
         }
+        s.judge(opts.tolerances(&super::INFO));
         out.push(s);
     }
     Ok(out)

@@ -203,7 +203,8 @@ pub struct Flow {
 
 impl Flow {
     /// A new flow run with `setup`, built from the parameters `given` (listed with their origins
-    /// in the report); `out`/`plot` are the files to write.
+    /// in the report); `out`/`plot` are the files to write. A capture's flow is named
+    /// `FILE#FLOW`; its `--out` says `# sim-host replay of FILE, flow FLOW`.
     pub fn new(
         name: String,
         setup: Setup,
@@ -213,10 +214,15 @@ impl Flow {
         plot: Option<PathBuf>,
     ) -> Result<Flow, InputError> {
         let in_force = in_force(&setup, Some(&Setup::default()), given);
+        let shown = match name.rsplit_once('#') {
+            Some((file, flow)) => format!("{file}, flow {flow}"),
+            None => name.clone(),
+        };
         let rec = Recorder::with_outputs(
             out,
             plot,
             Path::new(""),
+            &shown,
             super::INFO.agreement,
             OUT_HEADER,
             Replay::PLOT_SERIES,
@@ -249,16 +255,16 @@ impl Flow {
     }
 
     /// Finishes: judges the summary and writes `--out` and `--plot`; a flow with nothing
-    /// meaningful compared is returned with the reason instead (its outputs not written), so
-    /// that a capture fails that flow by name and keeps the others' verdicts.
-    pub fn finish(self, opts: &ReplayOpts) -> Result<(Summary, Option<String>), InputError> {
+    /// meaningful compared carries the reason ([`Summary::nothing_to_compare`], its outputs
+    /// not written), so that a capture names that flow and keeps the others' verdicts.
+    pub fn finish(self, opts: &ReplayOpts) -> Result<Summary, InputError> {
         let short = self
             .name
             .rsplit('/')
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec.finish_checked(
+        self.rec.finish(
             self.ls,
             self.name,
             &format!("HPCC: {short}"),

@@ -352,7 +352,7 @@ fn incast_line() -> FixtureFile {
         "incast_line",
         &[
             "64 flows at 10 Gb/s each on a 100 Gb/s line (6.4x oversubscribed), 1 MB each at t = 0;",
-            "at 300 us flows 0..31 drop to 1 Gb/s. 16 KiB segments, 1.5 ms.",
+            "at 300 us flows 0 to 31 (half of them) drop to 1 Gb/s. 16 KiB segments, 1.5 ms.",
         ],
     );
     o.set("line_rate_bps", 100_000_000_000u64);

@@ -316,6 +316,9 @@ fn timely_step(
         }
         _ => RefPccStep::Other,
     };
+    // Meaningful: a probe answer that steps Algorithm 1 (not `init`), the only event TIMELY
+    // acts on; a TX event is the probe policy's, compared but not a step of the algorithm (a
+    // stream whose probes are never answered never moves the rate).
     let (branch, rtt_ns, meaningful) = match step {
         RefPccStep::Tx { probe, timed_out } => (
             match (probe, timed_out) {
@@ -324,7 +327,7 @@ fn timely_step(
                 _ => "tx",
             },
             None,
-            true,
+            false,
         ),
         RefPccStep::Sample(s) => (s.branch, s.rtt_ns, s.branch != "init"),
         RefPccStep::Late => ("late", None, false),
@@ -387,6 +390,8 @@ fn hpcc_step(
         6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(&tel)),
         _ => RefHpccStep::Other,
     };
+    // Meaningful: a probe answer whose telemetry steps Algorithm 1 (`ai`, `md`); a TX event is
+    // the probe policy's, compared but not a step of the algorithm.
     let (branch, meaningful) = match step {
         RefHpccStep::Tx { probe, timed_out } => (
             match (probe, timed_out) {
@@ -394,7 +399,7 @@ fn hpcc_step(
                 (true, false) => "probe",
                 _ => "tx",
             },
-            true,
+            false,
         ),
         RefHpccStep::Sample { branch, .. } => (branch, matches!(branch, "ai" | "md")),
         RefHpccStep::Late => ("late", false),
@@ -431,6 +436,7 @@ impl crate::driver::Lockstep for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
+    const INPUTS: Option<&'static str> = Some("probe answers");
     type Setup = Setup;
     type Row = Row;
 
@@ -534,6 +540,10 @@ impl crate::driver::Lockstep for Replay {
             (o_ref.branch, o_ref.rate_q20, o_fixed.rate_q20, o_ref.rtt_ns);
 
         rec.events += 1;
+        if code == 6 {
+            // A probe answer: the one event the algorithm can act on.
+            rec.inputs += 1;
+        }
         let at = rec.at(t, Some(line));
         if rtt_ns == Some(0.0) {
             rec.implausible("zero RTTs");

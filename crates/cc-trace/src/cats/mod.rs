@@ -132,6 +132,7 @@ pub const INFO: KindInfo = KindInfo {
     agreement: "order",
     rel_err_of: None,
     has_forced_mode: true,
+    meaningful: "an event that led to a chunk both sides chose (the agreement counts the chunks)",
     reads_captures: false,
     tolerances: ORDER_TOLERANCES,
     keys: &[

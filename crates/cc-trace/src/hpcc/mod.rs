@@ -108,6 +108,7 @@ pub const INFO: KindInfo = KindInfo {
     agreement: "branch",
     rel_err_of: Some("window"),
     has_forced_mode: true,
+    meaningful: "an ACK, not ahead of snd_nxt, that takes ai or md",
     reads_captures: true,
     tolerances: ESTIMATE_TOLERANCES,
     keys: &[

@@ -94,6 +94,7 @@ pub const INFO: KindInfo = KindInfo {
     agreement: "order",
     rel_err_of: None,
     has_forced_mode: false,
+    meaningful: "an event that led to a segment both sides sent (the agreement counts the segments)",
     reads_captures: false,
     tolerances: ORDER_TOLERANCES,
     keys: &[

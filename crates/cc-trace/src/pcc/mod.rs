@@ -103,6 +103,7 @@ pub const INFO: KindInfo = KindInfo {
     agreement: "branch",
     rel_err_of: Some("rate"),
     has_forced_mode: false,
+    meaningful: "a probe answer that steps Algorithm 1 (TIMELY: not init; HPCC: ai, md); TX, ACK, NACK and CNP events and late answers are compared but not meaningful, and the share is of the probe answers",
     reads_captures: false,
     tolerances: ESTIMATE_TOLERANCES,
     keys: &[

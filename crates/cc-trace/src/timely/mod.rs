@@ -30,6 +30,7 @@ pub const INFO: KindInfo = KindInfo {
     agreement: "branch",
     rel_err_of: Some("rate"),
     has_forced_mode: true,
+    meaningful: "a completion whose RTT (other than 0 ns) takes a rate branch (low, high, hai, inc, dec)",
     reads_captures: false,
     tolerances: ESTIMATE_TOLERANCES,
     keys: &[
