@@ -643,8 +643,11 @@ pub fn text(r: &Report) -> String {
     if r.switch_model == "ns3" {
         let _ = writeln!(
             s,
-            "  switch model ns3: ACKs in the data class, a {} B INT header on every packet, PFC at ns-3's dynamic threshold",
-            engine::NS3_INT_BYTES
+            "  switch model ns3: the HPCC authors' ns-3 NIC and switch (round-robin queue pairs, ns-3's packet sizes with a {} B INT header, times truncated to the ns, ECMP by its hash), ACKs in the data class, PFC at ns-3's dynamic threshold",
+            cc::REGISTRY
+                .iter()
+                .find(|e| e.name == r.algorithm)
+                .map_or(0, |e| e.ns3_int_bytes)
         );
     }
     if !r.params.is_empty() {

@@ -77,7 +77,7 @@ pub fn of(l: &Loaded) -> Paths {
 /// The paths of `l`'s topology, with INT on the data packets when `int_on`.
 pub fn paths(l: &Loaded, int_on: bool) -> Paths {
     let t = &l.sc.topology;
-    let ns3 = t.switch_model == SwitchModel::Ns3;
+    let ns3 = (t.switch_model == SwitchModel::Ns3).then(|| l.sc.algorithm.entry().ns3_int_bytes);
     let host: Link = (t.host_rate_bps, t.host_delay_ns);
     let fab: Link = (
         t.fabric_rate_bps.unwrap_or(t.host_rate_bps),
@@ -159,7 +159,7 @@ fn class(
     links: &[Link],
     mtu: u32,
     int_on: bool,
-    ns3: bool,
+    ns3: Option<u32>,
 ) -> PathClass {
     let switches = links.len() as u32 - 1;
     let stamped = switches.min(MAX_HOPS as u32);
@@ -169,10 +169,10 @@ fn class(
         // The data packet on link k: payload, header, INT header and the k hops stamped so far
         // (a switch stamps its hop at dequeue, before the packet's bytes go on its link).
         let int = int_wire_bytes(int_on, ns3, (k as u32).min(MAX_HOPS as u32));
-        rtt_ps += ser_ps(mtu + Wire::of(ns3).data_hdr + int, rate) + 2 * delay_ns * 1_000;
+        rtt_ps += ser_ps(mtu + Wire::of(ns3.is_some()).data_hdr + int, rate) + 2 * delay_ns * 1_000;
         // The ACK echoes every hop.
         let ack_int = int_wire_bytes(int_on, ns3, stamped);
-        rtt_ps += ser_ps(Wire::of(ns3).ack + ack_int, rate);
+        rtt_ps += ser_ps(Wire::of(ns3.is_some()).ack + ack_int, rate);
         // third.cc, CalculateRoute: txDelay += payload·8·10^9 / bw (integer division).
         ns3_ns += 2 * delay_ns + u64::from(mtu) * 8_000_000_000 / rate;
     }

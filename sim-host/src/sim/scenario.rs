@@ -1010,6 +1010,12 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
         (SwitchModel::Ns3, Some(m)) if !(1..=64).contains(&m) => {
             return Err(l.err("topology.int_multi", "must be in 1 ..= 64"));
         }
+        (SwitchModel::Ns3, Some(_)) if !t.int.unwrap_or(sc.algorithm.entry().int_default) => {
+            return Err(l.err(
+                "topology.int_multi",
+                "sets the units of INT, and this run's switches stamp none (topology.int is off)",
+            ));
+        }
         _ => {}
     }
     if t.switch_model == SwitchModel::Ns3 {

@@ -28,6 +28,7 @@ pub const ENTRY: Entry = Entry {
     scenario_keys: &["reaction"],
     int_default: true,
     needs_int: true,
+    ns3_int_bytes: 42,
     build,
 };
 

@@ -52,6 +52,12 @@ pub struct Entry {
     pub int_default: bool,
     /// Whether the algorithm cannot run without INT (`topology.int = false` is refused).
     pub needs_int: bool,
+    /// Under `switch_model = "ns3"`: the bytes ns-3's `IntHeader` takes in every data packet
+    /// and ACK for the algorithm's `CC_MODE`, whatever the switches stamp (third.cc sets its
+    /// mode from `CC_MODE`: HPCC's NORMAL, five 8-byte hops and a 2-byte count, 42; TIMELY's
+    /// TS, an 8-byte timestamp; NONE, 0, for the others; `IntHeader::GetStaticSize` in
+    /// `src/network/utils/int-header.cc`).
+    pub ns3_int_bytes: u32,
     /// Builds the run's setup from the scenario and `--set` (errors name the file and key).
     pub build: Build,
 }

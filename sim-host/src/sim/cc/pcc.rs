@@ -26,6 +26,7 @@ pub const ENTRY: Entry = Entry {
     scenario_keys: &["pcc_inflight_cap"],
     int_default: false,
     needs_int: false,
+    ns3_int_bytes: 0,
     build,
 };
 

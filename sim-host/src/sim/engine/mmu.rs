@@ -26,9 +26,6 @@ pub(super) const NS3_RESERVE_BYTES: u64 = 4 * 1024;
 /// A paused ingress port resumes its upstream once its shared bytes are this far below the
 /// threshold (`resume_offset`).
 pub(super) const NS3_RESUME_OFFSET_BYTES: u64 = 3 * 1024;
-/// The INT header ns-3 carries on every data packet and ACK in its NORMAL mode, whatever the
-/// hops stamped: five 8-byte hops and a 2-byte hop count (`IntHeader::GetStaticSize`).
-pub const NS3_INT_BYTES: u32 = 42;
 /// Bytes of a PFC pause or resume frame on the wire: "PPP" 14 + IPv4 20 + `PauseHeader` 9
 /// (`QbbNetDevice::SendPfc`, `pause-header.cc`; the authors' `PppHeader` is 14 bytes).
 pub const NS3_PFC_BYTES: u32 = 43;

@@ -52,9 +52,9 @@ mod topology;
 mod transport;
 mod workload;
 
-pub use mmu::{NS3_INT_BYTES, NS3_PFC_BYTES};
-pub use ns3model::{NS3_ACK_BYTES, NS3_HDR_BYTES, ns3_seconds_ns, ns3_tx_ns};
+pub use mmu::NS3_PFC_BYTES;
 pub use ns3::{Ns3Log, Ns3Net, QlenHist};
+pub use ns3model::{NS3_ACK_BYTES, NS3_HDR_BYTES, ns3_seconds_ns, ns3_tx_ns};
 
 pub(crate) use nic::nic_clock;
 
@@ -593,6 +593,8 @@ pub struct Sim {
     ns3_switch: bool,
     /// Header bytes of each packet kind ([`Wire::of`] the switch model).
     wire: Wire,
+    /// `switch_model = "ns3"`: ns-3's INT header for the algorithm ([`int_wire_bytes`]).
+    ns3_int_bytes: Option<u32>,
     /// `switch_model = "ns3"`: ns-3's `INT_MULTI` (`None`: the default model's INT).
     ns3_int_multi: Option<u32>,
     /// `switch_model = "ns3"`: ns-3's ECMP ([`ns3model`]).
@@ -672,21 +674,22 @@ impl Wire {
     }
 }
 
-/// INT bytes on the wire of a packet that carries `hops` hops: none without INT (`int_on`
-/// false), ns-3's fixed header under `switch_model = "ns3"` (`ns3`), else the header and 8
-/// bytes a hop.
-pub fn int_wire_bytes(int_on: bool, ns3: bool, hops: u32) -> u32 {
+/// INT bytes on the wire of a packet that carries `hops` hops: under `switch_model = "ns3"`
+/// (`ns3` = the algorithm's [`Entry::ns3_int_bytes`](super::cc::Entry)) ns-3's fixed header for
+/// the algorithm, whatever the hops stamped; else none without INT (`int_on` false), or the
+/// header and 8 bytes a hop.
+pub fn int_wire_bytes(int_on: bool, ns3: Option<u32>, hops: u32) -> u32 {
     match (int_on, ns3) {
-        (false, _) => 0,
-        (true, true) => NS3_INT_BYTES,
-        (true, false) => INT_HDR_BYTES + INT_HOP_BYTES * hops,
+        (_, Some(b)) => b,
+        (false, None) => 0,
+        (true, None) => INT_HDR_BYTES + INT_HOP_BYTES * hops,
     }
 }
 
 impl Sim {
     /// [`int_wire_bytes`] of this run.
     fn int_wire_bytes(&self, hops: u32) -> u32 {
-        int_wire_bytes(self.int_on, self.ns3_switch, hops)
+        int_wire_bytes(self.int_on, self.ns3_int_bytes, hops)
     }
 }
 
@@ -756,6 +759,8 @@ impl Sim {
         let int_on = t.int.unwrap_or(setup.entry().int_default);
         let n_hosts = l.hosts;
         let cnp_interval_ps = setup.algo().cnp_interval_ps();
+        let ns3_int_bytes =
+            (t.switch_model == SwitchModel::Ns3).then(|| setup.entry().ns3_int_bytes);
         let mut sim = Sim {
             now: 0,
             seq: 0,
@@ -799,6 +804,7 @@ impl Sim {
             ns3_switch: t.switch_model == SwitchModel::Ns3,
             wire: Wire::of(t.switch_model == SwitchModel::Ns3),
             ns3_ecmp: None,
+            ns3_int_bytes,
             ns3_int_multi: (t.switch_model == SwitchModel::Ns3).then(|| t.int_multi.unwrap_or(1)),
             next_sport: std::collections::HashMap::new(),
             group_dport: sc

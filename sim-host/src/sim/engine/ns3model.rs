@@ -50,7 +50,9 @@ impl Ns3Ecmp {
                 let mut d: Vec<(u32, u16)> = match (sim.topo, sw.tier) {
                     (TopoKind::LeafSpine, TIER_EDGE) => {
                         let leaves = sws - sim.spines;
-                        (0..sim.spines).map(|k| (id(n + leaves + k), k as u16)).collect()
+                        (0..sim.spines)
+                            .map(|k| (id(n + leaves + k), k as u16))
+                            .collect()
                     }
                     (TopoKind::FatTree, TIER_EDGE) => (0..f.aggs_per_pod)
                         .map(|k| (id(n + f.tors() + sw.pod * f.aggs_per_pod + k), k as u16))
@@ -86,8 +88,10 @@ impl Ns3Ecmp {
             let c = &self.up[sw as usize];
             match c.len() {
                 0 => 0,
-                n => c[(ns3_ecmp_hash(sip, dip, sport, dport, self.seed[sw as usize]) % n as u32)
-                    as usize],
+                n => {
+                    c[(ns3_ecmp_hash(sip, dip, sport, dport, self.seed[sw as usize]) % n as u32)
+                        as usize]
+                }
             }
         };
         let edge = sim.loc[src as usize].edge;
@@ -153,7 +157,10 @@ pub fn ns3_tx_ns(bytes: u32, rate_bps: u64) -> u64 {
 pub fn ns3_ecmp_hash(sip: u32, dip: u32, sport: u16, dport: u16, seed: u32) -> u32 {
     let mut h = seed;
     for k in [sip, dip, u32::from(sport) | (u32::from(dport) << 16)] {
-        let k = k.wrapping_mul(0xcc9e_2d51).rotate_left(15).wrapping_mul(0x1b87_3593);
+        let k = k
+            .wrapping_mul(0xcc9e_2d51)
+            .rotate_left(15)
+            .wrapping_mul(0x1b87_3593);
         h ^= k;
         h = h.rotate_left(13);
         h = h.wrapping_add(h << 2).wrapping_add(0xe654_6b64);

@@ -21,6 +21,7 @@ pub const ENTRY: Entry = Entry {
     scenario_keys: &[],
     int_default: false,
     needs_int: false,
+    ns3_int_bytes: 0,
     build,
 };
 
