@@ -329,10 +329,19 @@ impl Sim {
         // header-only packet's serialisation on every link after the first.
         let links = 2 + fab_links;
         let prop = 2 * (2 * host_delay + fab_links * fab_delay);
+        // Under `switch_model = "ns3"` transmissions take ns-3's truncated times.
+        let ns3 = self.ns3_switch;
+        let ser = |bytes: u32, rate: u64| {
+            if ns3 {
+                ns3_tx_ns(bytes, rate) * PS_PER_NS
+            } else {
+                ser_ps(bytes, rate)
+            }
+        };
         let ack_wire = self.wire.ack + int_bytes(sw_hops);
-        let ack_ser = 2 * ser_ps(ack_wire, host_rate) + fab_links * ser_ps(ack_wire, fab_rate);
+        let ack_ser = 2 * ser(ack_wire, host_rate) + fab_links * ser(ack_wire, fab_rate);
         let hdr = self.wire.data_hdr;
-        let hdr_ser = ser_ps(hdr, host_rate) + (links - 2) * ser_ps(hdr, fab_rate);
+        let hdr_ser = ser(hdr, host_rate) + (links - 2) * ser(hdr, fab_rate);
         let base_rtt = prop + ack_ser + hdr_ser;
         // Every packet's bytes at the host's line rate plus the base RTT; when a fabric link
         // on the path is slower (the CATS dumbbell's 2 Mb/s bottleneck behind 100 Mb/s host
@@ -340,7 +349,17 @@ impl Sim {
         // serialisation, if that is longer. Both are lower bounds of the FCT.
         let pk = size_v.div_ceil(u64::from(self.mtu));
         let wire = u128::from(size_v + pk * u64::from(hdr + int_bytes(0)));
-        let at = |rate: u64| (wire * 8_000_000_000_000).div_ceil(u128::from(rate)) as u64;
+        let at = |rate: u64| {
+            if ns3 {
+                // Packet by packet, each truncated: the full ones and the last.
+                let (mtu, over) = (u64::from(self.mtu), hdr + int_bytes(0));
+                let full = pk.saturating_sub(1);
+                let last = size_v - full * mtu;
+                full * ser(self.mtu + over, rate) + ser(last as u32 + over, rate)
+            } else {
+                (wire * 8_000_000_000_000).div_ceil(u128::from(rate)) as u64
+            }
+        };
         let first_link = at(host_rate) + base_rtt;
         if fab_links > 0 && fab_rate < host_rate {
             first_link.max(at(fab_rate) + prop + ack_ser)
