@@ -1566,3 +1566,60 @@ fn a_controller_that_ignores_an_event_keeps_its_rate_and_window() {
         }
     }
 }
+
+/// `--record` without `output.record_flows` records the flow with the most events (chosen by
+/// a counting pass of the same run), says so, and that trace replays within the fidelity
+/// targets: every shipped scenario that has a replay kind, run for its first 500 µs (the
+/// recording starts once a flow does, so a scenario whose flows start later is run from
+/// then).
+#[test]
+fn every_shipped_scenario_records_its_busiest_flow_and_the_trace_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut recorded = 0;
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let mut l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        if sides(&l) == [ControllerKind::Reference] {
+            continue; // no fixed-point side, so no replay kind (refused: tested elsewhere)
+        }
+        let first = l.sc.flows.iter().map(|g| g.start_ns).min().unwrap_or(0);
+        l.sc.duration_ns = l.sc.duration_ns.min(first + 500_000);
+        l.sc.output.record_flows = None;
+        let d = tmp.path().join(&l.sc.name);
+        let o = SimOpts {
+            record: Some(d.clone()),
+            ..SimOpts::default()
+        };
+        let (r, _) = run_loaded(&l, &o).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let rc = r
+            .recorded
+            .as_ref()
+            .expect("--record reports what it recorded");
+        assert!(
+            rc.chosen.contains("the most recorded events"),
+            "{}: {}",
+            p.display(),
+            rc.chosen
+        );
+        assert!(rc.too_few.is_empty(), "{}: {rc:?}", p.display());
+        replay_dir(&d);
+        recorded += 1;
+    }
+    assert!(recorded >= 20, "{recorded} scenarios recorded");
+}
+
+#[test]
+fn record_flows_empty_with_record_is_refused() {
+    let mut l = load("t_incast_drops.toml", INCAST_DROPS);
+    l.sc.output.record_flows = Some(Vec::new());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = SimOpts {
+        record: Some(tmp.path().to_path_buf()),
+        ..SimOpts::default()
+    };
+    let e = run_loaded(&l, &o).err().expect("refused").to_string();
+    assert!(e.contains("output.record_flows"), "{e}");
+}

@@ -190,8 +190,23 @@ pub struct Report {
     pub ns3: Option<ns3::Ns3Report>,
     /// The topology's path classes and base RTTs, and the `T` in force with its origin.
     pub paths: Option<paths::PathsReport>,
+    /// `--record`: the flows recorded, with their rows, and why these (`None` without
+    /// `--record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<RecordReport>,
     /// Files written.
     pub files: Vec<String>,
+}
+
+/// What `--record` recorded.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordReport {
+    /// Why these flows: `output.record_flows`, or the flow with the most events.
+    pub chosen: String,
+    /// `(flow, rows)` of each recorded flow.
+    pub flows: Vec<(u32, u64)>,
+    /// Recorded flows with fewer than 2 rows: a replay of them compares nothing.
+    pub too_few: Vec<u32>,
 }
 
 /// Algorithm pcc: what the probes did, and the adapter's counters.
@@ -273,6 +288,9 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     }
     let seed = o.seed.unwrap_or(l.sc.seed);
     let sc = &l.sc;
+    if o.ns3_out.is_some() {
+        ns3::check_exportable(l).map_err(SimError::Scenario)?;
+    }
     // Every output directory is made and checked before the run.
     for (d, what) in [
         (&o.out, "--out"),
@@ -284,10 +302,41 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
             prepare_dir(d, what)?;
         }
     }
+    // The flows to record: `output.record_flows`, or else the flow whose controller records
+    // the most events (a counting pass of the same, deterministic run), so that the trace has
+    // something to compare.
+    let (record_flows, chosen) = match (&o.record, &sc.output.record_flows) {
+        (None, _) => (Vec::new(), String::new()),
+        (Some(_), Some(v)) if v.is_empty() => {
+            return Err(SimError::Scenario(l.err(
+                "output.record_flows",
+                "[] with --record: nothing would be recorded (list the flows, or leave the key out for the flow with the most events)",
+            )));
+        }
+        (Some(_), Some(v)) => (v.clone(), "output.record_flows".to_string()),
+        (Some(_), None) => {
+            let s0 = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
+            let mut c = engine::Sim::new(l, s0, controller, seed, record::Recorder::counting());
+            c.run(|_| {});
+            match c.rec.busiest() {
+                Some((id, n)) => (
+                    vec![id],
+                    format!(
+                        "flow {id}, the one with the most recorded events ({n}) of the run's {} flows (output.record_flows not given)",
+                        c.flows.len()
+                    ),
+                ),
+                None => (
+                    vec![0],
+                    "flow 0: no flow recorded an event (output.record_flows not given)".into(),
+                ),
+            }
+        }
+    };
     let rec = match &o.record {
         Some(d) => record::Recorder::new(
             d,
-            &sc.output.record_flows(),
+            &record_flows,
             &sc.name,
             vec![
                 format!(
@@ -333,6 +382,17 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     // Flow ids of Poisson workloads exist only once the run made them.
     scenario::check_flow_ids(l, sim.flows.len()).map_err(SimError::Scenario)?;
     let rec = std::mem::take(&mut sim.rec);
+    let recorded = o.record.as_ref().map(|_| {
+        let flows: Vec<(u32, u64)> = record_flows
+            .iter()
+            .map(|&id| (id, rec.rows().get(&id).copied().unwrap_or(0)))
+            .collect();
+        RecordReport {
+            chosen: chosen.clone(),
+            too_few: flows.iter().filter(|f| f.1 < 2).map(|f| f.0).collect(),
+            flows,
+        }
+    });
     let mut files: Vec<String> = rec
         .finish()
         .map_err(SimError::Other)?
@@ -346,6 +406,7 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
         .and_then(|p| Some((p.value.parse::<u64>().ok()?, p.origin.clone())));
     rep.paths = Some(paths::PathsReport::new(&paths::of(l), t));
     rep.params = params;
+    rep.recorded = recorded;
     // CATS: the FIFO baseline on the same network, for the comparison.
     let baseline = match (&sc.web, sim.flows.first().and_then(|f| f.web.as_ref())) {
         (Some(w), Some(_)) if w.scheduler == scenario::Scheduler::Cats && w.baseline => {
@@ -558,6 +619,14 @@ fn report(
             st.below_ideal
         ));
     }
+    // A run that measured nothing is not a healthy run (issue 32 §2).
+    let finished = sim.flows.iter().filter(|f| f.done_ps.is_some()).count();
+    if finished == 0 && c.acks == 0 {
+        violations.push(format!(
+            "nothing was measured: no flow finished and no receiver sent an ACK ({} data packets delivered; ack_every {} packets)",
+            c.delivered, l.sc.ack_every
+        ));
+    }
     Report {
         scenario: l.sc.name.clone(),
         algorithm: l.sc.algorithm.name().to_string(),
@@ -619,6 +688,7 @@ fn report(
         violations,
         ns3: None,
         paths: None,
+        recorded: None,
         files: Vec::new(),
     }
 }
@@ -875,6 +945,21 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(s, "  invariants: all hold");
     } else {
         let _ = writeln!(s, "  INVARIANTS VIOLATED: {}", r.violations.join("; "));
+    }
+    if let Some(rc) = &r.recorded {
+        let rows: Vec<String> = rc
+            .flows
+            .iter()
+            .map(|(id, n)| format!("flow {id} ({n} events)"))
+            .collect();
+        let _ = writeln!(s, "  recorded {}: {}", rows.join(", "), rc.chosen);
+        if !rc.too_few.is_empty() {
+            let _ = writeln!(
+                s,
+                "  warning: recorded flows {:?} have fewer than 2 events: a replay of them has nothing to compare",
+                rc.too_few
+            );
+        }
     }
     for f in &r.files {
         let _ = writeln!(s, "  wrote {f}");

@@ -137,7 +137,10 @@ impl<'a> Tokens<'a> {
         if v >= u64::from(nodes) {
             return Err(self.err(
                 line,
-                format!("{what} {v}: no such node (the file declares {nodes}, ids 0..{nodes})"),
+                format!(
+                    "{what} {v}: no such node (the file declares {})",
+                    scenario::count_ids(nodes, "node")
+                ),
             ));
         }
         Ok((line, v as u32))
@@ -322,7 +325,13 @@ pub fn parse_flows(
     is_host: &dyn Fn(u32) -> bool,
 ) -> Result<Vec<Flow>, String> {
     let mut t = Tokens::new(file, text);
-    let (_, n) = t.uint("the flow count", 1 << 26)?;
+    let (nl, n) = t.uint("the flow count", 1 << 26)?;
+    if n == 0 {
+        return Err(t.err(
+            nl,
+            "the file has no flows: the run would carry no traffic and measure nothing",
+        ));
+    }
     let mut flows: Vec<Flow> = Vec::with_capacity(n as usize);
     for _ in 0..n {
         let (line, src) = t.uint("source", u64::from(u32::MAX))?;
@@ -816,6 +825,37 @@ impl Shape {
             TopoKind::FatTree => "fat_tree",
         }
     }
+}
+
+/// Refuses, before the run, a scenario whose flows `--ns3-out`'s files could not hold: ns-3
+/// reads a flow's size into a 32-bit count (`maxPacketCount` in third.cc's `FlowInput`), so a
+/// sized group or a CDF with a size above 2^32 − 1 bytes is refused, naming its key (never
+/// written wrapped).
+pub fn check_exportable(l: &Loaded) -> Result<(), scenario::ScenarioError> {
+    let max = u64::from(u32::MAX);
+    for (i, g) in l.sc.flows.iter().enumerate() {
+        if let Some(s) = g.size_bytes
+            && s > max
+        {
+            return Err(l.err(
+                &format!("flows[{i}].size_bytes"),
+                format!("{s} B: --ns3-out's flow.txt holds sizes up to {max} B (ns-3 reads a 32-bit count)"),
+            ));
+        }
+        let top = l
+            .cdfs
+            .get(i)
+            .and_then(Option::as_ref)
+            .and_then(|c| c.points.last())
+            .map_or(0.0, |p| p.0);
+        if top > max as f64 {
+            return Err(l.err(
+                &format!("flows[{i}].cdf"),
+                format!("its largest size, {top} B, is above what --ns3-out's flow.txt holds ({max} B: ns-3 reads a 32-bit count)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What `--ns3-out` wrote, for the report.

@@ -48,6 +48,10 @@ pub struct Recorder {
     mtu_bytes: u64,
     /// DOCA PCC under HPCC: RTT rows carry the telemetry record.
     pcc_telemetry: bool,
+    /// Rows recorded per flow.
+    rows: BTreeMap<u32, u64>,
+    /// Counting only ([`Recorder::counting`]): every flow, nothing written.
+    count_only: bool,
     /// The first write error, if any.
     pub error: Option<String>,
 }
@@ -77,13 +81,38 @@ impl Recorder {
         }
     }
 
+    /// Counts the rows every flow would record, writing nothing: the pass that picks the flow
+    /// to record when `output.record_flows` is not given ([`Recorder::busiest`]).
+    pub fn counting() -> Recorder {
+        Recorder {
+            count_only: true,
+            ..Recorder::default()
+        }
+    }
+
     /// Whether flow `id` is recorded.
     pub fn wants(&self, id: u32) -> bool {
-        self.dir.is_some() && self.flows.contains(&id)
+        self.count_only || (self.dir.is_some() && self.flows.contains(&id))
+    }
+
+    /// Rows recorded per flow (flows that recorded none are left out).
+    pub fn rows(&self) -> &BTreeMap<u32, u64> {
+        &self.rows
+    }
+
+    /// The flow that recorded the most rows (the lowest id on a tie) and its rows.
+    pub fn busiest(&self) -> Option<(u32, u64)> {
+        self.rows
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(&id, &n)| (id, n))
     }
 
     /// Opens flow `id`'s file: its `# set` lines (`set_lines`) and the header of `format`.
     pub fn open(&mut self, id: u32, format: Format, set_lines: &[String], src: u32, dst: u32) {
+        if self.count_only {
+            self.pcc_telemetry = matches!(format, Format::Pcc { telemetry: true });
+        }
         let Some(dir) = &self.dir else { return };
         let p = dir.join(format!("{}_flow{id}.csv", self.prefix));
         let f = match File::create(&p) {
@@ -130,6 +159,7 @@ impl Recorder {
     }
 
     fn line(&mut self, id: u32, args: std::fmt::Arguments<'_>) {
+        *self.rows.entry(id).or_insert(0) += 1;
         if let Some((p, w)) = self.files.get_mut(&id)
             && let Err(e) = w.write_fmt(args)
         {

@@ -496,13 +496,6 @@ pub enum IdealFct {
     Ns3,
 }
 
-impl OutputSpec {
-    /// The flows `--record` records: `record_flows`, or flow 0.
-    pub fn record_flows(&self) -> Vec<u32> {
-        self.record_flows.clone().unwrap_or_else(|| vec![0])
-    }
-}
-
 impl Default for OutputSpec {
     fn default() -> Self {
         Self {
@@ -719,6 +712,8 @@ pub struct Loaded {
     /// the identity). The ns-3 switch model hashes with these ids and the addresses made from
     /// them.
     pub ns3_id: Vec<u32>,
+    /// The top-level keys the file gives (not the defaults), for the checks that a key is read.
+    pub given: std::collections::BTreeSet<String>,
     /// `--ns3-flows`: each flow group's destination port (empty: ns-3's defaults by kind,
     /// [`crate::sim::ns3::DPORT_NORMAL`] and [`crate::sim::ns3::DPORT_INCAST`]).
     pub ns3_dport: Vec<u16>,
@@ -802,6 +797,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
         page: None,
         ns3_id: Vec::new(),
         ns3_dport: Vec::new(),
+        given: std::collections::BTreeSet::new(),
     };
     // A file's groups; an ns-3 flow file's flows (one group each, `--ns3-flows`) are not
     // bounded by it.
@@ -809,6 +805,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
         return Err(l.err("flows", "at most 255 flow groups"));
     }
     check(&mut l)?;
+    // The file parsed as a scenario, so it parses as a table.
+    let raw: toml::Table = toml::from_str(text).unwrap_or_default();
+    check_given_keys(&l, &raw)?;
+    l.given = raw.keys().cloned().collect();
     Ok(l)
 }
 
@@ -1147,6 +1147,12 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             ),
         ));
     }
+    if sc.flows.is_empty() {
+        return Err(l.err(
+            "flows",
+            "no [[flows]] group: the run would carry no traffic and measure nothing",
+        ));
+    }
     let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut cdfs = Vec::new();
     for (i, g) in sc.flows.iter().enumerate() {
@@ -1160,14 +1166,14 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
                 if dst >= hosts {
                     return Err(l.err(
                         &key("dst"),
-                        format!("host {dst} does not exist (hosts 0..{hosts})"),
+                        format!("host {dst} does not exist ({})", count_ids(hosts, "host")),
                     ));
                 }
                 for &s in &g.src {
                     if s >= hosts {
                         return Err(l.err(
                             &key("src"),
-                            format!("host {s} does not exist (hosts 0..{hosts})"),
+                            format!("host {s} does not exist ({})", count_ids(hosts, "host")),
                         ));
                     }
                     if s == dst {
@@ -1267,11 +1273,98 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
 }
 
 impl GroupKind {
+    /// The `[[flows]]` keys a group of this kind reads; a group giving any other is refused
+    /// ([`check_given_keys`]).
+    pub fn reads(self) -> &'static [&'static str] {
+        match self {
+            GroupKind::Long | GroupKind::Incast => &[
+                "kind",
+                "src",
+                "dst",
+                "start_ns",
+                "stagger_ns",
+                "size_bytes",
+                "stop_ns",
+            ],
+            GroupKind::Poisson => &["kind", "start_ns", "stop_ns", "load", "cdf"],
+            GroupKind::PoissonIncast => &[
+                "kind",
+                "start_ns",
+                "stop_ns",
+                "load",
+                "fan_in",
+                "size_bytes",
+            ],
+        }
+    }
+
+    /// Its `kind` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupKind::Long => "long",
+            GroupKind::Incast => "incast",
+            GroupKind::Poisson => "poisson",
+            GroupKind::PoissonIncast => "poisson_incast",
+        }
+    }
+
     /// Its flows arrive during the run (Poisson arrivals, incast events), instead of all being
     /// known from the start.
     pub fn arrives(self) -> bool {
         matches!(self, GroupKind::Poisson | GroupKind::PoissonIncast)
     }
+}
+
+/// Every key the file gives is read by this run (the structural half of "applied or refused";
+/// `check` refuses impossible values): a top-level key that only other algorithms read
+/// ([`Entry::scenario_keys`](super::cc::Entry)), the NIC pacer's keys under `switch_model =
+/// "ns3"` (ns-3's NIC has no pacer), and in each `[[flows]]` group a key its kind does not read
+/// ([`GroupKind::reads`]) are refused, naming the file, the table and the key.
+fn check_given_keys(l: &Loaded, raw: &toml::Table) -> Result<(), ScenarioError> {
+    let sc = &l.sc;
+    for k in raw.keys() {
+        let others = readers(k);
+        if !others.is_empty() && !sc.algorithm.reads(k) {
+            return Err(l.err(
+                k,
+                format!(
+                    "read by algorithm {others} only; this scenario's algorithm {} does not read it",
+                    sc.algorithm.name()
+                ),
+            ));
+        }
+        if sc.topology.switch_model == SwitchModel::Ns3
+            && matches!(k.as_str(), "pacer" | "pacer_flows" | "send_jitter_ns")
+        {
+            return Err(l.err(
+                k,
+                "switch_model = \"ns3\" runs ns-3's NIC (queue pairs round robin, each paced by its next-available time): it has no pacer and no send jitter",
+            ));
+        }
+    }
+    let groups = raw.get("flows").and_then(toml::Value::as_array);
+    for (i, (g, v)) in sc
+        .flows
+        .iter()
+        .zip(groups.into_iter().flatten())
+        .enumerate()
+    {
+        let reads = g.kind.reads();
+        if let Some(k) = v
+            .as_table()
+            .and_then(|t| t.keys().find(|k| !reads.contains(&k.as_str())))
+        {
+            return Err(l.err(
+                &format!("flows[{i}].{k}"),
+                format!(
+                    "a {} group does not read it (it reads {})",
+                    g.kind.name(),
+                    reads.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `kind = "poisson_incast"`: `load` in (0, 1), `fan_in` in 1 ..= hosts − 1, `size_bytes` > 0;
@@ -1325,6 +1418,15 @@ fn check_poisson_incast(l: &Loaded, i: usize, g: &FlowGroup) -> Result<(), Scena
     Ok(())
 }
 
+/// `n` things with ids from 0, in words: "7 hosts, 0 to 6", "1 flow, 0", "no flows".
+pub fn count_ids(n: u32, what: &str) -> String {
+    match n {
+        0 => format!("no {what}s"),
+        1 => format!("1 {what}, 0"),
+        n => format!("{n} {what}s, 0 to {}", n - 1),
+    }
+}
+
 /// Refuses `output.record_flows` / `output.track_flows` ids that name no flow of a run with
 /// `flows` flows (flow ids are 0..flows, in order of creation).
 pub fn check_flow_ids(l: &Loaded, flows: usize) -> Result<(), ScenarioError> {
@@ -1336,7 +1438,10 @@ pub fn check_flow_ids(l: &Loaded, flows: usize) -> Result<(), ScenarioError> {
         if let Some(&id) = ids.unwrap_or(&[]).iter().find(|&&i| i as usize >= flows) {
             return Err(l.err(
                 key,
-                format!("flow {id} does not exist (the run has flows 0..{flows})"),
+                format!(
+                    "flow {id} does not exist (the run has {})",
+                    count_ids(flows as u32, "flow")
+                ),
             ));
         }
     }

@@ -137,7 +137,7 @@ pub fn params(l: &Loaded, extra: &[Param]) -> Result<(Preset, Vec<Param>), Strin
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
     let (preset, params) = params(l, extra)?;
     let s = crate::hpcc::Setup::from_params(&params).map_err(|e| e.to_string())?;
-    super::check_nic_rate(l, RATE_KEY, s.cfg.params().nic_rate_bps)?;
+    super::check_nic_rate(l, extra, RATE_KEY, s.cfg.params().nic_rate_bps)?;
     Ok(Box::new(Hpcc {
         cfg: Arc::new(s.cfg),
         rp: s.refp,

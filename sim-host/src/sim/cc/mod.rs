@@ -318,12 +318,29 @@ pub(crate) fn with_nic_rate(l: &Loaded, rate_key: &str, extra: &[Param]) -> Vec<
     params
 }
 
+/// Where the value of parameter `key` in force came from, to start an error about it:
+/// `--set KEY` when the last setting is `--set`'s, else the scenario's `FILE: key
+/// `params.KEY``.
+pub(crate) fn given_at(l: &Loaded, extra: &[Param], key: &str) -> String {
+    if extra.iter().any(|p| p.key == key) {
+        format!("--set {key}")
+    } else {
+        format!("{}: key `params.{key}`", l.file.display())
+    }
+}
+
 /// Refuses a NIC rate that differs from the host link's.
-pub(crate) fn check_nic_rate(l: &Loaded, rate_key: &str, nic: u64) -> Result<(), String> {
+pub(crate) fn check_nic_rate(
+    l: &Loaded,
+    extra: &[Param],
+    rate_key: &str,
+    nic: u64,
+) -> Result<(), String> {
     let host = l.sc.topology.host_rate_bps;
     if nic != host {
         return Err(format!(
-            "{}: key `params.{rate_key}`: {nic} b/s differs from topology.host_rate_bps {host} b/s",
+            "{}: {nic} b/s differs from topology.host_rate_bps {host} b/s ({})",
+            given_at(l, extra, rate_key),
             l.file.display()
         ));
     }

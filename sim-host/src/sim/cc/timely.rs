@@ -24,7 +24,7 @@ pub const ENTRY: Entry = Entry {
     setup: "the `replay timely --set` keys, line_rate_bps from topology.host_rate_bps",
     topo_keys: &["line_rate_bps"],
     refuses: super::applies_all,
-    scenario_keys: &[],
+    scenario_keys: &["segment_bytes"],
     int_default: false,
     needs_int: false,
     ns3_int_bytes: 8,
@@ -94,7 +94,23 @@ fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
     });
     params.splice(1..1, values);
     let b = crate::timely::params::build(&l.file, &params).map_err(|e| e.to_string())?;
-    super::check_nic_rate(l, RATE_KEY, b.cfg.params().line_rate_bps)?;
+    super::check_nic_rate(l, extra, RATE_KEY, b.cfg.params().line_rate_bps)?;
+    let max = b.cfg.params().max_rate_bps;
+    if max > l.sc.topology.host_rate_bps {
+        // The NIC cannot send faster than its link: the rate above it would never be reached.
+        return Err(format!(
+            "{}: {max} b/s is above the host links' {} b/s (topology.host_rate_bps of {})",
+            super::given_at(l, extra, "max_rate_bps"),
+            l.sc.topology.host_rate_bps,
+            l.file.display()
+        ));
+    }
+    if preset == Preset::Ns3 && l.given.contains(SEGMENT_KEY) {
+        return Err(format!(
+            "{}: key `{SEGMENT_KEY}`: preset ns3 sends every packet as its own segment (mtu_bytes): give one of them",
+            l.file.display()
+        ));
+    }
     let segment_bytes = match preset {
         Preset::Paper => u64::from(l.sc.segment_bytes),
         // Every packet its own segment: paced alone, its ACK its completion.

@@ -155,7 +155,7 @@ struct Dcqcn {
 fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
     let params = super::with_nic_rate(l, "line_rate_bps", extra);
     let v = keys::parse(l, "dcqcn", KEYS, &params)?;
-    super::check_nic_rate(l, "line_rate_bps", v[0] as u64)?;
+    super::check_nic_rate(l, extra, "line_rate_bps", v[0] as u64)?;
     keys::need_ecn(l, "dcqcn")?;
     let ns = |x: f64| x as u64 * 1_000;
     let p = Params {

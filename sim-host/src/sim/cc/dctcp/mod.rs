@@ -74,7 +74,7 @@ fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
     let mut params = super::with_nic_rate(l, "line_rate_bps", extra);
     params.splice(1..1, crate::sim::paths::topology_params(l, &["win_bytes"]));
     let v = keys::parse(l, "dctcp", KEYS, &params)?;
-    super::check_nic_rate(l, "line_rate_bps", v[0] as u64)?;
+    super::check_nic_rate(l, extra, "line_rate_bps", v[0] as u64)?;
     keys::need_ecn(l, "dctcp")?;
     let p = Params {
         line_rate_bps: v[0],
