@@ -1623,3 +1623,20 @@ fn record_flows_empty_with_record_is_refused() {
     let e = run_loaded(&l, &o).err().expect("refused").to_string();
     assert!(e.contains("output.record_flows"), "{e}");
 }
+
+/// The queue-over-time line is a sampled series: beside its peak the report gives the largest
+/// queue an arriving data packet found, so a burst between two samples is not read as 0 B.
+#[test]
+fn the_queue_report_gives_the_largest_queue_an_arrival_found_beside_the_sampled_peak() {
+    let l = load("t_incast_drops.toml", INCAST_DROPS);
+    let (r, _) = run_loaded(&l, &SimOpts::default()).unwrap();
+    let seen = r.queue_seen_bytes.expect("arrivals found queues")[3];
+    assert!(seen > 0);
+    let text = sim_host::sim::text(&r);
+    assert!(
+        text.contains(&format!(
+            "the largest queue an arriving data packet found: {seen} B"
+        )),
+        "{text}"
+    );
+}

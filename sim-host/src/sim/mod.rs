@@ -875,13 +875,19 @@ pub fn text(r: &Report) -> String {
         "  queue found by arriving data packets: {}",
         q4(&r.queue_seen_bytes, &bytes)
     );
+    // The series is sampled (about 600 points a run): a burst between two points is not in
+    // it, so the largest queue any arriving packet found is given beside it.
     let _ = writeln!(
         s,
-        "  longest queue over time: peak {} B at {}, down to two packets at {}",
+        "  longest queue over time (the sampled series): peak {} B at {}, down to two packets at {}{}",
         r.queue_peak.0,
         fmt_ns(r.queue_peak.1 as f64),
         r.queue_drained_ns
-            .map_or("never".into(), |t| fmt_ns(t as f64))
+            .map_or("never".into(), |t| fmt_ns(t as f64)),
+        r.queue_seen_bytes.map_or(String::new(), |q| format!(
+            "; the largest queue an arriving data packet found: {} B",
+            q[3]
+        ))
     );
     let _ = writeln!(s, "  RTT (per ACK): {}", q4(&r.rtt_ns, &ns));
     if r.flows_long > 0 {
