@@ -235,7 +235,8 @@ fn recorded_traces_replay_within_the_fidelity_targets() {
 #[test]
 fn int_blocks_are_the_project_wire_format() {
     let tmp = tempfile::tempdir().unwrap();
-    let l = load("t_leaf_spine.toml", LEAF_SPINE);
+    let mut l = load("t_leaf_spine.toml", LEAF_SPINE);
+    l.sc.output.record_flows = Some(vec![0]);
     let o = SimOpts {
         record: Some(tmp.path().to_path_buf()),
         ..SimOpts::default()
@@ -543,7 +544,12 @@ fn every_shipped_scenario_runs_its_first_100_us_within_the_invariants() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "toml") {
             let mut l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
-            l.sc.duration_ns = l.sc.duration_ns.min(100_000);
+            // The first 100 µs of traffic, and long enough for a packet and its ACK to cross
+            // the longest path (the CATS dumbbell's links take milliseconds).
+            let first = l.sc.flows.iter().map(|g| g.start_ns).min().unwrap_or(0);
+            let t = &l.sc.topology;
+            let hop = t.host_delay_ns.max(t.fabric_delay_ns.unwrap_or(0));
+            l.sc.duration_ns = l.sc.duration_ns.min(first + 100_000 + 8 * hop);
             for c in sides(&l) {
                 let r = check_invariants(&l, c);
                 assert!(r.counters.sent > 0, "{}: nothing sent", p.display());

@@ -452,14 +452,14 @@ fn fat_tree_keys_default_to_the_paper_s_tree_and_are_refused_on_other_kinds() {
     }
 }
 
-/// A TIMELY scenario on a 10 Gb/s star with `params`.
+/// A TIMELY scenario on a 10 Gb/s star with `params` (the default 16 KB segments: a
+/// `segment_bytes` given would be refused under `preset = "ns3"`, which sets its own).
 fn timely(params: &str) -> String {
     format!(
         r#"
 name = "t_timely"
 algorithm = "timely"
 duration_ns = 100_000
-segment_bytes = 16384
 [params]
 {params}
 [topology]

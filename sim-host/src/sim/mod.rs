@@ -263,6 +263,19 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
     let params = ctrl::in_force(l, &o.set, &setup);
     let controller = o.controller.unwrap_or(l.sc.controller);
+    if controller == ControllerKind::Ns3 {
+        let name = setup.entry().name;
+        if !setup.algo().has_ns3_side() {
+            return Err(SimError::Other(format!(
+                "controller ns3: algorithm {name} has no side computed as the HPCC authors' ns-3 simulator computes it (hpcc has)"
+            )));
+        }
+        if o.record.is_some() {
+            return Err(SimError::Other(
+                "--record with controller ns3: a replay compares the fixed-point crate with the reference; record a fixed or reference run".into(),
+            ));
+        }
+    }
     if let Some(why) = setup.algo().reference_only() {
         let name = setup.entry().name;
         if controller == ControllerKind::Fixed {

@@ -191,6 +191,9 @@ pub enum ControllerKind {
     Fixed,
     /// The f64 reference written from the paper.
     Reference,
+    /// HPCC as the authors' ns-3 simulator computes it (their arithmetic, for runs on the
+    /// ns-3 switch model that must agree with theirs flow by flow); HPCC only.
+    Ns3,
 }
 
 impl ControllerKind {
@@ -199,6 +202,7 @@ impl ControllerKind {
         match self {
             ControllerKind::Fixed => "fixed",
             ControllerKind::Reference => "reference",
+            ControllerKind::Ns3 => "ns3",
         }
     }
 }

@@ -137,7 +137,8 @@ impl WebFlow {
     pub fn new(w: &WebSetup, kind: ControllerKind) -> Box<WebFlow> {
         let feeder = match (w.scheduler, kind) {
             (Scheduler::Cats, ControllerKind::Fixed) => Feeder::Fixed(Box::default(), w.su.cfg),
-            (Scheduler::Cats, ControllerKind::Reference) => {
+            // `ns3` is refused for cats before any flow is made (`Algo::has_ns3_side`).
+            (Scheduler::Cats, ControllerKind::Reference | ControllerKind::Ns3) => {
                 Feeder::Reference(Box::new(RefConductor::new(w.su.params.clone())))
             }
             (Scheduler::Fifo, _) => Feeder::Fifo(VecDeque::new(), u64::from(w.su.cfg.mss_bytes())),

@@ -186,7 +186,16 @@ impl Algo for Hpcc {
                 reaction: self.reaction,
                 rtt_mark: 0,
             }),
+            ControllerKind::Ns3 => Box::new(Flow {
+                side: super::hpcc_ns3::Ns3Hpcc::new(self.cfg.params()),
+                reaction: self.reaction,
+                rtt_mark: 0,
+            }),
         }
+    }
+
+    fn has_ns3_side(&self) -> bool {
+        true
     }
 
     fn record_format(&self) -> Format {
@@ -221,6 +230,19 @@ impl Side for Fixed {
     }
     fn window_bytes(&self) -> f64 {
         self.st.window_bytes().to_num()
+    }
+}
+
+impl Side for super::hpcc_ns3::Ns3Hpcc {
+    const NAME: &'static str = "hpcc ns3";
+    fn ack(&mut self, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> &'static str {
+        super::hpcc_ns3::Ns3Hpcc::ack(self, ack_seq, snd_nxt, int)
+    }
+    fn rate_bps(&self) -> f64 {
+        super::hpcc_ns3::Ns3Hpcc::rate_bps(self)
+    }
+    fn window_bytes(&self) -> f64 {
+        super::hpcc_ns3::Ns3Hpcc::window_bytes(self)
     }
 }
 
@@ -278,6 +300,8 @@ impl<S: Side> FlowCc for Flow<S> {
         Reply {
             probe: false,
             branch: Some(branch),
+            // A window step sets the rate (ns-3: `ChangeRate` after every update).
+            rate_set: matches!(branch, "md" | "ai"),
         }
     }
 

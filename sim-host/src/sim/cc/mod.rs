@@ -21,6 +21,7 @@ pub mod cats;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;
+mod hpcc_ns3;
 pub(crate) mod keys;
 pub mod pcc;
 pub mod timely;
@@ -126,6 +127,12 @@ pub trait Algo: Send + Sync {
         None
     }
 
+    /// Whether the algorithm has a side computed as the HPCC authors' ns-3 simulator computes
+    /// it (`--controller ns3`); the others refuse that controller.
+    fn has_ns3_side(&self) -> bool {
+        false
+    }
+
     /// The replay format `--record` writes a flow's events in.
     fn record_format(&self) -> Format;
 
@@ -220,6 +227,10 @@ pub struct Reply {
     /// algorithm names no branches: the DOCA PCC adapter answers with a rate and a probe
     /// request only).
     pub branch: Option<&'static str>,
+    /// The algorithm set its rate on this event, even to the value it had: under
+    /// `switch_model = "ns3"` the NIC then re-checks its pending wake-up, as ns-3's
+    /// `RdmaHw::ChangeRate` does on every HPCC update (`false`: only a changed rate counts).
+    pub rate_set: bool,
 }
 
 /// One flow's sender-side congestion controller.

@@ -144,22 +144,27 @@ impl Algo for Pcc {
                 line_bps,
                 cap_ps,
             }),
-            (ControllerKind::Reference, PccSetup::Timely(b)) => Box::new(Flow {
-                side: TimelyRef {
-                    f: RefPccFlow::new(&b.reference),
-                    p: b.reference,
-                },
-                line_bps,
-                cap_ps,
-            }),
-            (ControllerKind::Reference, PccSetup::Hpcc(b)) => Box::new(Flow {
-                side: HpccRef {
-                    f: RefPccHpccFlow::new(&b.reference),
-                    p: b.reference,
-                },
-                line_bps,
-                cap_ps,
-            }),
+            // `ns3` is refused for pcc before any flow is made (`Algo::has_ns3_side`).
+            (ControllerKind::Reference | ControllerKind::Ns3, PccSetup::Timely(b)) => {
+                Box::new(Flow {
+                    side: TimelyRef {
+                        f: RefPccFlow::new(&b.reference),
+                        p: b.reference,
+                    },
+                    line_bps,
+                    cap_ps,
+                })
+            }
+            (ControllerKind::Reference | ControllerKind::Ns3, PccSetup::Hpcc(b)) => {
+                Box::new(Flow {
+                    side: HpccRef {
+                        f: RefPccHpccFlow::new(&b.reference),
+                        p: b.reference,
+                    },
+                    line_bps,
+                    cap_ps,
+                })
+            }
         }
     }
 
@@ -330,6 +335,7 @@ impl<S: Side> Flow<S> {
         Reply {
             probe,
             branch: None,
+            rate_set: false,
         }
     }
 }

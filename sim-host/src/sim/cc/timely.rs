@@ -164,7 +164,8 @@ impl Algo for Timely {
                 segs: VecDeque::new(),
                 per_rtt: (self.preset == Preset::Ns3).then_some(0),
             }),
-            ControllerKind::Reference => Box::new(Flow {
+            // `ns3` is refused for TIMELY before any flow is made (`Algo::has_ns3_side`).
+            ControllerKind::Reference | ControllerKind::Ns3 => Box::new(Flow {
                 side: Reference {
                     st: RefState::new(&self.rp),
                     rp: self.rp.clone(),
@@ -288,6 +289,7 @@ impl<S: Side> FlowCc for Flow<S> {
         Reply {
             probe: false,
             branch,
+            rate_set: false,
         }
     }
 

@@ -306,8 +306,9 @@ struct Host {
     ns3_qps: Vec<u32>,
     /// `switch_model = "ns3"`: the index of the queue pair served last.
     ns3_rrlast: u32,
-    /// `switch_model = "ns3"`: the time of the pending wake-up (ns-3's `m_nextSend`).
-    ns3_next_send: Option<u64>,
+    /// `switch_model = "ns3"`: the pending wake-up (ns-3's `m_nextSend`): its time and its
+    /// event's sequence number.
+    ns3_next_send: Option<(u64, u64)>,
 }
 
 /// A flow's two hosts and the ECMP choices ([`Sim::ecmp`]) of its two directions: data and
@@ -992,7 +993,7 @@ impl Sim {
                 }
                 Ev::Wake { host } if self.ns3_switch => {
                     self.c.packet_events += 1;
-                    self.ns3_wake(host);
+                    self.ns3_wake(host, ((it >> 48) as u64) & SEQ_MASK);
                 }
                 Ev::Wake { host } => {
                     self.c.packet_events += 1;

@@ -477,7 +477,7 @@ impl Sim {
         f.rate_bps = f.cc.rate_bps();
         f.window = f.cc.window_bytes();
         if self.ns3_switch {
-            self.ns3_change_rate(fid);
+            self.ns3_change_rate(fid, reply.rate_set);
         } else if f.slot != NO_SLOT {
             let rate = pacer::rate_units(f.rate_bps);
             let window = f.window.map(|w| self.pacer_window(w));

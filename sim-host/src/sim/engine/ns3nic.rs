@@ -69,8 +69,7 @@ impl Sim {
                 && t > now
                 && self.hosts[h as usize].ns3_next_send.is_none()
             {
-                self.hosts[h as usize].ns3_next_send = Some(t);
-                self.push(t, Ev::Wake { host: h });
+                self.ns3_schedule_wake(h, t);
             }
             return;
         };
@@ -136,22 +135,32 @@ impl Sim {
         qps.truncate(nxt);
     }
 
-    /// A wake-up of host `h`'s NIC: only the one pending runs (ns-3 cancels the others).
-    pub(super) fn ns3_wake(&mut self, h: u32) {
-        if self.hosts[h as usize].ns3_next_send == Some(self.now) {
+    /// Schedules host `h`'s NIC wake-up at `t` (ns-3's `m_nextSend`), replacing any pending
+    /// one: the pending one is named by its event's sequence number, so that a replaced event
+    /// at the same time does not run in its place (ns-3 cancels it).
+    fn ns3_schedule_wake(&mut self, h: u32, t: u64) {
+        self.push(t, Ev::Wake { host: h });
+        self.hosts[h as usize].ns3_next_send = Some((t, self.seq));
+    }
+
+    /// A wake-up of host `h`'s NIC, the event of sequence number `seq`: only the pending one
+    /// runs (ns-3 cancels the others).
+    pub(super) fn ns3_wake(&mut self, h: u32, seq: u64) {
+        if self.hosts[h as usize].ns3_next_send == Some((self.now, seq)) {
             self.hosts[h as usize].ns3_next_send = None;
             self.ns3_dequeue(h);
         }
     }
 
-    /// Flow `fid`'s controller set a new rate (`RdmaHw::ChangeRate`): its next-available time
-    /// moves by the difference of its last packet's times at the old and the new rate, and a
-    /// pending wake-up of its NIC later than that comes forward.
-    pub(super) fn ns3_change_rate(&mut self, fid: u32) {
+    /// Flow `fid`'s controller set its rate (`RdmaHw::ChangeRate`; `set`: it set it even if
+    /// unchanged, else only a changed rate counts): its next-available time moves by the
+    /// difference of its last packet's times at the old and the new rate, and a pending
+    /// wake-up of its NIC later than that comes forward — even when the rate did not change.
+    pub(super) fn ns3_change_rate(&mut self, fid: u32, set: bool) {
         let f = &mut self.flows[fid as usize];
         let new = f.rate_bps as u64;
         let old = f.ns3_rate_bps;
-        if new == old || new == 0 {
+        if (new == old && !set) || new == 0 || old == 0 {
             return;
         }
         let (t_old, t_new) = (
@@ -161,13 +170,10 @@ impl Sim {
         f.ns3_next_avail_ps = (f.ns3_next_avail_ps + t_new).saturating_sub(t_old);
         f.ns3_rate_bps = new;
         let (t, h) = (f.ns3_next_avail_ps, f.src);
-        let host = &mut self.hosts[h as usize];
-        if let Some(pending) = host.ns3_next_send
+        if let Some((pending, _)) = self.hosts[h as usize].ns3_next_send
             && t < pending
         {
-            let at = t.max(self.now);
-            host.ns3_next_send = Some(at);
-            self.push(at, Ev::Wake { host: h });
+            self.ns3_schedule_wake(h, t.max(self.now));
         }
     }
 }

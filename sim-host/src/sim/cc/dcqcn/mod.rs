@@ -234,6 +234,7 @@ impl FlowCc for Flow {
             .map(|b| Reply {
                 probe: false,
                 branch: Some(b),
+                rate_set: false,
             })
     }
 
@@ -241,6 +242,7 @@ impl FlowCc for Flow {
         Reply {
             probe: false,
             branch: self.st.advance(&self.p, cx.now_ps),
+            rate_set: false,
         }
     }
 
@@ -248,6 +250,7 @@ impl FlowCc for Flow {
         Reply {
             probe: false,
             branch: Some(self.st.on_cnp(&self.p, cx.now_ps)),
+            rate_set: false,
         }
     }
 

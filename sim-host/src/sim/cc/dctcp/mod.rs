@@ -139,6 +139,7 @@ impl FlowCc for Flow {
         Reply {
             probe: false,
             branch: Some(self.st.on_ack(&self.p, a.seq, a.snd_nxt, a.ecn_echo)),
+            rate_set: false,
         }
     }
 
