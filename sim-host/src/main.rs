@@ -288,8 +288,10 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Combine sweep result files (`sim --results DIR`) into one CSV table, one row per
-    /// distinct result (idempotent).
+    /// Combine sweep result files (`sim --results DIR`) into one CSV table, one row per run
+    /// (idempotent): a run is identified by the file's content (experiment, controller, seed),
+    /// a duplicate file is counted once and named, two files of one run that differ are an
+    /// error.
     Merge {
         /// Directories of result files.
         #[arg(required = true, num_args = 1..)]
