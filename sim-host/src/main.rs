@@ -218,8 +218,11 @@ fn capitalised(s: &str) -> String {
 /// `slowdown --help`'s exit codes.
 const SLOWDOWN_EXIT_CODES: &str = "Exit codes: 0 the analysis was written; 2 an unreadable or \
 malformed input (file, line and what is wrong), a --label count other than the input count, \
---dport with a per-flow CSV, an output naming an input, --end-ns at or before --warmup-ns, or a \
-series with no finished flow after the warm-up (nothing is written then).";
+--dport with a per-flow CSV, an output naming an input, a file given twice, identical files or \
+one run's per-flow CSV and fct.txt in one series (each flow would count twice), --end-ns at or \
+before --warmup-ns, or a series with no finished flow after the warm-up (nothing is written \
+then). Each input's run is named from the sim --out summary beside it; a series pooling runs of \
+different scenarios, parameters or controllers is said in a note and a warning.";
 
 #[derive(Subcommand)]
 enum Cmd {
