@@ -214,3 +214,39 @@ fn shard_warnings_name_only_shards_that_have_jobs() {
         "{e}"
     );
 }
+
+#[test]
+fn every_shard_of_a_sweep_refuses_a_reference_only_scenario_before_any_job_runs() {
+    // Jobs: hpcc fixed 1, 2; hpcc reference 1, 2; dcqcn fixed 1, 2; dcqcn reference 1, 2.
+    // Shard 2/4 holds jobs 2 and 6, neither a fixed DCQCN run: it is refused all the same, or a
+    // job array would run some shards and fail others.
+    let tmp = tempfile::tempdir().unwrap();
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios");
+    let hpcc = tmp.path().join("a.toml");
+    std::fs::write(&hpcc, SCENARIO).unwrap();
+    let dcqcn = scenarios.join("dcqcn_incast_7to1.toml");
+    let res = tmp.path().join("res");
+    for shard in ["0/4", "2/4"] {
+        let o = sim_host(&[
+            "sim".as_ref(),
+            hpcc.as_os_str(),
+            dcqcn.as_os_str(),
+            "--seeds".as_ref(),
+            "1..3".as_ref(),
+            "--shard".as_ref(),
+            shard.as_ref(),
+            "--results".as_ref(),
+            res.as_os_str(),
+        ]);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(2), "shard {shard}: {e}");
+        assert!(
+            e.contains("dcqcn_incast_7to1.toml") && e.contains("no fixed-point implementation"),
+            "{e}"
+        );
+        assert!(
+            !res.exists() || results(&res).is_empty(),
+            "no job ran in shard {shard}"
+        );
+    }
+}

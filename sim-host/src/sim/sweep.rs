@@ -205,16 +205,22 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
     for p in set {
         sweep_id = fnv(format!("{}={};", p.key, p.value).as_bytes(), sweep_id);
     }
-    let mut loaded = Vec::new();
-    for (k, j) in jobs.iter().enumerate() {
-        if k % shard.1 != shard.0 {
+    // Every scenario of the sweep — not only this shard's — is loaded and checked with the
+    // `--set` parameters and each controller it is swept with before any job runs, so every
+    // shard of a sweep is refused alike and at once (a job array never half runs).
+    let mut scenarios = std::collections::BTreeMap::new();
+    for j in jobs {
+        if scenarios.contains_key(&j.file) {
             continue;
         }
         let text = &texts[&j.file];
         let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
         super::ctrl::check_applied(&l, set)?;
         let setup = super::ctrl::Setup::build(&l, set)?;
-        if let (ControllerKind::Fixed, Some(why)) = (j.controller, setup.algo().reference_only()) {
+        let fixed = jobs
+            .iter()
+            .any(|x| x.file == j.file && x.controller == ControllerKind::Fixed);
+        if let (true, Some(why)) = (fixed, setup.algo().reference_only()) {
             return Err(format!(
                 "{}: the sweep's fixed controller: algorithm {} has no fixed-point \
                  implementation ({why}); sweep it with the reference controller only",
@@ -223,8 +229,17 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
             ));
         }
         let params = super::ctrl::in_force(&l, set, &setup);
-        loaded.push((k, j, text, l, params));
+        scenarios.insert(j.file.clone(), (l, params));
     }
+    let loaded: Vec<_> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| k % shard.1 == shard.0)
+        .map(|(k, j)| {
+            let (l, params) = &scenarios[&j.file];
+            (k, j, &texts[&j.file], l, params)
+        })
+        .collect();
     let results: Result<Vec<(PathBuf, Vec<String>)>, String> = loaded
         .par_iter()
         .map(|(k, j, text, l, params)| {
