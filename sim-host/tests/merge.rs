@@ -250,3 +250,33 @@ fn every_shard_of_a_sweep_refuses_a_reference_only_scenario_before_any_job_runs(
         );
     }
 }
+
+#[test]
+fn a_scenario_given_twice_in_a_sweep_is_refused_before_any_job_runs() {
+    // Two jobs would write one result file, and merge would report the overwritten one missing.
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.toml");
+    let b = tmp.path().join("b.toml");
+    std::fs::write(&a, SCENARIO).unwrap();
+    std::fs::write(&b, SCENARIO).unwrap();
+    let res = tmp.path().join("res");
+    for (x, y, what) in [
+        (&a, &a, "given more than once"),
+        (&a, &b, "the same scenario text"),
+    ] {
+        let o = sim_host(&[
+            "sim".as_ref(),
+            x.as_os_str(),
+            y.as_os_str(),
+            "--results".as_ref(),
+            res.as_os_str(),
+        ]);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains(&a.display().to_string()) && e.contains(what),
+            "{e}"
+        );
+        assert!(!res.exists() || results(&res).is_empty(), "no job ran");
+    }
+}

@@ -195,6 +195,29 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
             texts.insert(j.file.clone(), text);
         }
     }
+    // Each job one result file: a scenario given twice, or two files of one text, would run
+    // jobs that write one file, and `merge` would report the overwritten ones missing.
+    let mut seen = std::collections::BTreeSet::new();
+    for j in jobs {
+        if !seen.insert((&j.file, j.controller.name(), j.seed)) {
+            return Err(format!(
+                "{}: the scenario is given more than once: each of its jobs would run twice and \
+                 write one result file",
+                j.file.display()
+            ));
+        }
+    }
+    let mut by_text: std::collections::BTreeMap<&str, &PathBuf> = Default::default();
+    for (f, t) in &texts {
+        if let Some(first) = by_text.insert(t.as_str(), f) {
+            return Err(format!(
+                "{} and {}: the same scenario text, so their jobs are the same runs (one result \
+                 file for two jobs): give one of them",
+                first.display(),
+                f.display()
+            ));
+        }
+    }
     // The sweep's identity: every job of every shard, and the `--set` parameters.
     let mut sweep_id = 0xCBF2_9CE4_8422_2325;
     for j in jobs {
