@@ -2,7 +2,8 @@
 # The whole test suite, exactly what CI runs (.ci/run calls this and nothing else):
 #   set-up (targets, cross tools) → format → lints → host tests (the host bench's quick mode
 #   among them) → firmware gates → fixtures unchanged → replay of every shipped fixture within
-#   tolerance → docs/results.md against a run → C example on the simulator → DOCA PCC adapter
+#   tolerance → docs/results.md against a run → every command the docs show, run as written
+#   (scripts/doc_commands.py) → C example on the simulator → DOCA PCC adapter
 #   under QEMU → firmware benchmark smoke run → bounded fuzzing (scripts/fuzz.sh --ci).
 # Each step prints one `step:` line; the last line counts the steps that passed and failed.
 # The fuzz targets build (nightly, their own target directory, so no lock is shared) starts in the
@@ -60,6 +61,8 @@ step "fixtures are what their generators make" cargo run -q --release -p sim-hos
 step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
 step "docs/results.md matches a run of every scenario it quotes (and the generator's tests)" \
   sh -c "python3 -m unittest discover -q -s scripts/results -p 'test_*.py' && python3 scripts/results.py --check"
+step "every command the docs show runs as written (scripts/doc_commands.py, and its self-test)" \
+  sh -c "python3 -m unittest -q scripts/test_doc_commands.py && python3 scripts/doc_commands.py"
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
 step "DOCA PCC callbacks on rv64imac_zbb under QEMU give the host's rates" make -s -C examples/doca-pcc check
 step "firmware benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick

@@ -218,8 +218,11 @@ fn capitalised(s: &str) -> String {
 /// `slowdown --help`'s exit codes.
 const SLOWDOWN_EXIT_CODES: &str = "Exit codes: 0 the analysis was written; 2 an unreadable or \
 malformed input (file, line and what is wrong), a --label count other than the input count, \
---dport with a per-flow CSV, an output naming an input, --end-ns at or before --warmup-ns, or a \
-series with no finished flow after the warm-up (nothing is written then).";
+--dport with a per-flow CSV, an output naming an input, a file given twice, identical files or \
+one run's per-flow CSV and fct.txt in one series (each flow would count twice), --end-ns at or \
+before --warmup-ns, or a series with no finished flow after the warm-up (nothing is written \
+then). Each input's run is named from the sim --out summary beside it; a series pooling runs of \
+different scenarios, parameters or controllers is said in a note and a warning.";
 
 #[derive(Subcommand)]
 enum Cmd {
@@ -288,8 +291,10 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Combine sweep result files (`sim --results DIR`) into one CSV table, one row per
-    /// distinct result (idempotent).
+    /// Combine sweep result files (`sim --results DIR`) into one CSV table, one row per run
+    /// (idempotent): a run is identified by the file's content (experiment, controller, seed),
+    /// a duplicate file is counted once and named, two files of one run that differ are an
+    /// error.
     Merge {
         /// Directories of result files.
         #[arg(required = true, num_args = 1..)]

@@ -270,3 +270,189 @@ fn a_run_directory_stands_for_its_per_flow_csv_or_fct_txt() {
     std::fs::create_dir(&empty).unwrap();
     assert_eq!(sim_host(&["slowdown", s(&empty)]).status.code(), Some(2));
 }
+
+#[test]
+fn one_file_given_twice_is_refused_naming_it() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    let a = dir.join("fct.txt");
+    std::fs::write(&a, fct_txt(40)).unwrap();
+    // As the same path, and as the file and the directory that stands for it, in one series
+    // or in two.
+    for args in [
+        vec![s(&a), s(&a)],
+        vec![s(&a), s(&dir)],
+        vec![s(&a), s(&a), "--label", "x", "--label", "y"],
+    ] {
+        let mut v = vec!["slowdown"];
+        v.extend(args);
+        let o = sim_host(&v);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains(&format!("{}: given twice", a.display())), "{e}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn identical_inputs_are_refused_in_one_series_and_named_across_two() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.txt");
+    let b = d.path().join("b.txt");
+    std::fs::write(&a, fct_txt(40)).unwrap();
+    std::fs::write(&b, fct_txt(40)).unwrap();
+    let o = sim_host(&["slowdown", s(&a), s(&b)]);
+    // Unlabelled, each input is its own series: named, not refused.
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("are identical: the two series show one run"),
+        "{}",
+        err(&o)
+    );
+    let o = sim_host(&["slowdown", s(&a), s(&b), "--label", "x", "--label", "x"]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{} and {} are identical",
+            a.display(),
+            b.display()
+        )) && e.contains("count twice"),
+        "{e}"
+    );
+}
+
+/// A leaf-spine with Poisson traffic (the seed matters), 300 µs.
+fn poisson_scenario(name: &str) -> String {
+    let cdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios/cdf/hadoop.cdf");
+    format!(
+        r#"
+name = "{name}"
+algorithm = "hpcc"
+duration_ns = 300_000
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+hosts_per_leaf = 4
+host_rate_bps = 100_000_000_000
+fabric_rate_bps = 400_000_000_000
+[[flows]]
+kind = "poisson"
+load = 0.5
+cdf = "{}"
+stop_ns = 250_000
+"#,
+        cdf.display()
+    )
+}
+
+#[test]
+fn runs_of_different_scenarios_or_controllers_in_one_series_are_named_in_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |scenario: &str, out: &str, extra: &[&str]| -> PathBuf {
+        let sc = d.path().join(format!("{scenario}.toml"));
+        std::fs::write(&sc, poisson_scenario(scenario)).unwrap();
+        let dir = d.path().join(out);
+        let mut v = vec!["sim", s(&sc), "--out", s(&dir)];
+        v.extend(extra);
+        let o = sim_host(&v);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        dir
+    };
+    let s1 = run("p", "s1", &["--seed", "1"]);
+    let s2 = run("p", "s2", &["--seed", "2"]);
+    let other = run("q", "q", &["--seed", "3"]);
+    let eta = run("p", "eta", &["--seed", "3", "--set", "eta=0.5"]);
+    let reference = run("p", "ref", &["--seed", "3", "--controller", "reference"]);
+    let pooled = |dirs: &[&Path]| -> (Output, String, String) {
+        let mut v = vec!["slowdown"];
+        for x in dirs {
+            v.push(s(x));
+        }
+        for _ in dirs {
+            v.extend(["--label", "L"]);
+        }
+        let csv = d.path().join("o.csv");
+        v.extend(["--out", s(&csv)]);
+        let o = sim_host(&v);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        (o, out, csv)
+    };
+    // Two seeds of one scenario and controller: what a series is for; each input's run named.
+    let (o, out, _) = pooled(&[&s1, &s2]);
+    // (A few-flows warning is all standard error has.)
+    assert!(
+        !out.contains("note:") && !err(&o).contains("pools") && !err(&o).contains("one run"),
+        "{out}{}",
+        err(&o)
+    );
+    assert!(
+        out.contains("s1/p_flows.csv: scenario p (hpcc), controller fixed, seed 1"),
+        "{out}"
+    );
+    // Another scenario in the series: said in the report, the CSV and on standard error.
+    let (o, out, csv) = pooled(&[&s1, &other]);
+    for t in [&out, &csv, &err(&o)] {
+        assert!(
+            t.contains("pools runs of different scenarios: p (hpcc)") && t.contains("q (hpcc) ("),
+            "{t}"
+        );
+    }
+    // The same scenario with other parameters in force, and another controller.
+    let (_, out, _) = pooled(&[&s1, &eta]);
+    assert!(
+        out.contains("pools runs of scenario p with different parameters in force")
+            && out.contains("eta=0.5"),
+        "{out}"
+    );
+    let (_, out, _) = pooled(&[&s1, &reference]);
+    assert!(
+        out.contains("pools runs of different controllers: controller fixed"),
+        "{out}"
+    );
+    // One run's per-flow CSV and its fct.txt (one summary beside both): refused.
+    let both = run(
+        "p",
+        "both",
+        &["--seed", "1", "--ns3-out", s(&d.path().join("both"))],
+    );
+    let o = sim_host(&[
+        "slowdown",
+        s(&both.join("p_flows.csv")),
+        s(&both.join("fct.txt")),
+        "--label",
+        "L",
+        "--label",
+        "L",
+    ]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("are one run") && e.contains("p_summary.json"),
+        "{e}"
+    );
+    // An input whose run is not known: said, not guessed.
+    let bare = d.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    std::fs::copy(s1.join("p_flows.csv"), bare.join("renamed.csv")).unwrap();
+    let o = sim_host(&[
+        "slowdown",
+        s(&bare.join("renamed.csv")),
+        s(&s2),
+        "--label",
+        "L",
+        "--label",
+        "L",
+    ]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("cannot tell whether its 2 inputs are runs of one scenario")
+            && e.contains("renamed.csv"),
+        "{e}"
+    );
+}

@@ -322,6 +322,262 @@ pub struct Series {
     pub counts: Counts,
     /// The 20 bins.
     pub bins: Vec<Bin>,
+    /// Per input file, in order: the run it came from ([`RunInfo::describe`]) or why that is
+    /// not known.
+    pub runs: Vec<String>,
+    /// What the report must say about the series' inputs taken together: runs of different
+    /// scenarios or controllers pooled, the same run twice, or that this cannot be told.
+    pub notes: Vec<String>,
+}
+
+/// The run an input came from, as the `sim --out` summary beside it says
+/// (`NAME_summary.json` beside `NAME_flows.csv`; for an fct.txt, the one `*_summary.json` in its
+/// directory, which `--out` and `--ns3-out` into one directory give).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// The summary file.
+    pub summary: PathBuf,
+    /// The scenario's name.
+    pub scenario: String,
+    /// Its algorithm.
+    pub algorithm: String,
+    /// `fixed` or `reference`.
+    pub controller: String,
+    /// The seed.
+    pub seed: u64,
+    /// Every parameter in force, `KEY=VALUE` (a scenario run with other parameters is another
+    /// experiment).
+    pub params: Vec<String>,
+}
+
+impl RunInfo {
+    /// `scenario S (algorithm), controller C, seed N (SUMMARY)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "scenario {} ({}), controller {}, seed {} ({})",
+            self.scenario,
+            self.algorithm,
+            self.controller,
+            self.seed,
+            self.summary.display()
+        )
+    }
+}
+
+/// The summary beside `inp` (see [`RunInfo`]), checked against it: its count of finished flows
+/// must be the file's. `Err`: why the run is not known.
+pub fn run_info(inp: &Input) -> Result<RunInfo, String> {
+    let dir = inp
+        .path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    let summary = match inp.format {
+        Format::FlowsCsv => {
+            let name = inp
+                .path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix("_flows.csv"))
+                .ok_or("not named NAME_flows.csv, so no NAME_summary.json can be beside it")?;
+            let p = dir.join(format!("{name}_summary.json"));
+            if !p.is_file() {
+                return Err(format!("no {} beside it", p.display()));
+            }
+            p
+        }
+        Format::Ns3Fct => {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|e| format!("{}: cannot read: {e}", dir.display()))?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|f| {
+                    f.is_file()
+                        && f.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.ends_with("_summary.json"))
+                })
+                .collect();
+            found.sort();
+            match found.len() {
+                1 => found.remove(0),
+                0 => return Err("no sim --out summary (*_summary.json) beside it".into()),
+                n => {
+                    return Err(format!(
+                        "{n} sim --out summaries beside it ({}): which is its run is not known",
+                        found
+                            .iter()
+                            .map(|f| f.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    let not_one = |what: &str| format!("{}: not a sim --out summary ({what})", summary.display());
+    let text = std::fs::read_to_string(&summary)
+        .map_err(|e| format!("{}: cannot read: {e}", summary.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| not_one(&e.to_string()))?;
+    let string = |k: &str| {
+        v[k].as_str()
+            .map(str::to_string)
+            .ok_or_else(|| not_one(&format!("no string `{k}`")))
+    };
+    let params = v["params"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .map(|x| Some(format!("{}={}", x["key"].as_str()?, x["value"].as_str()?)))
+                .collect::<Option<Vec<String>>>()
+        })
+        .ok_or_else(|| not_one("no `params` list"))?;
+    let info = RunInfo {
+        scenario: string("scenario")?,
+        algorithm: string("algorithm")?,
+        controller: string("controller")?,
+        seed: v["seed"].as_u64().ok_or_else(|| not_one("no `seed`"))?,
+        params,
+        summary: summary.clone(),
+    };
+    let finished = v["flows_finished"]
+        .as_u64()
+        .ok_or_else(|| not_one("no `flows_finished`"))?;
+    // fct.txt holds the finished flows only (some left out by --dport).
+    let here = match inp.format {
+        Format::FlowsCsv => inp
+            .flows
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Finished { .. }))
+            .count(),
+        Format::Ns3Fct => inp.flows.len() + inp.other_dport,
+    } as u64;
+    if here != finished {
+        return Err(format!(
+            "{} says {finished} flows finished, the file has {here}: it is another run's",
+            summary.display()
+        ));
+    }
+    Ok(info)
+}
+
+/// What the inputs of one series are, taken together (their runs, by [`run_info`]): the notes
+/// of [`Series::notes`]. Runs of different scenarios (name, algorithm or parameters) or of
+/// different controllers pooled, or inputs whose run is not known.
+pub fn pooled_runs(inputs: &[&Input], runs: &[Result<RunInfo, String>]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if inputs.len() < 2 {
+        return notes;
+    }
+    let unknown: Vec<String> = inputs
+        .iter()
+        .zip(runs)
+        .filter_map(|(i, r)| {
+            r.as_ref()
+                .err()
+                .map(|e| format!("{}: {e}", i.path.display()))
+        })
+        .collect();
+    if !unknown.is_empty() {
+        notes.push(format!(
+            "cannot tell whether its {} inputs are runs of one scenario and controller: {}",
+            inputs.len(),
+            unknown.join("; ")
+        ));
+    }
+    let known: Vec<(&Input, &RunInfo)> = inputs
+        .iter()
+        .zip(runs)
+        .filter_map(|(i, r)| r.as_ref().ok().map(|r| (*i, r)))
+        .collect();
+    // Groups of files by a property, in order of first appearance.
+    let groups = |key: &dyn Fn(&RunInfo) -> String| -> Vec<(String, Vec<String>)> {
+        let mut g: Vec<(String, Vec<String>)> = Vec::new();
+        for (i, r) in &known {
+            let k = key(r);
+            let f = i.path.display().to_string();
+            match g.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, v)) => v.push(f),
+                None => g.push((k, vec![f])),
+            }
+        }
+        g
+    };
+    let list = |g: &[(String, Vec<String>)]| -> String {
+        g.iter()
+            .map(|(k, f)| format!("{k} ({})", f.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let by_name = groups(&|r: &RunInfo| format!("{} ({})", r.scenario, r.algorithm));
+    let by_scenario =
+        groups(&|r: &RunInfo| format!("{} ({}) [{}]", r.scenario, r.algorithm, r.params.join(" ")));
+    if by_name.len() > 1 {
+        notes.push(format!(
+            "pools runs of different scenarios: {}",
+            list(&by_name)
+        ));
+    } else if by_scenario.len() > 1 {
+        // One scenario name, other parameters in force: each run's values of the keys that
+        // differ.
+        let key = |kv: &str| kv.split('=').next().unwrap_or(kv).to_string();
+        let mut keys: Vec<String> = known
+            .iter()
+            .flat_map(|(_, r)| r.params.iter())
+            .filter(|kv| !known.iter().all(|(_, r)| r.params.contains(kv)))
+            .map(|kv| key(kv))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let differing = groups(&|r: &RunInfo| {
+            keys.iter()
+                .map(|k| {
+                    r.params
+                        .iter()
+                        .find(|kv| key(kv) == *k)
+                        .cloned()
+                        .unwrap_or_else(|| format!("{k} not in force"))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        notes.push(format!(
+            "pools runs of scenario {} with different parameters in force: {}",
+            known[0].1.scenario,
+            list(&differing)
+        ));
+    }
+    let by_controller = groups(&|r: &RunInfo| format!("controller {}", r.controller));
+    if by_controller.len() > 1 {
+        notes.push(format!(
+            "pools runs of different controllers: {}",
+            list(&by_controller)
+        ));
+    }
+    let by_run = groups(&|r: &RunInfo| {
+        format!(
+            "scenario {} [{}], controller {}, seed {}",
+            r.scenario,
+            r.params.join(" "),
+            r.controller,
+            r.seed
+        )
+    });
+    for (k, f) in &by_run {
+        if f.len() > 1 {
+            notes.push(format!(
+                "{} are runs of one scenario, controller and seed ({}): one run twice? Its \
+                 flows would count twice",
+                f.join(" and "),
+                k.split(" [").next().unwrap_or(k)
+            ));
+        }
+    }
+    notes
 }
 
 /// `fct_analysis.py`'s percentile: `a[int(len(a)·p)]` of the sorted list.
@@ -413,6 +669,8 @@ pub fn analyse(label: &str, inputs: &[&Input], o: &Opts) -> Series {
         files: inputs.iter().map(|i| i.path.clone()).collect(),
         counts: c,
         bins,
+        runs: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -440,6 +698,12 @@ pub fn text(series: &[Series], o: &Opts) -> String {
         let c = &r.counts;
         let files: Vec<String> = r.files.iter().map(|f| f.display().to_string()).collect();
         let _ = writeln!(s, "{}: {}", r.label, files.join(", "));
+        for (f, run) in files.iter().zip(&r.runs) {
+            let _ = writeln!(s, "  {f}: {run}");
+        }
+        for n in &r.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
         let _ = writeln!(
             s,
             "  {} sized flows: {} finished in the bins ({} slowdowns below 1 counted as 1), \
@@ -488,6 +752,9 @@ pub fn text(series: &[Series], o: &Opts) -> String {
 pub fn warnings(series: &[Series]) -> Vec<String> {
     let mut w = Vec::new();
     for r in series {
+        for n in &r.notes {
+            w.push(format!("{}: {n}", r.label));
+        }
         let few = r.bins.iter().filter(|b| b.few()).count();
         if few > 0 {
             w.push(format!(
@@ -526,6 +793,12 @@ pub fn csv(series: &[Series], o: &Opts) -> String {
             c.window_bytes,
             c.load.map_or(String::new(), |l| format!("{l:.4}"))
         );
+        for (f, run) in r.files.iter().zip(&r.runs) {
+            let _ = writeln!(s, "# {}: input {}: {run}", r.label, f.display());
+        }
+        for n in &r.notes {
+            let _ = writeln!(s, "# {}: note: {n}", r.label);
+        }
     }
     s.push_str(
         "series,bin,from_fraction,flows,size_min_bytes,size_max_bytes,p50,p95,p99,few_flows\n",
@@ -699,11 +972,34 @@ fn run(
     for p in out.iter().chain(plot_to.iter()) {
         refuse_inputs(p, &ins).map_err(|e| e.to_string())?;
     }
+    // One file given twice (also through a directory standing for it): its flows would count
+    // twice, or a series would be compared with itself.
+    for (j, b) in files.iter().enumerate() {
+        if let Some(i) = files[..j]
+            .iter()
+            .position(|a| crate::output::same_file(a, b))
+        {
+            return Err(format!(
+                "{}: given twice (input {} {} and input {} {}): its flows would count twice; \
+                 give it once",
+                b.display(),
+                i + 1,
+                inputs[i].display(),
+                j + 1,
+                inputs[j].display()
+            ));
+        }
+    }
     let read: Vec<Input> = files
         .iter()
         .map(|p| read(p, o.dport))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
+    // Files with the same bytes: a copy, or one run twice.
+    let digests: Vec<(u64, u64)> = files
+        .iter()
+        .map(|p| file_digest(p).map_err(|e| format!("{}: cannot read: {e}", p.display())))
+        .collect::<Result<_, _>>()?;
     // Series in order of first appearance; inputs with one label are merged.
     let mut order: Vec<String> = Vec::new();
     let label_of = |i: usize| -> String {
@@ -718,18 +1014,64 @@ fn run(
             order.push(l);
         }
     }
-    let series: Vec<Series> = order
-        .iter()
-        .map(|l| {
-            let mine: Vec<&Input> = read
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| &label_of(*i) == l)
-                .map(|(_, x)| x)
-                .collect();
-            analyse(l, &mine, o)
-        })
-        .collect();
+    let mut identical_warnings = Vec::new();
+    for j in 0..files.len() {
+        for i in 0..j {
+            if digests[i] != digests[j]
+                || std::fs::read(&files[i]).ok() != std::fs::read(&files[j]).ok()
+            {
+                continue;
+            }
+            let (a, b) = (files[i].display(), files[j].display());
+            if label_of(i) == label_of(j) {
+                return Err(format!(
+                    "{a} and {b} are identical: in series {} each flow would count twice; \
+                     give one of them (a copy, one run twice, or runs whose flows came out the \
+                     same, such as seeds of a scenario without randomness: one says all)",
+                    label_of(i)
+                ));
+            }
+            identical_warnings.push(format!(
+                "{a} (series {}) and {b} (series {}) are identical: the two series show one run",
+                label_of(i),
+                label_of(j)
+            ));
+        }
+    }
+    let runs: Vec<Result<RunInfo, String>> = read.iter().map(run_info).collect();
+    let mut series: Vec<Series> = Vec::new();
+    for l in &order {
+        let mine: Vec<usize> = (0..inputs.len()).filter(|&i| &label_of(i) == l).collect();
+        // Two inputs of one series that one summary describes: one run, read twice (its
+        // per-flow CSV and its fct.txt).
+        for (n, &j) in mine.iter().enumerate() {
+            if let Ok(b) = &runs[j]
+                && let Some(&i) = mine[..n]
+                    .iter()
+                    .find(|&&i| runs[i].as_ref().is_ok_and(|a| a.summary == b.summary))
+            {
+                return Err(format!(
+                    "{} and {} are one run ({}): in series {l} each finished flow would count \
+                     twice; give one of them",
+                    files[i].display(),
+                    files[j].display(),
+                    b.describe()
+                ));
+            }
+        }
+        let ins: Vec<&Input> = mine.iter().map(|&i| &read[i]).collect();
+        let rs: Vec<Result<RunInfo, String>> = mine.iter().map(|&i| runs[i].clone()).collect();
+        let mut r = analyse(l, &ins, o);
+        r.notes = pooled_runs(&ins, &rs);
+        r.runs = rs
+            .iter()
+            .map(|x| match x {
+                Ok(info) => info.describe(),
+                Err(why) => format!("run not known: {why}"),
+            })
+            .collect();
+        series.push(r);
+    }
     for r in &series {
         if r.counts.finished == 0 {
             let c = &r.counts;
@@ -759,7 +1101,28 @@ fn run(
             ),
         )?;
     }
-    Ok((text(&series, o), warnings(&series)))
+    let mut warns = identical_warnings;
+    warns.extend(warnings(&series));
+    Ok((text(&series, o), warns))
+}
+
+/// A file's length and FNV-1a 64 hash (to find identical inputs).
+fn file_digest(p: &Path) -> std::io::Result<(u64, u64)> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(p)?;
+    let (mut len, mut h) = (0u64, 0xCBF2_9CE4_8422_2325u64);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok((len, h));
+        }
+        len += n as u64;
+        for b in &buf[..n] {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01B3);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@
 //!   own core (rayon).
 //! * Each result is a self-describing JSON file (the report, the scenario's text, controller,
 //!   seed and `--set` parameters) named by a hash of all of these: rerunning a job rewrites the
-//!   same file, and `merge` keeps one row per hash, so merging is idempotent and a sharded sweep
-//!   merges to exactly the unsharded one.
-//! * `merge` writes the table (one row per result), a summary across seeds (mean, sd, min, max
+//!   same file. `merge` identifies a run by the file's content (experiment digest, controller,
+//!   seed), never by its name, and keeps one row per run: a copy is counted once and named, a
+//!   second file of a run with other content is an error naming both, so merging is idempotent
+//!   and a sharded sweep merges to exactly the unsharded one.
+//! * `merge` writes the table (one row per run), a summary across seeds (mean, sd, min, max
 //!   per scenario, controller and metric) and one figure per scenario (each metric per seed,
 //!   fixed point beside the f64 reference).
 
@@ -116,13 +118,27 @@ pub fn result_name(
     seed: u64,
     set: &[Param],
 ) -> String {
+    let set: Vec<String> = set
+        .iter()
+        .map(|p| format!("{}={}", p.key, p.value))
+        .collect();
+    format!(
+        "{name}-{:016x}.json",
+        job_hash(text, controller.name(), seed, &set)
+    )
+}
+
+/// The hash of one job (FNV-1a 64): the scenario text, the controller, the seed and the `--set`
+/// parameters as `KEY=VALUE` — the result file's name, and what `merge` recomputes from a
+/// result's content (so a renamed or copied file is still the same job).
+fn job_hash(text: &str, controller: &str, seed: u64, set: &[String]) -> u64 {
     let mut h = fnv(text.as_bytes(), 0xCBF2_9CE4_8422_2325);
-    h = fnv(controller.name().as_bytes(), h);
+    h = fnv(controller.as_bytes(), h);
     h = fnv(&seed.to_le_bytes(), h);
-    for p in set {
-        h = fnv(format!("{}={};", p.key, p.value).as_bytes(), h);
+    for kv in set {
+        h = fnv(format!("{kv};").as_bytes(), h);
     }
-    format!("{name}-{h:016x}.json")
+    h
 }
 
 /// The tool that wrote a result: `sim-host VERSION` (part of the experiment digest).
@@ -132,11 +148,20 @@ pub const TOOL: &str = concat!("sim-host ", env!("CARGO_PKG_VERSION"));
 /// the scenario's text, every algorithm parameter in force and the tool version. Two result
 /// files with the same scenario name and different digests are different experiments.
 pub fn experiment_digest(text: &str, params: &[super::ctrl::ParamInForce]) -> String {
+    digest(
+        text,
+        params.iter().map(|p| (p.key.as_str(), p.value.as_str())),
+        TOOL,
+    )
+}
+
+/// [`experiment_digest`] over its parts, as a result file holds them (`merge` recomputes it).
+fn digest<'a>(text: &str, params: impl Iterator<Item = (&'a str, &'a str)>, tool: &str) -> String {
     let mut h = fnv(text.as_bytes(), 0xCBF2_9CE4_8422_2325);
-    for p in params {
-        h = fnv(format!("{}={};", p.key, p.value).as_bytes(), h);
+    for (k, v) in params {
+        h = fnv(format!("{k}={v};").as_bytes(), h);
     }
-    h = fnv(TOOL.as_bytes(), h);
+    h = fnv(tool.as_bytes(), h);
     format!("{h:016x}")
 }
 
@@ -170,6 +195,29 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
             texts.insert(j.file.clone(), text);
         }
     }
+    // Each job one result file: a scenario given twice, or two files of one text, would run
+    // jobs that write one file, and `merge` would report the overwritten ones missing.
+    let mut seen = std::collections::BTreeSet::new();
+    for j in jobs {
+        if !seen.insert((&j.file, j.controller.name(), j.seed)) {
+            return Err(format!(
+                "{}: the scenario is given more than once: each of its jobs would run twice and \
+                 write one result file",
+                j.file.display()
+            ));
+        }
+    }
+    let mut by_text: std::collections::BTreeMap<&str, &PathBuf> = Default::default();
+    for (f, t) in &texts {
+        if let Some(first) = by_text.insert(t.as_str(), f) {
+            return Err(format!(
+                "{} and {}: the same scenario text, so their jobs are the same runs (one result \
+                 file for two jobs): give one of them",
+                first.display(),
+                f.display()
+            ));
+        }
+    }
     // The sweep's identity: every job of every shard, and the `--set` parameters.
     let mut sweep_id = 0xCBF2_9CE4_8422_2325;
     for j in jobs {
@@ -180,16 +228,22 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
     for p in set {
         sweep_id = fnv(format!("{}={};", p.key, p.value).as_bytes(), sweep_id);
     }
-    let mut loaded = Vec::new();
-    for (k, j) in jobs.iter().enumerate() {
-        if k % shard.1 != shard.0 {
+    // Every scenario of the sweep — not only this shard's — is loaded and checked with the
+    // `--set` parameters and each controller it is swept with before any job runs, so every
+    // shard of a sweep is refused alike and at once (a job array never half runs).
+    let mut scenarios = std::collections::BTreeMap::new();
+    for j in jobs {
+        if scenarios.contains_key(&j.file) {
             continue;
         }
         let text = &texts[&j.file];
         let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
         super::ctrl::check_applied(&l, set)?;
         let setup = super::ctrl::Setup::build(&l, set)?;
-        if let (ControllerKind::Fixed, Some(why)) = (j.controller, setup.algo().reference_only()) {
+        let fixed = jobs
+            .iter()
+            .any(|x| x.file == j.file && x.controller == ControllerKind::Fixed);
+        if let (true, Some(why)) = (fixed, setup.algo().reference_only()) {
             return Err(format!(
                 "{}: the sweep's fixed controller: algorithm {} has no fixed-point \
                  implementation ({why}); sweep it with the reference controller only",
@@ -198,8 +252,17 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
             ));
         }
         let params = super::ctrl::in_force(&l, set, &setup);
-        loaded.push((k, j, text, l, params));
+        scenarios.insert(j.file.clone(), (l, params));
     }
+    let loaded: Vec<_> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| k % shard.1 == shard.0)
+        .map(|(k, j)| {
+            let (l, params) = &scenarios[&j.file];
+            (k, j, &texts[&j.file], l, params)
+        })
+        .collect();
     let results: Result<Vec<(PathBuf, Vec<String>)>, String> = loaded
         .par_iter()
         .map(|(k, j, text, l, params)| {
@@ -345,7 +408,8 @@ pub struct Merged {
     pub controller: String,
     /// Seed.
     pub seed: u64,
-    /// The result file's hash.
+    /// The job's hash, recomputed from the file's content (the hash its name carries when
+    /// the sweep wrote it).
     pub hash: String,
     /// Metric values.
     values: Vec<Option<f64>>,
@@ -375,18 +439,250 @@ fn json_files(d: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(v)
 }
 
-/// Reads every result file under `dirs`: one row per distinct hash, sorted by scenario,
-/// experiment, controller, seed (so merging is idempotent and shards merge to the unsharded
-/// sweep). A directory without result files is an error (naming any sub-directory that has
-/// some); a file that is not a result of this tool is an error.
+/// A result file's place in its sweep (`sweep` in the file): which sweep, which job of how
+/// many, in how many shards.
+struct SweepPlace {
+    id: String,
+    job: u64,
+    jobs: u64,
+    shards: u64,
+}
+
+/// One result file as `merge` reads it.
+struct ResultFile {
+    /// Its row.
+    row: Merged,
+    /// The file.
+    path: PathBuf,
+    /// Its content as compared with another result of the same run: the whole file but where
+    /// the scenario file was (`scenario_file`, also inside the parameters' origins) and which
+    /// sweep ran it (`sweep`) — a copy, and a rerun of the job in another sweep or from another
+    /// directory, compare equal.
+    content: serde_json::Value,
+    /// Its place in its sweep, when it has one.
+    place: Option<SweepPlace>,
+}
+
+impl ResultFile {
+    /// The file has the name the sweep gives its job: `<scenario>-<hash>.json`.
+    fn named_by_sweep(&self) -> bool {
+        self.path.file_name().and_then(|n| n.to_str())
+            == Some(&format!("{}-{}.json", self.row.scenario, self.row.hash))
+    }
+}
+
+/// Replaces `from` with a fixed token in every string of `v`.
+fn replace_in_strings(v: &mut serde_json::Value, from: &str) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if !from.is_empty() && s.contains(from) => {
+            *s = s.replace(from, "<scenario file>");
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| replace_in_strings(x, from)),
+        Value::Object(o) => o.values_mut().for_each(|x| replace_in_strings(x, from)),
+        _ => {}
+    }
+}
+
+/// Where `a` and `b` first differ, as `path: A vs B` (values shortened), or `None` when equal.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Option<String> {
+    use serde_json::Value;
+    let short = |v: Option<&Value>| -> String {
+        let s = v.map_or("(absent)".to_string(), Value::to_string);
+        if s.chars().count() > 60 {
+            format!("{}…", s.chars().take(60).collect::<String>())
+        } else {
+            s
+        }
+    };
+    let join = |k: &str| {
+        if at.is_empty() {
+            k.to_string()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => {
+                        if let Some(d) = first_difference(p, q, &join(k)) {
+                            return Some(d);
+                        }
+                    }
+                    (p, q) => return Some(format!("{}: {} vs {}", join(k), short(p), short(q))),
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]"))),
+        _ if a == b => None,
+        _ => Some(format!("{at}: {} vs {}", short(Some(a)), short(Some(b)))),
+    }
+}
+
+/// Reads one result file: its row, its comparable content and its place in its sweep. Every
+/// identifying field must be there with its type, and the experiment digest must be the one
+/// its scenario text, parameters and tool give (a file edited by hand is refused).
+fn read_result(p: &Path) -> Result<ResultFile, String> {
+    let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a sweep result: {e}", p.display()))?;
+    let r = &v["report"];
+    if !r.is_object() {
+        return Err(format!("{}: not a sweep result (no report)", p.display()));
+    }
+    let experiment = v["experiment"].as_str().ok_or_else(|| {
+        format!(
+            "{}: no experiment digest (written by an older sim-host): rerun its sweep",
+            p.display()
+        )
+    })?;
+    // Every identifying field present and of its type: a wrong one is refused, never read as
+    // empty or 0.
+    let string = |what: &str, x: &serde_json::Value| -> Result<String, String> {
+        x.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{}: field `{what}`: {x} is not a string", p.display()))
+    };
+    let seed = v["seed"].as_u64().ok_or_else(|| {
+        format!(
+            "{}: field `seed`: {} is not a non-negative integer",
+            p.display(),
+            v["seed"]
+        )
+    })?;
+    let controller = string("controller", &v["controller"])?;
+    let scenario_text = string("scenario_text", &v["scenario_text"])?;
+    let scenario_file = string("scenario_file", &v["scenario_file"])?;
+    let tool = string("tool", &v["tool"])?;
+    let set: Vec<String> = v["set"]
+        .as_array()
+        .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect())
+        .ok_or_else(|| {
+            format!(
+                "{}: field `set`: {} is not a list of KEY=VALUE strings",
+                p.display(),
+                v["set"]
+            )
+        })?;
+    let params: Vec<(&str, &str)> = v["params"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .map(|x| Some((x["key"].as_str()?, x["value"].as_str()?)))
+                .collect()
+        })
+        .ok_or_else(|| {
+            format!(
+                "{}: field `params`: not a list of {{key, value}} strings",
+                p.display()
+            )
+        })?;
+    let scenario = string("report.scenario", &r["scenario"])?;
+    // The report says which run it is too: it must be this one.
+    if r["seed"].as_u64() != Some(seed) || r["controller"].as_str() != Some(controller.as_str()) {
+        return Err(format!(
+            "{}: fields `seed` {seed} and `controller` {controller:?} disagree with the \
+             report's ({}, {}): edited by hand?",
+            p.display(),
+            r["seed"],
+            r["controller"]
+        ));
+    }
+    let recomputed = digest(&scenario_text, params.into_iter(), &tool);
+    if recomputed != experiment {
+        return Err(format!(
+            "{}: field `experiment` {experiment:?} is not the digest of the scenario text, \
+             parameters and tool the file holds ({recomputed}): edited by hand?",
+            p.display()
+        ));
+    }
+    let sw = &v["sweep"];
+    let place = match (
+        sw["id"].as_str(),
+        sw["job"].as_u64(),
+        sw["jobs"].as_u64(),
+        sw["shards"].as_u64(),
+    ) {
+        (Some(id), Some(job), Some(jobs), Some(shards)) if job < jobs && shards > 0 => {
+            Some(SweepPlace {
+                id: id.to_string(),
+                job,
+                jobs,
+                shards,
+            })
+        }
+        (None, None, None, None) => None,
+        _ => {
+            return Err(format!(
+                "{}: field `sweep`: {sw} is not a job's place in a sweep (id, job < jobs, \
+                 shards > 0)",
+                p.display()
+            ));
+        }
+    };
+    let row = Merged {
+        scenario,
+        experiment: experiment.to_string(),
+        hash: format!("{:016x}", job_hash(&scenario_text, &controller, seed, &set)),
+        controller,
+        seed,
+        values: METRICS.iter().map(|m| (m.get)(r)).collect(),
+    };
+    let mut content = v.clone();
+    if let Some(o) = content.as_object_mut() {
+        o.remove("scenario_file");
+        o.remove("sweep");
+        for k in ["params", "report"] {
+            if let Some(x) = o.get_mut(k) {
+                replace_in_strings(x, &scenario_file);
+            }
+        }
+    }
+    Ok(ResultFile {
+        row,
+        path: p.to_path_buf(),
+        content,
+        place,
+    })
+}
+
+/// Reads every result file under `dirs`: one row per run — a run is identified by its content
+/// (the experiment digest over the scenario text, the parameters in force and the tool; the
+/// controller; the seed), never by the file's name — sorted by scenario, experiment,
+/// controller, seed (so merging is idempotent and shards merge to the unsharded sweep). A
+/// second file of the same run with the same content (a copy, the job rerun in another sweep
+/// or from another directory) is counted once and named in a warning with the file it
+/// duplicates; one with other content is an error naming both. A directory given twice is read
+/// once (warning). A directory without result files is an error (naming any sub-directory that
+/// has some); a file that is not a result of this tool is an error.
 pub fn merge(dirs: &[PathBuf]) -> Result<MergeResult, String> {
-    let mut rows = std::collections::BTreeMap::new();
+    type RunKey = (String, String, String, u64);
+    let mut runs: std::collections::BTreeMap<RunKey, ResultFile> = Default::default();
+    let mut warnings = Vec::new();
     // Sweep id → (jobs, shards, jobs seen).
     let mut sweeps: std::collections::BTreeMap<
         String,
         (u64, u64, std::collections::BTreeSet<u64>),
     > = Default::default();
+    let mut read_dirs: Vec<(PathBuf, &PathBuf)> = Vec::new();
     for d in dirs {
+        let canon = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+        if let Some((_, first)) = read_dirs.iter().find(|(c, _)| *c == canon) {
+            warnings.push(format!(
+                "{}: given more than once (as {}): read once",
+                d.display(),
+                first.display()
+            ));
+            continue;
+        }
+        read_dirs.push((canon, d));
         let files = json_files(d)?;
         if files.is_empty() {
             let mut below = Vec::new();
@@ -410,81 +706,71 @@ pub fn merge(dirs: &[PathBuf]) -> Result<MergeResult, String> {
             ));
         }
         for p in files {
-            let hash = p
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .and_then(|s| s.rsplit('-').next())
-                .unwrap_or("")
-                .to_string();
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let v: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a sweep result: {e}", p.display()))?;
-            let r = &v["report"];
-            if !r.is_object() {
-                return Err(format!("{}: not a sweep result (no report)", p.display()));
-            }
-            let experiment = v["experiment"].as_str().ok_or_else(|| {
-                format!(
-                    "{}: no experiment digest (written by an older sim-host): rerun its sweep",
-                    p.display()
-                )
-            })?;
-            let sw = &v["sweep"];
-            if let (Some(id), Some(job), Some(jobs), Some(shards)) = (
-                sw["id"].as_str(),
-                sw["job"].as_u64(),
-                sw["jobs"].as_u64(),
-                sw["shards"].as_u64(),
-            ) {
+            let f = read_result(&p)?;
+            if let Some(s) = &f.place {
                 sweeps
-                    .entry(id.to_string())
-                    .or_insert_with(|| (jobs, shards, Default::default()))
+                    .entry(s.id.clone())
+                    .or_insert_with(|| (s.jobs, s.shards, Default::default()))
                     .2
-                    .insert(job);
+                    .insert(s.job);
             }
-            // Every identifying field present and of its type: a wrong one is refused, never
-            // read as empty or 0.
-            let field = |what: &str, x: &serde_json::Value| -> Result<String, String> {
-                x.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| format!("{}: field `{what}`: {x} is not a string", p.display()))
-            };
-            let seed = v["seed"].as_u64().ok_or_else(|| {
-                format!(
-                    "{}: field `seed`: {} is not a non-negative integer",
-                    p.display(),
-                    v["seed"]
-                )
-            })?;
-            let m = Merged {
-                scenario: field("report.scenario", &r["scenario"])?,
-                experiment: experiment.to_string(),
-                controller: field("controller", &v["controller"])?,
-                seed,
-                hash,
-                values: METRICS.iter().map(|m| (m.get)(r)).collect(),
-            };
+            let m = &f.row;
             let key = (
                 m.scenario.clone(),
                 m.experiment.clone(),
                 m.controller.clone(),
                 m.seed,
-                m.hash.clone(),
             );
-            rows.insert(key, m);
+            let what = format!(
+                "scenario {}, experiment {}, controller {}, seed {}",
+                m.scenario, m.experiment, m.controller, m.seed
+            );
+            match runs.get_mut(&key) {
+                None => {
+                    runs.insert(key, f);
+                }
+                Some(first) => match first_difference(&first.content, &f.content, "") {
+                    None => {
+                        // The file under the name the sweep gives the job is the original,
+                        // whichever was read first (`x (copy).json` sorts before `x.json`).
+                        let (duplicate, original) = if f.named_by_sweep() && !first.named_by_sweep()
+                        {
+                            let d = std::mem::replace(first, f);
+                            (d.path, first.path.clone())
+                        } else {
+                            (f.path, first.path.clone())
+                        };
+                        warnings.push(format!(
+                            "{}: a duplicate of {} (the same run: {what}; the same content): \
+                             counted once",
+                            duplicate.display(),
+                            original.display()
+                        ));
+                    }
+                    Some(d) => {
+                        return Err(format!(
+                            "{} and {}: both are the run {what}, but their contents differ \
+                             ({d}): keep the right one",
+                            first.path.display(),
+                            f.path.display()
+                        ));
+                    }
+                },
+            }
         }
     }
-    let rows: Vec<Merged> = rows.into_values().collect();
-    let mut warnings = Vec::new();
+    let rows: Vec<Merged> = runs.into_values().map(|f| f.row).collect();
     for (id, (jobs, shards, seen)) in &sweeps {
         let missing: Vec<u64> = (0..*jobs).filter(|k| !seen.contains(k)).collect();
         if missing.is_empty() {
             continue;
         }
-        let empty_shards: Vec<String> = (0..*shards)
-            .filter(|s| {
-                (0..*jobs)
-                    .filter(|k| k % shards == *s)
+        // Only shards that have jobs (shard s has one when s < jobs): a sweep of 3 jobs in 4
+        // shards leaves shard 3/4 with nothing to run, and nothing to miss.
+        let empty_shards: Vec<String> = (0..*shards.min(jobs))
+            .filter(|&s| {
+                (s..*jobs)
+                    .step_by(usize::try_from(*shards).unwrap_or(usize::MAX))
                     .all(|k| !seen.contains(&k))
             })
             .map(|s| format!("{s}/{shards}"))
