@@ -1087,6 +1087,12 @@ fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
             ),
         ));
     }
+    if sc.pacer == Some(ControllerKind::Ns3) {
+        return Err(l.err(
+            "pacer",
+            "ns3 names a controller (HPCC with ns-3's arithmetic), not a pacer: fixed or reference",
+        ));
+    }
     if sc.send_jitter_ns > 1_000_000 {
         return Err(l.err("send_jitter_ns", "at most 1 ms"));
     }
