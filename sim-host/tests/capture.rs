@@ -3,61 +3,22 @@
 //! `sim --record`'s pcapng describing the same run as its CSV. Each test is named after what it
 //! pins.
 
+mod common;
+
+use common::{ack_rows as rows, root, sim_host};
 use sim_host::hpcc::capture::{
     self, CaptureFlow, Pairing, StreamInfo, frames_of, pair_streams, read_capture, write_pcap,
     write_pcapng,
 };
-use sim_host::hpcc::generate::{AckRow, HopSpec, Load, PathSpec, Scenario, simulate};
-use sim_host::hpcc::reference::RefParams;
+use sim_host::hpcc::generate::AckRow;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn sim_host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .args(args)
-        .output()
-        .expect("run sim-host")
-}
+use std::process::Output;
 
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn rows(seed: u64, acks: usize) -> Vec<AckRow> {
-    simulate(&Scenario {
-        seed,
-        acks,
-        params: RefParams::default(),
-        pkt_bytes: 1000.0,
-        paths: vec![(
-            0,
-            PathSpec {
-                id: 0x100 + seed as u16,
-                hops: vec![HopSpec {
-                    code: 5,
-                    load: Load::constant(0.5),
-                    copies: 1.0,
-                }],
-            },
-        )],
-        ts0: 1_000_000 * seed,
-        tx0: 0.0,
-        dup_every: 0,
-        bad_every: 0,
-        seq0: 0,
-        ties: None,
-        queue_noise_bytes: 2_000.0,
-    })
 }
 
 fn flow(src: u8, dst: u8, ack_qp: u32, data_qp: u32, sport: u16, rows: Vec<AckRow>) -> CaptureFlow {

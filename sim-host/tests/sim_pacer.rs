@@ -210,7 +210,10 @@ fn a_pacer_flow_table_or_segment_it_cannot_hold_is_refused() {
         ("segment_bytes = 20000\n", "segment_bytes"),
         ("segment_bytes = 131072\n", "segment_bytes"),
         // serde names the line and the values it knows, not the key.
-        ("pacer = \"float\"\n", "expected one of `fixed`, `reference`"),
+        (
+            "pacer = \"float\"\n",
+            "expected one of `fixed`, `reference`",
+        ),
         // ns-3's arithmetic is a controller, not a pacer.
         ("pacer = \"ns3\"\n", "pacer"),
     ] {

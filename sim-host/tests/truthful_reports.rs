@@ -4,26 +4,13 @@
 //! and the counts and ranges in messages and `--help`. Each test is named after the property it
 //! pins.
 
+mod common;
+
+use common::{ack_rows as rows, root, sim_host};
 use sim_host::hpcc::capture::{CaptureFlow, frames_of, write_pcapng};
-use sim_host::hpcc::generate::{AckRow, HopSpec, Load, PathSpec, Scenario, simulate};
-use sim_host::hpcc::reference::RefParams;
+use sim_host::hpcc::generate::AckRow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn sim_host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run sim-host")
-}
 
 /// `sim-host ARGS` with `input` on standard input.
 fn sim_host_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -59,33 +46,6 @@ fn valid(v: &serde_json::Value) {
     let schema = jsonschema::validator_for(&serde_json::from_str(&schema).unwrap()).unwrap();
     let errs: Vec<String> = schema.iter_errors(v).map(|e| e.to_string()).collect();
     assert!(errs.is_empty(), "{errs:?}");
-}
-
-fn rows(seed: u64, acks: usize) -> Vec<AckRow> {
-    simulate(&Scenario {
-        seed,
-        acks,
-        params: RefParams::default(),
-        pkt_bytes: 1000.0,
-        paths: vec![(
-            0,
-            PathSpec {
-                id: 0x100 + seed as u16,
-                hops: vec![HopSpec {
-                    code: 5,
-                    load: Load::constant(0.5),
-                    copies: 1.0,
-                }],
-            },
-        )],
-        ts0: 1_000_000 * seed,
-        tx0: 0.0,
-        dup_every: 0,
-        bad_every: 0,
-        seq0: 0,
-        ties: None,
-        queue_noise_bytes: 2_000.0,
-    })
 }
 
 fn flow(src: u8, ack_qp: u32, data_qp: u32, sport: u16, rows: Vec<AckRow>) -> CaptureFlow {

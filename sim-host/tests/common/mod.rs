@@ -5,9 +5,57 @@
 //! parts it leaves unused are not warnings.
 #![allow(dead_code)]
 
+use sim_host::hpcc::generate::{AckRow, HopSpec, Load, PathSpec, Scenario, simulate};
+use sim_host::hpcc::reference::RefParams;
 use sim_host::sim::scenario;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+/// The repository's root (the workspace).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `sim-host ARGS`, run from the repository's root.
+pub fn sim_host(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sim-host"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run sim-host")
+}
+
+/// `acks` HPCC ACK rows of one flow over one 100 G hop at half load (the generator's), its
+/// timestamps and path id apart per `seed`: material for captures.
+pub fn ack_rows(seed: u64, acks: usize) -> Vec<AckRow> {
+    simulate(&Scenario {
+        seed,
+        acks,
+        params: RefParams::default(),
+        pkt_bytes: 1000.0,
+        paths: vec![(
+            0,
+            PathSpec {
+                id: 0x100 + seed as u16,
+                hops: vec![HopSpec {
+                    code: 5,
+                    load: Load::constant(0.5),
+                    copies: 1.0,
+                }],
+            },
+        )],
+        ts0: 1_000_000 * seed,
+        tx0: 0.0,
+        dup_every: 0,
+        bad_every: 0,
+        seq0: 0,
+        ties: None,
+        queue_noise_bytes: 2_000.0,
+    })
+}
 
 /// fixtures/scenarios, where the shipped scenarios and their workload CDFs are.
 pub fn scenarios_dir() -> PathBuf {

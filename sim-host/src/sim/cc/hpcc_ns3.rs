@@ -31,20 +31,6 @@ struct Hop {
     qlen: u64,
 }
 
-/// b/s of the wire format's speed codes (1 = 10 G … 9 = 1.6 T; others 0).
-const SPEED_BPS: [u64; 10] = [
-    0,
-    10_000_000_000,
-    25_000_000_000,
-    40_000_000_000,
-    50_000_000_000,
-    100_000_000_000,
-    200_000_000_000,
-    400_000_000_000,
-    800_000_000_000,
-    1_600_000_000_000,
-];
-
 /// The hops of an INT block as on the wire: a 2-byte header (`nhop << 12 | path_id`) then
 /// 8-byte big-endian words `B:4 | ts:24 | tx:20 | qlen:16`. `None` when the block is malformed.
 fn hops(int: &[u8]) -> Option<Vec<Hop>> {
@@ -58,7 +44,11 @@ fn hops(int: &[u8]) -> Option<Vec<Hop>> {
             .map(|c| {
                 let w = u64::from_be_bytes(c.try_into().unwrap_or([0; 8]));
                 Hop {
-                    line_bps: SPEED_BPS.get((w >> 60) as usize).copied().unwrap_or(0),
+                    // The wire format's speed codes (1 = 10 G … 9 = 1.6 T).
+                    line_bps: hpcc_cc::int::SPEED_BPS
+                        .get((w >> 60) as usize)
+                        .copied()
+                        .unwrap_or(0),
                     time: ((w >> 36) & 0xFF_FFFF) as u32,
                     tx_units: ((w >> 16) & 0xF_FFFF) as u32,
                     qlen: (w & 0xFFFF) * 80,
