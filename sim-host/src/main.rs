@@ -264,7 +264,7 @@ enum Cmd {
         /// replayable CSV traces (HPCC also as a pcapng capture).
         #[arg(long, value_name = "DIR")]
         record: Option<PathBuf>,
-        /// fixed: the firmware crates; reference: the f64 references (cats: the conductor)
+        /// fixed: the firmware crates; reference: the f64 references (cats: the conductor); ns3: HPCC in the authors' ns-3 arithmetic
         /// [default: the scenario's].
         #[arg(long, value_enum)]
         controller: Option<sim_host::sim::scenario::ControllerKind>,
