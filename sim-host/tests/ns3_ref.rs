@@ -146,8 +146,8 @@ fn pearson(xy: &[(f64, f64)]) -> f64 {
 /// within 0.5 %. The spread of the ratios is held at what two runs of this network with
 /// different controller roundings give (docs/sim.md, "Agreement with ns-3"): the crate's
 /// fixed point against the f64 reference on our own model gives p5 / p95 0.955 / 1.054, ours
-/// against ns-3 0.963 / 1.056 (with ns-3's arithmetic, `--controller ns3`, every flow is
-/// exact: the test below).
+/// against ns-3 0.963 / 1.056 (with ns-3's arithmetic, `--controller ns3` with its `RATE_AI`,
+/// every flow is exact: the test below).
 #[test]
 fn ns3_model_matches_ns3_flow_by_flow_on_the_authors_web_search_run() {
     let d = dir("A_hp");
@@ -173,25 +173,58 @@ fn ns3_model_matches_ns3_flow_by_flow_on_the_authors_web_search_run() {
     assert!(p5 >= 0.94 && p95 <= 1.08, "{msg}");
 }
 
-/// `--controller ns3` (HPCC with ns-3's own arithmetic) on the ns-3 switch model reproduces
-/// the authors' simulator exactly on the whole web-search run: every one of the 2061 flows
-/// finishes at ns-3's FCT to the nanosecond. (ns-3 ran it with `RATE_AI` = the scenario's W_AI
-/// × 8 / T, 49 756 097 b/s: `A_hp_rai/config.txt`.) Measured on 2026-12-06: the two
-/// simulators' packet traces agree on all 17.2 M switch enqueues.
+/// `--controller ns3` (HPCC with ns-3's own arithmetic, and ns-3's `RATE_AI` 50 Mb/s as
+/// `rate_ai_bps`) on the ns-3 switch model reproduces the authors' simulator exactly on the
+/// whole web-search run: every one of the 2061 flows finishes at ns-3's FCT to the nanosecond.
+/// Measured on 2026-12-06: the two simulators' packet traces agree on all 17.2 M switch
+/// enqueues.
 #[test]
 fn ns3_controller_on_the_ns3_model_reproduces_ns3_flow_for_flow() {
     let a = dir("A_hp");
-    let ns3 = parse_fct(&dir("A_hp_rai").join("fct.txt"));
-    let ours = run_with(
-        &a.join("scenario.toml"),
-        &a.join("leafspine32.txt"),
-        &a.join("ws30_ls32_30ms.txt"),
-        Some(ControllerKind::Ns3),
-    );
+    let ns3 = parse_fct(&a.join("fct.txt"));
+    let d = tempfile::tempdir().unwrap();
+    let o = SimOpts {
+        ns3_out: Some(d.path().to_path_buf()),
+        ns3_topology: Some(a.join("leafspine32.txt")),
+        ns3_flows: Some(a.join("ws30_ls32_30ms.txt")),
+        controller: Some(ControllerKind::Ns3),
+        set: vec![sim_host::trace::Param {
+            key: "rate_ai_bps".into(),
+            value: "50000000".into(),
+            source: "--set".into(),
+            line: None,
+        }],
+        ..SimOpts::default()
+    };
+    let (r, _) = run_file(&a.join("scenario.toml"), &o).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    let ours = parse_fct(&d.path().join("fct.txt"));
     let pairs = matched(&ns3, &ours);
     assert_eq!(pairs.len(), 2061);
     let off: Vec<_> = pairs.iter().filter(|(a, b)| a != b).take(5).collect();
     assert!(off.is_empty(), "(ns-3, ours) FCTs that differ: {off:?}");
+}
+
+#[test]
+fn rate_ai_bps_is_refused_for_a_controller_that_does_not_read_it() {
+    let a = dir("A_hp");
+    let o = SimOpts {
+        set: vec![sim_host::trace::Param {
+            key: "rate_ai_bps".into(),
+            value: "50000000".into(),
+            source: "--set".into(),
+            line: None,
+        }],
+        ..SimOpts::default()
+    };
+    let e = run_file(&a.join("scenario.toml"), &o)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("--set rate_ai_bps") && e.contains("--controller ns3 only"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -131,13 +131,32 @@ pub fn in_force(l: &Loaded, extra: &[Param], setup: &Setup) -> Vec<ParamInForce>
 
 /// Refuses a parameter that the run would not apply: a `--set` key given twice (only the last
 /// would apply), and the conductor's keys in `[params]` or `--set` of a `scheduler = "fifo"`
-/// scenario (no conductor runs). A parameter given is applied or refused, never dropped. (A
-/// page's `# set` lines describe the page and are not refused.)
-pub fn check_applied(l: &Loaded, extra: &[Param]) -> Result<(), String> {
+/// scenario (no conductor runs), and a key only the `ns3` controller reads
+/// ([`Entry::ns3_keys`](super::cc::Entry)) when one of `controllers` (those the run or sweep
+/// runs the scenario with) is another. A parameter given is applied or refused, never dropped.
+/// (A page's `# set` lines describe the page and are not refused.)
+pub fn check_applied(
+    l: &Loaded,
+    extra: &[Param],
+    controllers: &[super::scenario::ControllerKind],
+) -> Result<(), String> {
     refuse_repeated(extra)?;
     let entry = l.sc.algorithm.entry();
+    let not_ns3 = controllers
+        .iter()
+        .find(|&&c| c != super::scenario::ControllerKind::Ns3);
     for p in l.params.iter().chain(extra) {
-        if let Some(why) = (entry.refuses)(l, &p.key) {
+        let why = (entry.refuses)(l, &p.key).map(str::to_string).or_else(|| {
+            not_ns3
+                .filter(|_| entry.ns3_keys.contains(&p.key.as_str()))
+                .map(|c| {
+                    format!(
+                        "read by --controller ns3 only (ns-3's arithmetic), and this run's controller is {}",
+                        c.name()
+                    )
+                })
+        });
+        if let Some(why) = why {
             let at = if p.source == std::path::Path::new("--set") {
                 format!("--set {}", p.key)
             } else {

@@ -259,7 +259,8 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::
     } else {
         (l, ns3::Ns3Inputs::default())
     };
-    ctrl::check_applied(l, &o.set).map_err(SimError::Other)?;
+    ctrl::check_applied(l, &o.set, &[o.controller.unwrap_or(l.sc.controller)])
+        .map_err(SimError::Other)?;
     let setup = ctrl::Setup::build(l, &o.set).map_err(SimError::Other)?;
     let params = ctrl::in_force(l, &o.set, &setup);
     let controller = o.controller.unwrap_or(l.sc.controller);

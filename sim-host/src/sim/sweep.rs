@@ -238,7 +238,12 @@ pub fn run(jobs: &[Job], shard: (usize, usize), dir: &Path, set: &[Param]) -> Re
         }
         let text = &texts[&j.file];
         let l = scenario::parse(&j.file, text).map_err(|e| e.to_string())?;
-        super::ctrl::check_applied(&l, set)?;
+        let controllers: Vec<ControllerKind> = jobs
+            .iter()
+            .filter(|x| x.file == j.file)
+            .map(|x| x.controller)
+            .collect();
+        super::ctrl::check_applied(&l, set, &controllers)?;
         let setup = super::ctrl::Setup::build(&l, set)?;
         let fixed = jobs
             .iter()

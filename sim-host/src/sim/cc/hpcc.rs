@@ -29,10 +29,15 @@ pub const ENTRY: Entry = Entry {
     int_default: true,
     needs_int: true,
     ns3_int_bytes: 42,
+    ns3_keys: &[RATE_AI_KEY],
     build,
 };
 
 const RATE_KEY: &str = "nic_rate_bps";
+/// `--controller ns3` only: ns-3's `RATE_AI`, the additive increase as a rate, b/s (default:
+/// `w_ai_bytes · 8 / T`). The crate's W_AI is whole bytes; ns-3's 50 Mb/s at T = 8.2 µs is
+/// 51.25 B.
+const RATE_AI_KEY: &str = "rate_ai_bps";
 
 /// A named set of HPCC parameter values, applied before the scenario's `[params]` (a key given
 /// there or with `--set` wins over the preset's).
@@ -88,6 +93,8 @@ struct Hpcc {
     rp: RefParams,
     reaction: Reaction,
     preset: Preset,
+    /// `rate_ai_bps` when given (`--controller ns3` only).
+    rate_ai_bps: Option<u64>,
 }
 
 /// The preset in force: the last `preset` of `[params]` then `--set`, or `authors`; a name
@@ -128,7 +135,7 @@ pub fn params(l: &Loaded, extra: &[Param]) -> Result<(Preset, Vec<Param>), Strin
         l.params
             .iter()
             .chain(extra)
-            .filter(|p| p.key != PRESET_KEY)
+            .filter(|p| p.key != PRESET_KEY && p.key != RATE_AI_KEY)
             .cloned(),
     );
     Ok((preset, v))
@@ -138,11 +145,32 @@ fn build(l: &Loaded, extra: &[Param]) -> Result<Box<dyn Algo>, String> {
     let (preset, params) = params(l, extra)?;
     let s = crate::hpcc::Setup::from_params(&params).map_err(|e| e.to_string())?;
     super::check_nic_rate(l, extra, RATE_KEY, s.cfg.params().nic_rate_bps)?;
+    let nic = s.cfg.params().nic_rate_bps;
+    let rate_ai_bps = match l
+        .params
+        .iter()
+        .chain(extra)
+        .rev()
+        .find(|p| p.key == RATE_AI_KEY)
+    {
+        None => None,
+        Some(p) => match p.value.parse::<u64>() {
+            Ok(v) if v > 0 && v <= nic => Some(v),
+            _ => {
+                return Err(format!(
+                    "{}: {:?}: must be a whole number of b/s in 1 ..= the NIC rate {nic}",
+                    super::given_at(l, extra, RATE_AI_KEY),
+                    p.value
+                ));
+            }
+        },
+    };
     Ok(Box::new(Hpcc {
         cfg: Arc::new(s.cfg),
         rp: s.refp,
         reaction: l.sc.reaction,
         preset,
+        rate_ai_bps,
     }))
 }
 
@@ -168,6 +196,9 @@ impl Algo for Hpcc {
         })
         .collect();
         v.push((PRESET_KEY.into(), self.preset.name().into(), None));
+        if let Some(r) = self.rate_ai_bps {
+            v.push((RATE_AI_KEY.into(), r.to_string(), None));
+        }
         v
     }
 
@@ -187,7 +218,7 @@ impl Algo for Hpcc {
                 rtt_mark: 0,
             }),
             ControllerKind::Ns3 => Box::new(Flow {
-                side: super::hpcc_ns3::Ns3Hpcc::new(self.cfg.params()),
+                side: super::hpcc_ns3::Ns3Hpcc::new(self.cfg.params(), self.rate_ai_bps),
                 reaction: self.reaction,
                 rtt_mark: 0,
             }),

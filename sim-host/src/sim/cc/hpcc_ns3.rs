@@ -12,7 +12,8 @@
 //! implementation and not the paper's reference: an instrument for comparing simulators.
 //!
 //! Its parameters are the run's HPCC ones: `T` = `base_rtt_ns` (ns-3's `m_baseRtt`), `η`,
-//! `maxStage` (`MI_THRESH`), `R_AI = W_AI · 8 / T` truncated to b/s (`RATE_AI`), the NIC rate
+//! `maxStage` (`MI_THRESH`), `R_AI` = `rate_ai_bps` (ns-3's `RATE_AI`) or else `W_AI · 8 / T`
+//! truncated to b/s, the NIC rate
 //! (`m_max_rate`), `min_rate_bps` (`MIN_RATE`), and the window bound `m_win = nic_rate · T / 8`
 //! (third.cc's `maxBdp` with `GLOBAL_T 1`).
 
@@ -89,8 +90,9 @@ pub(super) struct Ns3Hpcc {
 }
 
 impl Ns3Hpcc {
-    /// A flow at the NIC rate (`RdmaHw::AddQueuePair`), with the run's parameters.
-    pub(super) fn new(p: &hpcc_cc::Params) -> Ns3Hpcc {
+    /// A flow at the NIC rate (`RdmaHw::AddQueuePair`), with the run's parameters; `R_AI`
+    /// is `rate_ai_bps` when given, else `W_AI · 8 / T` truncated.
+    pub(super) fn new(p: &hpcc_cc::Params, rate_ai_bps: Option<u64>) -> Ns3Hpcc {
         let t = u64::from(p.base_rtt_ns);
         Ns3Hpcc {
             max_rate: p.nic_rate_bps,
@@ -104,7 +106,8 @@ impl Ns3Hpcc {
             win: (u128::from(t) * u128::from(p.nic_rate_bps) / 8_000_000_000) as u64,
             eta: f64::from(p.eta.num) / f64::from(p.eta.den),
             mi_thresh: u32::from(p.max_stage),
-            rai: (u128::from(p.w_ai_bytes) * 8_000_000_000 / u128::from(t)) as u64,
+            rai: rate_ai_bps
+                .unwrap_or((u128::from(p.w_ai_bytes) * 8_000_000_000 / u128::from(t)) as u64),
             min_rate: p.min_rate_bps,
         }
     }

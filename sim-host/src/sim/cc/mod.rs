@@ -53,6 +53,9 @@ pub struct Entry {
     pub int_default: bool,
     /// Whether the algorithm cannot run without INT (`topology.int = false` is refused).
     pub needs_int: bool,
+    /// `[params]` / `--set` keys read only by its `--controller ns3` side (HPCC:
+    /// `rate_ai_bps`, ns-3's `RATE_AI`); another controller given one refuses it.
+    pub ns3_keys: &'static [&'static str],
     /// Under `switch_model = "ns3"`: the bytes ns-3's `IntHeader` takes in every data packet
     /// and ACK for the algorithm's `CC_MODE`, whatever the switches stamp (third.cc sets its
     /// mode from `CC_MODE`: HPCC's NORMAL, five 8-byte hops and a 2-byte count, 42; TIMELY's

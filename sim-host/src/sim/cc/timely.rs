@@ -28,6 +28,7 @@ pub const ENTRY: Entry = Entry {
     int_default: false,
     needs_int: false,
     ns3_int_bytes: 8,
+    ns3_keys: &[],
     build,
 };
 

@@ -22,6 +22,7 @@ pub const ENTRY: Entry = Entry {
     int_default: false,
     needs_int: false,
     ns3_int_bytes: 0,
+    ns3_keys: &[],
     build,
 };
 
