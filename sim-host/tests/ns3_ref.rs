@@ -41,12 +41,24 @@ fn run_ours(scenario: &Path, topo: &Path, flows: &Path) -> Fct {
 
 /// [`run_ours`] with `--controller`.
 fn run_with(scenario: &Path, topo: &Path, flows: &Path, controller: Option<ControllerKind>) -> Fct {
+    run_set(scenario, topo, flows, controller, Vec::new())
+}
+
+/// [`run_with`] and `--set` parameters.
+fn run_set(
+    scenario: &Path,
+    topo: &Path,
+    flows: &Path,
+    controller: Option<ControllerKind>,
+    set: Vec<sim_host::trace::Param>,
+) -> Fct {
     let d = tempfile::tempdir().unwrap();
     let o = SimOpts {
         ns3_out: Some(d.path().to_path_buf()),
         ns3_topology: Some(topo.to_path_buf()),
         ns3_flows: Some(flows.to_path_buf()),
         controller,
+        set,
         ..SimOpts::default()
     };
     let (r, _) = run_file(scenario, &o).unwrap_or_else(|e| panic!("{e}"));
@@ -173,6 +185,16 @@ fn ns3_model_matches_ns3_flow_by_flow_on_the_authors_web_search_run() {
     assert!(p5 >= 0.94 && p95 <= 1.08, "{msg}");
 }
 
+/// `--set rate_ai_bps=50000000`: the `RATE_AI` of `A_hp/config.txt`.
+fn rate_ai_50mbps() -> sim_host::trace::Param {
+    sim_host::trace::Param {
+        key: "rate_ai_bps".into(),
+        value: "50000000".into(),
+        source: "--set".into(),
+        line: None,
+    }
+}
+
 /// `--controller ns3` (HPCC with ns-3's own arithmetic, and ns-3's `RATE_AI` 50 Mb/s as
 /// `rate_ai_bps`) on the ns-3 switch model reproduces the authors' simulator exactly on the
 /// whole web-search run: every one of the 2061 flows finishes at ns-3's FCT to the nanosecond.
@@ -182,23 +204,13 @@ fn ns3_model_matches_ns3_flow_by_flow_on_the_authors_web_search_run() {
 fn ns3_controller_on_the_ns3_model_reproduces_ns3_flow_for_flow() {
     let a = dir("A_hp");
     let ns3 = parse_fct(&a.join("fct.txt"));
-    let d = tempfile::tempdir().unwrap();
-    let o = SimOpts {
-        ns3_out: Some(d.path().to_path_buf()),
-        ns3_topology: Some(a.join("leafspine32.txt")),
-        ns3_flows: Some(a.join("ws30_ls32_30ms.txt")),
-        controller: Some(ControllerKind::Ns3),
-        set: vec![sim_host::trace::Param {
-            key: "rate_ai_bps".into(),
-            value: "50000000".into(),
-            source: "--set".into(),
-            line: None,
-        }],
-        ..SimOpts::default()
-    };
-    let (r, _) = run_file(&a.join("scenario.toml"), &o).unwrap_or_else(|e| panic!("{e}"));
-    assert!(r.violations.is_empty(), "{:?}", r.violations);
-    let ours = parse_fct(&d.path().join("fct.txt"));
+    let ours = run_set(
+        &a.join("scenario.toml"),
+        &a.join("leafspine32.txt"),
+        &a.join("ws30_ls32_30ms.txt"),
+        Some(ControllerKind::Ns3),
+        vec![rate_ai_50mbps()],
+    );
     let pairs = matched(&ns3, &ours);
     assert_eq!(pairs.len(), 2061);
     let off: Vec<_> = pairs.iter().filter(|(a, b)| a != b).take(5).collect();
@@ -209,12 +221,7 @@ fn ns3_controller_on_the_ns3_model_reproduces_ns3_flow_for_flow() {
 fn rate_ai_bps_is_refused_for_a_controller_that_does_not_read_it() {
     let a = dir("A_hp");
     let o = SimOpts {
-        set: vec![sim_host::trace::Param {
-            key: "rate_ai_bps".into(),
-            value: "50000000".into(),
-            source: "--set".into(),
-            line: None,
-        }],
+        set: vec![rate_ai_50mbps()],
         ..SimOpts::default()
     };
     let e = run_file(&a.join("scenario.toml"), &o)
