@@ -459,6 +459,12 @@ impl Flow {
         self.snd_una
     }
 
+    /// Every byte it may send is acknowledged (ns-3's `RdmaQueuePair::IsFinished`): the flow
+    /// finishes.
+    fn all_acked(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
     /// The stream offset the sender may send up to: the flow's size, or what a CATS
     /// application has fed so far.
     fn send_limit(&self) -> u64 {

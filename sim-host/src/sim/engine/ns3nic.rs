@@ -112,7 +112,7 @@ impl Sim {
                     continue;
                 }
                 return (Some(idx), finished);
-            } else if f.snd_una >= f.size {
+            } else if f.all_acked() {
                 finished = Some(finished.map_or(idx, |m| m.min(idx)));
             }
         }
@@ -127,7 +127,7 @@ impl Sim {
         let mut nxt = from;
         for i in from + 1..qps.len() {
             let q = qps[i];
-            if flows[q as usize].snd_una < flows[q as usize].size {
+            if !flows[q as usize].all_acked() {
                 qps[nxt] = q;
                 nxt += 1;
             }

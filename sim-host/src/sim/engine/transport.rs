@@ -183,7 +183,7 @@ impl Sim {
         let reply = f.cc.on_ack(&mut cx, &ack);
         self.apply(fid, reply);
         let f = &mut self.flows[fid as usize];
-        if f.snd_una >= f.size {
+        if f.all_acked() {
             self.finish_flow(fid);
         } else {
             // The pacer learns what left the network and what is to be sent (again).

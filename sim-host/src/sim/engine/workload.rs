@@ -241,7 +241,7 @@ impl Sim {
         if f.done_ps.is_none() && sent < f.size {
             f.size = sent;
             f.stopped_ps = Some(self.now);
-            if f.snd_una >= f.size {
+            if f.all_acked() {
                 self.finish_flow(flow);
             }
         }
