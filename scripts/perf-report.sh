@@ -14,7 +14,7 @@
 #   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
 #      under QEMU user mode, on fixture events and the DOCA PCC adapter's generated event
 #      streams (the rv64 block);
-#   5. host replay throughput (sim-host/benches/replay.rs): events/s, fixed vs f64 reference,
+#   5. host replay throughput (crates/sim-host/benches/replay.rs): events/s, fixed vs f64 reference,
 #      and end to end on one core per kind (events/s and MB/s; the large TIMELY and HPCC
 #      traces of issue 17 included, HPCC as CSV and as a capture).
 #

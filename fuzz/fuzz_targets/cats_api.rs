@@ -21,10 +21,10 @@
 use cats_conductor::{Conductor, Config, Decision, Descriptor, EnqueueError, Multiplier, Prio};
 use fuzz_common::Bytes;
 use libfuzzer_sys::fuzz_target;
-use sim_host::cats::lockstep::{Lockstep, StepOut};
-use sim_host::cats::reference::{RefParams, starvation_bound_bytes};
-use sim_host::cats::{DEFAULT_SND_BUF_BYTES, Event, QUEUE_CAPACITY, Setup};
-use sim_host::replay::Mode;
+use cc_replay::cats::lockstep::{Lockstep, StepOut};
+use cc_replay::cats::reference::{RefParams, starvation_bound_bytes};
+use cc_replay::cats::{DEFAULT_SND_BUF_BYTES, Event, QUEUE_CAPACITY, Setup};
+use cc_replay::opts::Mode;
 use std::collections::VecDeque;
 
 const SMALL: usize = 4;

@@ -41,5 +41,5 @@ fuzz_target!(|data: &[u8]| {
     if chunks(text) > 1 << 18 {
         return;
     }
-    replay_csv_input(opt, text, sim_host::cats::replay);
+    replay_csv_input(opt, text, cc_replay::cats::replay);
 });

@@ -12,5 +12,5 @@ fuzz_target!(|data: &[u8]| {
     let Some((&opt, text)) = data.split_first() else {
         return;
     };
-    replay_csv_input(opt, text, sim_host::hpcc::replay);
+    replay_csv_input(opt, text, cc_replay::hpcc::replay);
 });

@@ -24,8 +24,8 @@
 use fuzz_common::Bytes;
 use hpcc_cc::{Branch, IntView, Params, Ratio, State};
 use libfuzzer_sys::fuzz_target;
-use sim_host::hpcc::reference::{RefHop, Reference, encode_int};
-use sim_host::hpcc::{Setup, quantise};
+use cc_replay::hpcc::reference::{RefHop, Reference, encode_int};
+use cc_replay::hpcc::{Setup, quantise};
 
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes::new(data);

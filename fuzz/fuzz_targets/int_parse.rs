@@ -9,7 +9,7 @@
 use hpcc_cc::int::{HEADER_BYTES, HOP_BYTES, encode};
 use hpcc_cc::{Branch, Config, IntError, IntView, State};
 use libfuzzer_sys::fuzz_target;
-use sim_host::hpcc::reference::{self, decode_int};
+use cc_replay::hpcc::reference::{self, decode_int};
 
 fuzz_target!(|data: &[u8]| {
     let v5 = IntView::<5>::parse(data);
@@ -76,9 +76,9 @@ fuzz_target!(|data: &[u8]| {
 
     // `sim-host int decode HEX` (accepts up to 15 hops).
     let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-    let dec = sim_host::hpcc::int_decode(&hex);
+    let dec = cc_replay::hpcc::int_decode(&hex);
     assert_eq!(dec.is_ok(), v15.is_ok(), "{dec:?}");
-    let _ = sim_host::hpcc::int_decode(&format!("0X{}", hex.to_uppercase()));
+    let _ = cc_replay::hpcc::int_decode(&format!("0X{}", hex.to_uppercase()));
     // …and on the raw input as text (bad hex, odd lengths, multi-byte characters).
-    let _ = sim_host::hpcc::int_decode(&String::from_utf8_lossy(data));
+    let _ = cc_replay::hpcc::int_decode(&String::from_utf8_lossy(data));
 });

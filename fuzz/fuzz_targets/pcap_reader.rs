@@ -11,7 +11,7 @@
 
 use fuzz_common::{check_input_error, replay_opts, scratch_file};
 use libfuzzer_sys::fuzz_target;
-use sim_host::hpcc::capture::{
+use cc_trace::capture::{
     OPCODE_RC_ACK, Pairing, PsnExtender, StreamInfo, pair_streams, read_capture,
 };
 use std::collections::HashMap;
@@ -76,7 +76,7 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = r {
         check_input_error(&e, &path, &[]);
     }
-    match sim_host::hpcc::replay(&path, &replay_opts(opt)) {
+    match cc_replay::hpcc::replay(&path, &replay_opts(opt)) {
         Ok(sums) => assert!(!sums.is_empty()),
         Err(e) => check_input_error(&e, &path, &[]),
     }

@@ -22,10 +22,10 @@
 
 use fuzz_common::Bytes;
 use libfuzzer_sys::fuzz_target;
-use sim_host::replay::Mode;
-use sim_host::timely::lockstep::Lockstep;
-use sim_host::timely::params;
-use sim_host::trace::{Param, parse_cli_set};
+use cc_replay::opts::Mode;
+use cc_replay::timely::lockstep::Lockstep;
+use cc_replay::timely::params;
+use cc_trace::{Param, parse_cli_set};
 use std::path::Path;
 use timely_cc::{Branch, Completion, RTT_MAX, State};
 

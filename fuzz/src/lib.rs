@@ -5,7 +5,7 @@
 //! Input formats are plain little-endian records, not `arbitrary`, so that `fuzz/seeds.py` can
 //! write seed inputs from the shipped fixtures; each target's header comment gives its format.
 
-use sim_host::replay::{Mode, ReplayOpts};
+use cc_replay::opts::{Mode, ReplayOpts};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -92,7 +92,7 @@ pub fn replay_opts(opt: u8) -> ReplayOpts {
 /// An error from a reader must say where: its file is the trace or an output file, and a line,
 /// when given, is 1-based and inside the file (at most one past its last line). Lines end where
 /// the reader ends them: at `\n`, `\r\n` or a lone `\r`.
-pub fn check_input_error(e: &sim_host::trace::InputError, trace: &Path, text: &[u8]) {
+pub fn check_input_error(e: &cc_trace::InputError, trace: &Path, text: &[u8]) {
     let lone_cr = text
         .iter()
         .enumerate()
@@ -112,16 +112,16 @@ pub fn check_input_error(e: &sim_host::trace::InputError, trace: &Path, text: &[
     }
 }
 
-/// A kind's replay entry point (`sim_host::timely::replay`, …).
+/// A kind's replay entry point (`cc_replay::timely::replay`, …).
 pub type Replay =
-    fn(&Path, &ReplayOpts) -> Result<Vec<sim_host::summary::Summary>, sim_host::trace::InputError>;
+    fn(&Path, &ReplayOpts) -> Result<Vec<cc_replay::summary::Summary>, cc_trace::InputError>;
 
 /// The CSV reader targets' body: the option byte, then `text` written to a scratch trace,
 /// recognised (header row only) and replayed by `replay`, which must return a summary or an
 /// error naming the file and a line inside it.
 pub fn replay_csv_input(opt: u8, text: &[u8], replay: Replay) {
     let path = scratch_file("trace.csv", text);
-    let _ = sim_host::replay::Kind::detect(&path);
+    let _ = cc_replay::kind::Kind::detect(&path);
     match replay(&path, &replay_opts(opt)) {
         Ok(sums) => assert!(!sums.is_empty()),
         Err(e) => check_input_error(&e, &path, text),

@@ -5,11 +5,15 @@
 //! configuration from the same text): [`timely`], [`hpcc`], [`cats`], [`pacer`], [`pcc`];
 //! [`kinds`] lists them with every key's default, unit and limits.
 //!
-//! The crate knows nothing of plots, captures or thread pools: a firmware bench that wants the
+//! It also reads and writes RoCEv2 captures ([`capture`]: pcap and pcapng, the pairing of ACK
+//! and data streams, PSN extension, and the writer of the shipped captures and `sim --record`).
+//!
+//! The crate knows nothing of plots or thread pools: a firmware bench that wants the
 //! configurations `sim-host replay` runs needs only this.
 
 mod reader;
 
+pub mod capture;
 pub mod cats;
 pub mod hpcc;
 pub mod kinds;

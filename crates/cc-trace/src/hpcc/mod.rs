@@ -191,3 +191,16 @@ mod tests {
         assert_eq!(buf, [1, 2]);
     }
 }
+
+/// One generated ACK.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AckRow {
+    /// Receive time at the sender, ns.
+    pub t_ns: u64,
+    /// Cumulative ACK (bytes, from `seq0`; not reduced modulo 2^32).
+    pub ack_seq: u64,
+    /// Next byte to send, at the time of the ACK (as `ack_seq`).
+    pub snd_nxt: u64,
+    /// The INT block as on the wire.
+    pub int: Vec<u8>,
+}

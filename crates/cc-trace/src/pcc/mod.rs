@@ -163,3 +163,32 @@ pub const INFO: KindInfo = KindInfo {
         ),
     ],
 };
+
+/// A row's event type: a documented name, a type code, or a parameter change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowType {
+    /// A platform event with this type code.
+    Event(u8),
+    /// `set_algo_params` with one value.
+    Param,
+}
+
+/// The documented event types by the name a row gives them (type codes of docs/pcc.md).
+const TYPE_NAMES: [(&str, u8); 5] = [("cnp", 2), ("tx", 3), ("ack", 4), ("nack", 5), ("rtt", 6)];
+
+/// Parses the `type` field.
+pub fn row_type(s: &str) -> Option<RowType> {
+    if s == "param" {
+        return Some(RowType::Param);
+    }
+    Some(RowType::Event(match TYPE_NAMES.iter().find(|t| t.0 == s) {
+        Some(&(_, code)) => code,
+        None => s.parse().ok()?,
+    }))
+}
+
+/// The row name of a documented type code (`None` for an undocumented one, which a row gives
+/// as its number).
+pub fn row_name(code: u8) -> Option<&'static str> {
+    TYPE_NAMES.iter().find(|t| t.1 == code).map(|t| t.0)
+}

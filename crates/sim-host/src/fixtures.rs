@@ -1,0 +1,53 @@
+//! `sim-host fixtures`: (re)generates the shipped traces under `fixtures/`, or checks that the
+//! committed files are exactly what the generators produce. Every generator is deterministic
+//! (seeded PCG from `rand_pcg`, no clock, no environment).
+
+use crate::kind::Kind;
+use std::path::Path;
+
+pub use crate::kind::FixtureFile;
+
+/// The files a kind's generators produce: `cc-replay`'s generators, and for the DOCA PCC kind
+/// also the streams recorded from the simulator's closed loop ([`crate::recorded`]).
+pub fn generate(kind: Kind) -> Vec<FixtureFile> {
+    let mut f = kind.fixtures();
+    if kind == crate::pcc::KIND {
+        f.extend(crate::recorded::all());
+    }
+    f
+}
+
+/// Writes (or with `check`, compares) the fixtures of `kinds` under `dir`. Returns the exit code:
+/// 0 written or identical, 1 some committed file differs or is missing, 2 an I/O error.
+pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
+    let mut code = 0;
+    for &k in kinds {
+        let kdir = dir.join(k.name());
+        if !check && let Err(e) = std::fs::create_dir_all(&kdir) {
+            eprintln!("error: {}: cannot create: {e}", kdir.display());
+            return 2;
+        }
+        for f in generate(k) {
+            let p = kdir.join(&f.name);
+            if check {
+                match std::fs::read(&p) {
+                    Ok(b) if b == f.bytes => cc_output::outln!("same      {}", p.display()),
+                    Ok(_) => {
+                        cc_output::outln!("DIFFERENT {}", p.display());
+                        code = 1;
+                    }
+                    Err(e) => {
+                        cc_output::outln!("MISSING   {} ({e})", p.display());
+                        code = 1;
+                    }
+                }
+            } else if let Err(e) = std::fs::write(&p, &f.bytes) {
+                eprintln!("error: {}: cannot write: {e}", p.display());
+                return 2;
+            } else {
+                cc_output::outln!("wrote     {} ({} bytes)", p.display(), f.bytes.len());
+            }
+        }
+    }
+    code
+}
