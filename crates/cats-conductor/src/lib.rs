@@ -22,7 +22,7 @@
 //! probe proves the last by linking). See `docs/cats.md` for the full semantics, number formats,
 //! the starvation bound and the state size.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/cats.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(

@@ -13,7 +13,8 @@
 //!   Algorithm 1 on records of another format (e.g. cc-pcc's switch telemetry).
 //!
 //! # Number formats
-//! The table at the end of this page (`docs/formats/hpcc.md`, shared with docs/hpcc.md).
+//! The table at the end of this page (the crate's `docs/formats.md`, which the repository's
+//! docs/hpcc.md links to).
 //!
 //! ## Range of `u'` and `U`
 //! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
@@ -54,7 +55,7 @@
 //! bytes every 0.34 s); Algorithm 1's `ack.seq > lastUpdateSeq` stays right across the wrap as
 //! long as the two are less than 2^31 apart.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/hpcc.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(

@@ -32,7 +32,8 @@
 //! * Then Algorithm 1 with the HAI counter, then clamp to `[min_rate, max_rate]`.
 //!
 //! # Number formats
-//! The table at the end of this page (`docs/formats/timely.md`, shared with docs/timely.md).
+//! The table at the end of this page (the crate's `docs/formats.md`, which the repository's
+//! docs/timely.md links to).
 //!
 //! The EWMA keeps 64 bits below the RTT's resolution. Its sign picks `inc`/`hai` or `dec`, and
 //! with `Q.4` inputs and a dyadic `α` (7/8) the EWMA often cancels exactly but for the tail of
@@ -50,7 +51,7 @@
 //! 0 (or stalls at −2^-68 ns) only the countdown's sign remains, with no effect on the rate.
 //! docs/timely.md measures the agreement.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/timely.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
