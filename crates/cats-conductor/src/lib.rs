@@ -693,3 +693,8 @@ fn resolve_deadlock(st: &mut State, cfg: &Config, resolved: u8) {
     // Eligible when D_p < L_p: always true after the clamp.
     st.eligible |= resolved;
 }
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

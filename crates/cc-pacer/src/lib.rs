@@ -1177,3 +1177,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -26,3 +26,8 @@ pub mod hpcc;
 pub mod pacer;
 pub mod pcc;
 pub mod timely;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1178,3 +1178,8 @@ fn md_q8_general(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1210,3 +1210,8 @@ fn ratio_q30(num: u32, den: u64) -> u32 {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
