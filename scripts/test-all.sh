@@ -57,6 +57,10 @@ step "clippy (f64 references without an allocator, riscv32imac)" \
   cargo clippy -q -p cc-reference -p ref-probe --no-default-features --target riscv32imac-unknown-none-elf -- -D warnings
 step "cargo test (workspace)" cargo test --workspace
 step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
+# Publishable crates: package each (siblings through a local registry overlay) and build it from its
+# tarball. --allow-dirty so a local run before a commit works; CI's tree is clean.
+step "firmware crates package and build from their tarballs (cargo publish --dry-run)" \
+  cargo publish --dry-run -q --allow-dirty -p cc-math -p timely-cc -p hpcc-cc -p cats-conductor -p cc-pacer -p cc-pcc -p cc-reference -p cc-ffi
 step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check
 step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
 step "docs/results.md matches a run of every scenario it quotes (and the generator's tests)" \
