@@ -699,7 +699,7 @@ typedef struct CcTimelyUpdate {
   uint32_t app_limited;
 } CcTimelyUpdate;
 
-// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw`.
+// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw_parts`.
 typedef struct CcTimelyState {
   // Rate in units of 128 bit/s.
   uint32_t rate_u128bps;

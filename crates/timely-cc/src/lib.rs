@@ -429,7 +429,7 @@ impl State {
     /// sets a residual with `rtt_diff`'s sign, and the decay step relies on that.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
-    pub const fn from_raw(p: RawParts) -> Self {
+    pub const fn from_raw_parts(p: RawParts) -> Self {
         let d = p.rtt_diff_ns.to_bits();
         let d = if d > DIFF_MAX_Q68 {
             DIFF_MAX_Q68
@@ -455,7 +455,15 @@ impl State {
         }
     }
 
-    /// The raw parts (inverse of [`from_raw`](Self::from_raw)).
+    /// The old name of [`from_raw_parts`](Self::from_raw_parts), kept only until sim-host's
+    /// caller (src/timely/lockstep.rs) moves to the new one; then delete it.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn from_raw(p: RawParts) -> Self {
+        Self::from_raw_parts(p)
+    }
+
+    /// The raw parts (inverse of [`from_raw_parts`](Self::from_raw_parts)).
     #[must_use]
     pub const fn raw_parts(&self) -> RawParts {
         RawParts {
@@ -811,7 +819,7 @@ impl State {
         self.diff_lo = l2;
         self.resid = r2;
         // g > 0 ⇔ r > 0: the countdown has rtt_diff's sign (set so at the run's first sample,
-        // kept so by `from_raw`), the floored shift keeps that sign until rtt_diff is 0, and
+        // kept so by `from_raw_parts`), the floored shift keeps that sign until rtt_diff is 0, and
         // from then on the countdown's sign is the gradient's.
         r > 0
     }
