@@ -5,7 +5,7 @@
 //! wherever it likes). Each call of [`Conductor::next_chunk`] makes one scheduling decision and
 //! names one MSS-sized piece of one message for the transport, following the CATS paper
 //! ("A Case for CATS", the Conductor and its hysteresis debt scheme) with the conventions pinned
-//! in the project's issue 4:
+//! in docs/cats.md § "Semantics":
 //!
 //! * pick the highest-priority queue that is non-empty and Eligible;
 //! * after sending `N` bytes from queue `j`: if `j < 4`, `D_j += N`, and `D_j ≥ H_j` makes it

@@ -122,9 +122,9 @@ pub struct CcTimelyState {
     pub started: u8,
 }
 
-/// Fills `*out` with the defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
-/// line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,
-/// HAI `N` = 5 after 5; optional rules off.
+/// Fills `*out` with the paper's defaults (TIMELY §6, docs/timely.md § "API"): 10 Gb/s line, min 10
+/// Mb/s, max = init = line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5,
+/// `δ` 10 Mb/s, HAI `N` = 5 after 5; optional rules off.
 ///
 /// # Safety
 /// `out` is non-null, aligned and valid for writes.

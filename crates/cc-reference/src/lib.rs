@@ -1,4 +1,4 @@
-//! The f64 references: each algorithm written from its paper and the issues' conventions in
+//! The f64 references: each algorithm written from its paper and its docs page's conventions in
 //! plain `f64`, with no quantisation, sharing no code with the fixed-point crates (that
 //! independence is what makes a side-by-side comparison mean something).
 //!

@@ -1,4 +1,4 @@
-//! Unit tests: worked numbers from the paper's Algorithm 1 and the defaults, the branch
+//! Unit tests: worked numbers from the paper's Algorithm 1 and its §6 defaults, the branch
 //! rules, config validation, and proptest invariants (rate within bounds, nothing panics).
 #![allow(
     clippy::float_arithmetic,
@@ -217,8 +217,8 @@ fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
     );
 }
 
-/// The convention: every RTT of 2^31 − 1 Q4 (134.2 ms) or more saturates there, on the
-/// RTT engine's output, `prev_rtt` and the `T_high` ratio alike.
+/// docs/timely.md § "Conventions": every RTT of 2^31 − 1 Q4 (134.2 ms) or more saturates there, on
+/// the RTT engine's output, `prev_rtt` and the `T_high` ratio alike.
 #[test]
 fn rtt_above_134ms_saturates() {
     let mut st = started(100_000);
