@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the measured block of docs/performance.md (issue 5's "one command"):
+# Regenerates the measured block of docs/performance.md, the one command its opening names:
 #   1. fw-probe, release riscv32imac, opt-level 3 (counts + size) and opt-level "s" (size);
 #   2. the cc-ffi staticlib and the C example firmware (examples/c-firmware);
 #   2b. the same two images with the Zbb extension (fw-probe and libcc_ffi.a with
@@ -16,7 +16,8 @@
 #      streams (the rv64 block);
 #   5. host replay throughput (crates/sim-host/benches/replay.rs): events/s, fixed vs f64 reference,
 #      and end to end on one core per kind (events/s and MB/s; the large TIMELY and HPCC
-#      traces of issue 17 included, HPCC as CSV and as a capture).
+#      traces of docs/performance.md § "Host replay throughput" included, HPCC as CSV and as a
+#      capture).
 #
 # Usage: scripts/perf-report.sh [--quick | --host]
 #   --quick   a few calls per case (steps 1-4), print the block instead of writing the doc (what

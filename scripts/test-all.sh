@@ -57,6 +57,22 @@ step "clippy (f64 references without an allocator, riscv32imac)" \
   cargo clippy -q -p cc-reference -p ref-probe --no-default-features --target riscv32imac-unknown-none-elf -- -D warnings
 step "cargo test (workspace)" cargo test --workspace
 step "firmware gates (cross-builds, panic/float/division)" bash scripts/fw-gates.sh
+# Publishable crates: package each (siblings through a local registry overlay) and build it from its
+# tarball. --allow-dirty so a local run before a commit works; CI's tree is clean. Cargo takes a
+# registry package of a given version as immutable, but the overlay's siblings change under the
+# same version: their unpacked copies ($CARGO_HOME/registry/src/-<hash>/NAME-VERSION) and their
+# builds would be reused stale, so both go before the run (the builds are in a target directory of
+# their own, where only the crates.io dependencies stay built).
+publish_dry_run() {
+  local c args=() dir="${CARGO_TARGET_DIR:-target}/publish-dry-run"
+  for c in cc-math timely-cc hpcc-cc cats-conductor cc-pacer cc-pcc cc-reference cc-ffi; do
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$c"-[0-9]*
+    args+=(-p "$c")
+  done
+  cargo clean -q --target-dir "$dir" "${args[@]}" &&
+    CARGO_PROFILE_DEV_DEBUG=0 cargo publish --dry-run -q --allow-dirty --target-dir "$dir" "${args[@]}"
+}
+step "firmware crates package and build from their tarballs (cargo publish --dry-run)" publish_dry_run
 step "fixtures are what their generators make" cargo run -q --release -p sim-host -- fixtures --check
 step "replay all shipped fixtures within tolerance" cargo run -q --release -p sim-host -- replay all fixtures
 step "docs/results.md matches a run of every scenario it quotes (and the generator's tests)" \

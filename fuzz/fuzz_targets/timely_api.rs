@@ -110,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
             (up.rate_bps, up.branch.name()),
             (o.rate_fixed_bps, o.branch_fixed)
         );
-        assert_eq!(State::from_raw(st.raw_parts()), st, "raw parts round trip");
+        assert_eq!(State::from_raw_parts(st.raw_parts()), st, "raw parts round trip");
         assert!(
             up.rate_bps.is_multiple_of(128) && (lo_fx..=hi_fx).contains(&up.rate_bps),
             "{up:?}"

@@ -61,7 +61,8 @@ pub enum ConfigError {
 /// `Config::default()` is the paper's configuration (§ "Evaluation": "High Watermarks (H0..3) were
 /// set to {60,30,15,6} KB, with corresponding Low Watermarks (L0..3) set to 50 % of their
 /// respective High Watermarks. The Payback Multipliers (M0..4) were configured as
-/// {0.25,0.5,1.0,1.5,2.0}"), with KB read as 1 000 bytes as the issue pins, and `mss_bytes` 1 460.
+/// {0.25,0.5,1.0,1.5,2.0}"), with KB read as 1 000 bytes (docs/cats.md § "Semantics"), and
+/// `mss_bytes` 1 460.
 ///
 /// Everything the per-decision path needs is precomputed here (no division at run time):
 /// * `m_total_q16 = Σ M_k` (Q16.16, exact);

@@ -5,7 +5,7 @@
 //! wherever it likes). Each call of [`Conductor::next_chunk`] makes one scheduling decision and
 //! names one MSS-sized piece of one message for the transport, following the CATS paper
 //! ("A Case for CATS", the Conductor and its hysteresis debt scheme) with the conventions pinned
-//! in the project's issue 4:
+//! in docs/cats.md § "Semantics":
 //!
 //! * pick the highest-priority queue that is non-empty and Eligible;
 //! * after sending `N` bytes from queue `j`: if `j < 4`, `D_j += N`, and `D_j ≥ H_j` makes it
@@ -22,7 +22,7 @@
 //! probe proves the last by linking). See `docs/cats.md` for the full semantics, number formats,
 //! the starvation bound and the state size.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/cats.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -248,7 +248,7 @@ impl Default for State {
 }
 
 impl State {
-    /// Largest debt [`from_raw`](Self::from_raw) keeps (larger values are capped to it): 2^31
+    /// Largest debt [`from_raw_parts`](Self::from_raw_parts) keeps (larger values are capped to it): 2^31
     /// bytes, far above any watermark (`H ≤ 2^24`).
     ///
     /// cbindgen:ignore
@@ -271,7 +271,7 @@ impl State {
     /// flag on a queue whose debt is 0 is dropped: in operation In-Debt implies `D ≥ L > 0`, and
     /// such a flag could never be cleared (payback and the deadlock rule only touch queues with
     /// `D > 0`), so the queue would stall for good.
-    pub const fn from_raw(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
+    pub const fn from_raw_parts(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
         let mut debts = debt_bytes;
         let mut owing = 0u8;
         let mut p: usize = 0;
@@ -292,6 +292,13 @@ impl State {
             eligible: !(in_debt_mask & owing),
             owing,
         }
+    }
+
+    /// The old name of [`from_raw_parts`](Self::from_raw_parts), kept only until sim-host's
+    /// caller (src/cats/lockstep.rs) moves to the new one; then delete it.
+    #[doc(hidden)]
+    pub const fn from_raw(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
+        Self::from_raw_parts(debt_bytes, in_debt_mask)
     }
 
     /// The debts `D_0..D_3`, bytes.
@@ -509,7 +516,7 @@ impl<const N: usize> Conductor<N> {
         let resolved = nonempty & self.state.owing & 0x0F;
         let eligible = nonempty & (self.state.eligible | resolved);
         if eligible == 0 {
-            // Unreachable: In-Debt implies D > 0 (`State::from_raw` keeps that invariant), so
+            // Unreachable: In-Debt implies D > 0 (`State::from_raw_parts` keeps that invariant), so
             // every In-Debt non-empty queue is in `resolved`.
             return DecisionCode::Empty;
         }
@@ -693,3 +700,8 @@ fn resolve_deadlock(st: &mut State, cfg: &Config, resolved: u8) {
     // Eligible when D_p < L_p: always true after the clamp.
     st.eligible |= resolved;
 }
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

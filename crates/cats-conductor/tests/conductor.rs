@@ -313,7 +313,7 @@ fn deadlock_resolution_discarded_when_chunk_does_not_fit() {
 fn deadlock_with_zero_space_changes_nothing_and_never_repeats() {
     let cfg = cfg_mss(1000);
     let mut c: Conductor<4> = Conductor::new();
-    c.set_state(State::from_raw([0, 0, 0, 6_000], 0b1000));
+    c.set_state(State::from_raw_parts([0, 0, 0, 6_000], 0b1000));
     c.enqueue(Prio::P3, desc(1, 5_000)).unwrap();
     let before = c.state();
     let d = c.next_chunk(&cfg, 0);
@@ -339,14 +339,14 @@ fn deadlock_with_zero_space_changes_nothing_and_never_repeats() {
 }
 
 /// Review point 5 (regression): a state seeded In-Debt with a zero debt
-/// (`State::from_raw([0; 4], 0b0001)`) stalled P0 forever: the deadlock rule only touches
+/// (`State::from_raw_parts([0; 4], 0b0001)`) stalled P0 forever: the deadlock rule only touches
 /// queues with `D > 0`, so every decision returned `Empty` with data queued. In operation
-/// In-Debt implies `D ≥ L > 0`; `from_raw` now restores that invariant.
+/// In-Debt implies `D ≥ L > 0`; `from_raw_parts` now restores that invariant.
 #[test]
 fn seeded_in_debt_state_with_zero_debt_stalls_queue() {
     let cfg = cfg_mss(1000);
     let mut c: Conductor<4> = Conductor::new();
-    c.set_state(State::from_raw([0; 4], 0b0001));
+    c.set_state(State::from_raw_parts([0; 4], 0b0001));
     assert!(!c.state().is_in_debt(Prio::P0));
     c.enqueue(Prio::P0, desc(7, 100)).unwrap();
     let ch = c
@@ -403,11 +403,11 @@ fn p4_never_accrues_debt() {
 
 #[test]
 fn forced_state_round_trips_raw_parts() {
-    let s = State::from_raw([5, 0, 70_000, 1], 0b1_0100);
+    let s = State::from_raw_parts([5, 0, 70_000, 1], 0b1_0100);
     assert_eq!(s.debt_bytes(), [5, 0, 70_000, 1]);
     assert_eq!(s.in_debt_mask(), 0b0100); // bit 4 (P4) ignored
     // Seeded debts are capped at 2^31 so that the per-chunk addition can never wrap.
-    let capped = State::from_raw([u32::MAX, 1 << 31, 0, 7], 0b1011);
+    let capped = State::from_raw_parts([u32::MAX, 1 << 31, 0, 7], 0b1011);
     assert_eq!(capped.debt_bytes(), [1 << 31, 1 << 31, 0, 7]);
     assert_eq!(capped.in_debt_mask(), 0b1011);
     assert!(s.is_in_debt(Prio::P2) && !s.is_in_debt(Prio::P4));
@@ -468,7 +468,7 @@ proptest! {
             while c.next_chunk(&cfg, space).chunk().is_some() {
                 decisions += 1;
                 let st = c.state();
-                prop_assert_eq!(State::from_raw(st.debt_bytes(), st.in_debt_mask()), st);
+                prop_assert_eq!(State::from_raw_parts(st.debt_bytes(), st.in_debt_mask()), st);
                 if decisions.is_multiple_of(7) {
                     break;
                 }
@@ -619,7 +619,7 @@ proptest! {
     fn no_input_panics(cfg in any_cfg(), debts in prop::array::uniform4(any::<u32>()), mask in any::<u8>(),
                        ops in prop::collection::vec((0u8..5, any::<u32>(), any::<u32>()), 1..60)) {
         let mut c: Conductor<4> = Conductor::new();
-        c.set_state(State::from_raw(debts, mask));
+        c.set_state(State::from_raw_parts(debts, mask));
         for (p, l, space) in ops {
             let _ = c.enqueue(Prio::from_index(p as usize).unwrap(), desc(0, l));
             let _ = c.next_chunk(&cfg, space);
@@ -636,12 +636,12 @@ proptest! {
         let mut c: Conductor<1> = Conductor::new();
         let mut debts = [0u32; 4];
         debts[p] = d;
-        c.set_state(State::from_raw(debts, 1 << p));
+        c.set_state(State::from_raw_parts(debts, 1 << p));
         c.enqueue(Prio::from_index(p).unwrap(), desc(0, 1)).unwrap();
         let dec = c.next_chunk(&cfg, 1); // sends the 1-byte message after the deadlock rule
         prop_assert!(dec.deadlock_resolved() && dec.chunk().is_some());
         let total: u64 = mm.iter().map(|&x| u64::from(x)).sum();
-        // from_raw caps a seeded debt at 2^31 (State::MAX_DEBT_BYTES).
+        // from_raw_parts caps a seeded debt at 2^31 (State::MAX_DEBT_BYTES).
         let d = d.min(State::MAX_DEBT_BYTES);
         let exact = (u128::from(d) * u128::from(mm[p]) / u128::from(total)) as u64;
         let want = exact.min(u64::from((1u32 << 24) - 2)) + 1; // + the 1 byte just sent

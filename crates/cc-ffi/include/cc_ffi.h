@@ -183,9 +183,9 @@ enum CcHpccBranch
   CC_HPCC_BRANCH_RESYNC = 2,
   // Every hop had `Δts = 0`: INT stored, nothing else changed.
   CC_HPCC_BRANCH_SKIP = 3,
-  // `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
+  // `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (HPCC Alg. 1 l.12–13).
   CC_HPCC_BRANCH_MD = 4,
-  // Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
+  // Otherwise: `W = Wc + W_AI` (HPCC Alg. 1 l.16–17).
   CC_HPCC_BRANCH_AI = 5,
 };
 #ifndef __cplusplus
@@ -449,7 +449,7 @@ typedef struct CcCatsState {
   uint32_t in_debt_mask;
 } CcCatsState;
 
-// Plain-integer HPCC parameters (issue §2 names). [`cc_hpcc_params_default`] fills in the
+// Plain-integer HPCC parameters (docs/hpcc.md § 2 names). [`cc_hpcc_params_default`] fills in the
 // paper's: 100 Gb/s, `T` = 13 µs, `η` = 95/100, `maxStage` 5, `W_AI` 80 B, min 100 Mb/s.
 typedef struct CcHpccParams {
   // NIC line rate, bit/s (`W_max = nic_rate·T`): 1 Mb/s ..= 10 Tb/s, `W_max` < 16 MiB.
@@ -699,7 +699,7 @@ typedef struct CcTimelyUpdate {
   uint32_t app_limited;
 } CcTimelyUpdate;
 
-// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw`.
+// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw_parts`.
 typedef struct CcTimelyState {
   // Rate in units of 128 bit/s.
   uint32_t rate_u128bps;
@@ -1089,9 +1089,9 @@ struct CcPccResult cc_pcc_hpcc_on_event(const struct CcPccHpccConfig *cfg,
                                         const uint8_t (*telemetry)[CC_PCC_TELEMETRY_BYTES],
                                         uint32_t *counters);
 
-// Fills `*out` with the issue's defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
-// line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,
-// HAI `N` = 5 after 5; optional rules off.
+// Fills `*out` with the paper's defaults (TIMELY §6, docs/timely.md § "API"): 10 Gb/s line, min 10
+// Mb/s, max = init = line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5,
+// `δ` 10 Mb/s, HAI `N` = 5 after 5; optional rules off.
 //
 // # Safety
 // `out` is non-null, aligned and valid for writes.

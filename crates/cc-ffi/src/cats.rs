@@ -235,7 +235,7 @@ pub unsafe extern "C" fn cc_cats_conn_set_state(conn: *mut CcCatsConn, state: *c
     let (c, s) = unsafe { (block::get_mut(conn), block::param(state)) };
     #[allow(clippy::cast_possible_truncation)] // only bits 0..3 are used; the mask drops the rest
     let mask = (s.in_debt_mask & 0x0F) as u8;
-    c.set_state(cats_conductor::State::from_raw(s.debt_bytes, mask));
+    c.set_state(cats_conductor::State::from_raw_parts(s.debt_bytes, mask));
 }
 
 /// Messages waiting in queue `prio` (including a partly sent head); 0 for `prio > 4`.

@@ -36,7 +36,7 @@ pub struct CcHpccConfig {
 }
 block::fits!(CcHpccConfig, Config);
 
-/// Plain-integer HPCC parameters (issue §2 names). [`cc_hpcc_params_default`] fills in the
+/// Plain-integer HPCC parameters (docs/hpcc.md § 2 names). [`cc_hpcc_params_default`] fills in the
 /// paper's: 100 Gb/s, `T` = 13 µs, `η` = 95/100, `maxStage` 5, `W_AI` 80 B, min 100 Mb/s.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

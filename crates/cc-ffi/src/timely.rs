@@ -99,7 +99,7 @@ pub struct CcTimelyUpdate {
     pub app_limited: u32,
 }
 
-/// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw`.
+/// Raw per-flow state (for saving, restoring or forcing it): see `timely_cc::State::from_raw_parts`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcTimelyState {
@@ -122,9 +122,9 @@ pub struct CcTimelyState {
     pub started: u8,
 }
 
-/// Fills `*out` with the defaults (TIMELY §6): 10 Gb/s line, min 10 Mb/s, max = init =
-/// line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5, `δ` 10 Mb/s,
-/// HAI `N` = 5 after 5; optional rules off.
+/// Fills `*out` with the paper's defaults (TIMELY §6, docs/timely.md § "API"): 10 Gb/s line, min 10
+/// Mb/s, max = init = line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 7/8, `β` 4/5,
+/// `δ` 10 Mb/s, HAI `N` = 5 after 5; optional rules off.
 ///
 /// # Safety
 /// `out` is non-null, aligned and valid for writes.
@@ -360,7 +360,7 @@ pub unsafe extern "C" fn cc_timely_flow_set_state(
 ) {
     // SAFETY: caller contract.
     let s: &CcTimelyState = unsafe { block::param(state) };
-    let v = State::from_raw(RawParts {
+    let v = State::from_raw_parts(RawParts {
         rate_u128bps: s.rate_u128bps,
         prev_rtt_ns: timely_cc::U28F4::from_bits(s.prev_rtt_q4),
         rtt_diff_ns: timely_cc::I60F68::from_bits(

@@ -34,3 +34,8 @@ pub mod wrap;
 pub use ratio::Ratio;
 pub use recip::{RECIP, Recip, RecipTable};
 pub use scale::Scale;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -69,7 +69,7 @@
 //! Per flow: 20 bytes of pacing state plus 4 bytes of wheel link, plus 8 bytes for flows that can
 //! be window or hybrid flows (the first `X` flows). The wheel: 12 820 bytes whatever `N`.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/pacer.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -1177,3 +1177,8 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,5 +1,5 @@
-//! Property tests of issue 12, on random workloads (fixed seeds: proptest's default runner with
-//! its regression file):
+//! Property tests (docs/pacer.md § 5), on random workloads (fixed seeds: proptest's default runner
+//! with its regression file):
 //! * no flow exceeds its rate over any interval by more than one segment;
 //! * the scheduler is work-conserving up to the line rate: a segment leaves within one slot
 //!   (64 ns) of the moment the line and some flow are both ready;

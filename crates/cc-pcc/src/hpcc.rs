@@ -11,7 +11,7 @@
 //!   response repeating the last telemetry is a duplicate; with no probe outstanding it is
 //!   unsolicited; while the outstanding probe has not left it is late (it answers one given up);
 //!   all three are counted and ignored. Otherwise it answers the departed probe: one step of
-//!   Algorithm 1; every answered probe is one "RTT" for `Wc` (Alg. 1 l.22: the probe number
+//!   Algorithm 1; every answered probe is one "RTT" for `Wc` (HPCC Alg. 1 l.22: the probe number
 //!   stands for the sequence number, so each answered probe updates `Wc`).
 //! * **ACK, NACK, CNP** and any other type: counted, no rate change (HPCC has no rule for them).
 //!
@@ -522,7 +522,7 @@ impl HpccFlow {
         self.flags = (self.flags & !(0xFF << SAMPLE_INDEX_SHIFT))
             | FLAG_HAS_SAMPLE
             | (u32::from(t.index) << SAMPLE_INDEX_SHIFT);
-        // Each answered probe is one round for Wc (Alg. 1 l.22–23): sequence n after n − 1.
+        // Each answered probe is one round for Wc (HPCC Alg. 1 l.22–23): sequence n after n − 1.
         let seq = raw.last_update_seq.wrapping_add(1);
         // nhop 1, path id = the switch index: another switch is a path change (resync).
         let header = 0x1000 | u16::from(t.index);

@@ -77,3 +77,8 @@ pub struct PccResult {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -380,7 +380,8 @@ impl TimelyPccConfig {
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // compared against 2^20 first
     pub fn rate_q20(&self, rate_u128bps: u32) -> (u32, i8) {
-        // Issue §1: the rate goes out as a 20-bit fixed-point fraction of line rate in (0, 1].
+        // docs/pcc.md § "Sources" (results): the rate goes out as a 20-bit fixed-point fraction of
+        // line rate in (0, 1].
         let q = self.q20.apply(rate_u128bps);
         if q > u64::from(Q20_ONE) {
             (Q20_ONE, 1)

@@ -613,7 +613,7 @@ proptest! {
         let cfg = TimelyPccConfig::DEFAULT;
         let mut ctx = [0u32; CONTEXT_WORDS];
         let mut flow = TimelyFlow::new(&cfg);
-        flow.timely = State::from_raw(timely_cc::RawParts {
+        flow.timely = State::from_raw_parts(timely_cc::RawParts {
             rate_u128bps: rate,
             prev_rtt_ns: U28F4::from_bits(prev),
             rtt_diff_ns: timely_cc::I60F68::from_bits(i128::from(diff) << 20),

@@ -77,7 +77,7 @@ impl TimelyFlow {
         }
         let diff = (i128::from(d_hi as i32) << 64) | (i128::from(d_mid) << 32) | i128::from(d_lo);
         Some(Self {
-            timely: State::from_raw(RawParts {
+            timely: State::from_raw_parts(RawParts {
                 rate_u128bps: rate,
                 prev_rtt_ns: U28F4::from_bits(prev),
                 rtt_diff_ns: I60F68::from_bits(diff),

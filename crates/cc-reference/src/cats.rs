@@ -1,7 +1,7 @@
 //! The f64 reference of the CATS conductor, written from the paper's text ("A Case for CATS",
-//! Conductor: state update, payback, deadlock resolution, Eq. 1–2) and the conventions of issue 4,
-//! not from the fixed-point crate. Debts and multipliers are `f64`; queues hold the bytes left of
-//! each message in a `VecDeque`.
+//! Conductor: state update, payback, deadlock resolution, Eq. 1–2) and the conventions of
+//! docs/cats.md § "Semantics", not from the fixed-point crate. Debts and multipliers are `f64`;
+//! queues hold the bytes left of each message in a `VecDeque`.
 
 use alloc::collections::VecDeque;
 

@@ -1,17 +1,17 @@
-//! The f64 reference of HPCC's sender (paper Algorithm 1, Eqn 1–4) with the conventions of the
-//! HPCC issues, written from the paper and the issue text, not from the fixed-point crate.
+//! The f64 reference of HPCC's sender (paper Algorithm 1, Eqn 1–4) with the conventions of
+//! docs/hpcc.md § 1–2, written from the paper and that page, not from the fixed-point crate.
 //! It also has its own INT decoder (Figure 7), so the firmware parser is checked too.
 //!
 //! Two decisions are taken exactly rather than in f64, because they are comparisons of exact
 //! rational numbers where one ulp would pick the other branch:
-//! * the busiest hop (`u' > u`, Alg. 1 l.6): every `u'` is the rational
+//! * the busiest hop (`u' > u`, HPCC Alg. 1 l.6): every `u'` is the rational
 //!   `(640·qmin·Δts + 1024·Δtx·T) / (G·T·Δts)` (Eqn 2 with `B = G/8` bytes/ns for a `G` Gb/s
 //!   link), compared by 128-bit cross products; the first hop keeps an exact tie;
 //! * `U ≥ η` when `τ ≥ T` (`U = u`, a rational, against `η = η_num/η_den`).
 //!
 //! Sequence numbers are compared in serial-number order modulo 2^32 ([`seq_after`]).
 
-/// Link rate per speed code, bit/s (issue §1: 1 = 10G … 9 = 1.6T; 0 and 10–15 reserved).
+/// Link rate per speed code, bit/s (docs/hpcc.md § 1: 1 = 10G … 9 = 1.6T; 0 and 10–15 reserved).
 pub const SPEED_GBPS: [f64; 10] = [
     0.0, 10.0, 25.0, 40.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0,
 ];
@@ -109,8 +109,8 @@ impl Rational {
     }
 }
 
-/// One hop's `u'` (Eqn 2, Alg. 1 l.4–5) between the stored INT `l` and the ACK's `h`, or `None`
-/// when `Δts = 0` (no rate can be measured): `(u' as f64, u' as an exact rational, Δts)`.
+/// One hop's `u'` (Eqn 2, HPCC Alg. 1 l.4–5) between the stored INT `l` and the ACK's `h`, or
+/// `None` when `Δts = 0` (no rate can be measured): `(u' as f64, u' as an exact rational, Δts)`.
 ///
 /// `txRate = Δtx·128/Δts` bytes/ns; `u' = min(qlen)·80/(B·T) + txRate/B` with `B = G/8` bytes/ns,
 /// so `u' = (640·qmin·Δts + 1024·Δtx·T) / (G·T·Δts)`: numerator < 2^55, denominator < 2^59.
@@ -134,8 +134,8 @@ pub fn hop_utilisation(l: &RefHop, h: &RefHop, t_ns: f64) -> Option<(f64, Ration
     Some((u, exact, dts))
 }
 
-/// Serial-number order modulo 2^32 (RFC 1982; issue 8): `a` is after `b` iff
-/// `0 < (a − b) mod 2^32 < 2^31`. Trace sequence numbers are `u32`; larger values (the
+/// Serial-number order modulo 2^32 (RFC 1982; docs/hpcc.md § 2, "Sequence numbers"): `a` is after
+/// `b` iff `0 < (a − b) mod 2^32 < 2^31`. Trace sequence numbers are `u32`; larger values (the
 /// generators' true byte counts) are taken modulo 2^32 as well.
 pub fn seq_after(a: u64, b: u64) -> bool {
     const M: u64 = 1 << 32;
@@ -178,7 +178,7 @@ impl core::fmt::Display for IntError {
     }
 }
 
-/// Decodes an INT block (Figure 7, issue §1); `Err` says why it is malformed.
+/// Decodes an INT block (Figure 7, docs/hpcc.md § 1); `Err` says why it is malformed.
 pub fn decode_int(b: &[u8]) -> Result<RefInt, IntError> {
     if b.len() < 2 {
         return Err(IntError::TooShort(b.len()));
@@ -250,7 +250,8 @@ pub struct Reference {
 }
 
 impl Reference {
-    /// Initial state (issue §2): W = Wc = W_max, U = 1, incStage 0, lastUpdateSeq 0, no INT.
+    /// Initial state (docs/hpcc.md § 2): W = Wc = W_max, U = 1, incStage 0, lastUpdateSeq 0, no
+    /// INT.
     pub fn new(p: RefParams) -> Self {
         Self {
             p,
@@ -366,9 +367,10 @@ mod tests {
         assert_eq!(encode_int(0xABC, &i.hops), b.to_vec());
     }
 
-    /// Issue 8's tie: two 400G hops, qmin 253 / 298, Δtx/Δts 111/832 and 735/5600 (T = 13 µs):
-    /// u' = (640·253·832 + 1024·111·13000)/(400·13000·832) = 0.372 676 9… on both, exactly
-    /// (f64 makes the second one ulp larger). The first hop wins: τ = 832, not 5 600.
+    /// The tie of docs/hpcc.md § 2 ("The busiest hop"): two 400G hops, qmin 253 / 298, Δtx/Δts
+    /// 111/832 and 735/5600 (T = 13 µs): u' = (640·253·832 + 1024·111·13000)/(400·13000·832) =
+    /// 0.372 676 9… on both, exactly (f64 makes the second one ulp larger). The first hop wins: τ =
+    /// 832, not 5 600.
     #[test]
     fn exact_tie_goes_to_the_first_hop() {
         let hop = |ts, tx, qlen| RefHop {

@@ -1,4 +1,4 @@
-//! The f64 references: each algorithm written from its paper and the issues' conventions in
+//! The f64 references: each algorithm written from its paper and its docs page's conventions in
 //! plain `f64`, with no quantisation, sharing no code with the fixed-point crates (that
 //! independence is what makes a side-by-side comparison mean something).
 //!
@@ -26,3 +26,8 @@ pub mod hpcc;
 pub mod pacer;
 pub mod pcc;
 pub mod timely;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,8 +1,8 @@
-//! The f64 reference of TIMELY on DOCA PCC probe events, written from issue 18 and the
-//! conventions of docs/pcc.md — not from `cc-pcc`: the probe policy and the RTT of a probe
-//! response in plain 64-bit integers (the 32-bit clock's wrap done as `mod 2^32` on `u64`),
-//! Algorithm 1 from [`crate::timely`] (its [`on_rtt`](crate::timely::RefState::on_rtt) entry),
-//! the rate as an `f64` fraction of line rate.
+//! The f64 reference of TIMELY on DOCA PCC probe events, written from the conventions of
+//! docs/pcc.md (§ "Probes", § "TIMELY on probe RTTs") — not from `cc-pcc`: the probe policy and the
+//! RTT of a probe response in plain 64-bit integers (the 32-bit clock's wrap done as `mod 2^32` on
+//! `u64`), Algorithm 1 from [`crate::timely`] (its [`on_rtt`](crate::timely::RefState::on_rtt)
+//! entry), the rate as an `f64` fraction of line rate.
 //!
 //! Conventions (docs/pcc.md, "TIMELY on probe RTTs"):
 //! * at most one probe outstanding per flow; a TX event with none outstanding requests one at
@@ -383,7 +383,7 @@ impl RefPccHpccFlow {
         let b = crate::hpcc::SPEED_GBPS[usize::from(p.link_code)] / 8.0;
         let qmin = prev.qlen_bytes.min(tel.qlen_bytes) as f64;
         let u1 = qmin / (b * t) + dtx / dts as f64 / b;
-        // Alg. 1 l.8–9: τ = min(Δts, T); U = (1 − τ/T)·U + (τ/T)·u'.
+        // HPCC Alg. 1 l.8–9: τ = min(Δts, T); U = (1 − τ/T)·U + (τ/T)·u'.
         let tau = (dts as f64).min(t);
         self.u = (1.0 - tau / t) * self.u + (tau / t) * u1;
         let eta = p.hpcc.eta();

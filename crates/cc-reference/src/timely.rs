@@ -1,11 +1,11 @@
 //! The f64 reference of TIMELY, written from the paper (Mittal et al., SIGCOMM 2015, Algorithm 1,
-//! §3 RTT engine, §5 rules) and the issues' conventions — deliberately not from the fixed-point
-//! crate: Algorithm 1 in plain `f64`, no quantisation.
+//! §3 RTT engine, §5 rules) and the conventions of docs/timely.md § "Conventions" — deliberately
+//! not from the fixed-point crate: Algorithm 1 in plain `f64`, no quantisation.
 //!
-//! The one integer step is the RTT measurement itself (issue 8, "one exact RTT measurement
-//! convention for both sides"): a NIC measures RTTs in whole units, so the reference computes
-//! the same integer RTT in 1/16 ns as the firmware (in 128-bit integers, from the formula in
-//! the issue) and runs Algorithm 1 on `rtt_q4 / 16` ns. Equal RTTs are then equal on both sides
+//! The one integer step is the RTT measurement itself (docs/timely.md § "Conventions", "one exact
+//! integer convention for both sides"): a NIC measures RTTs in whole units, so the reference
+//! computes the same integer RTT in 1/16 ns as the firmware (in 128-bit integers, from the formula
+//! on that page) and runs Algorithm 1 on `rtt_q4 / 16` ns. Equal RTTs are then equal on both sides
 //! and the comparison tests the algorithm, not the rounding of its input.
 
 /// Parameters in real numbers (names as `timely_cc::Params`).
@@ -42,7 +42,7 @@ pub struct RefParams {
 }
 
 impl Default for RefParams {
-    /// The issue's defaults.
+    /// The paper's §6 defaults (docs/timely.md § "API").
     fn default() -> Self {
         Self {
             line_rate_bps: 10_000_000_000,
@@ -90,9 +90,9 @@ pub struct RefStep {
 /// The largest RTT, in 1/16 ns: `2^31 − 1` (≈ 134.2 ms); every longer one saturates here.
 pub const RTT_MAX_Q4: i128 = (1 << 31) - 1;
 
-/// §3: RTT = t_completion − t_send − seg. size / NIC line rate, with the issue's exact integer
-/// convention: `M = ⌊2^32·128·10^9 / line_rate⌋`, `ser_q4 = ⌊bytes·M / 2^32⌋`,
-/// `rtt_q4 = clamp(16·(t_complete − t_send) − ser_q4, 0, 2^31 − 1)`. `None` when
+/// §3: RTT = t_completion − t_send − seg. size / NIC line rate, with the exact integer
+/// convention of docs/timely.md § "Conventions": `M = ⌊2^32·128·10^9 / line_rate⌋`, `ser_q4 =
+/// ⌊bytes·M / 2^32⌋`, `rtt_q4 = clamp(16·(t_complete − t_send) − ser_q4, 0, 2^31 − 1)`. `None` when
 /// `t_complete < t_send` (the event is rejected).
 pub fn rtt_q4(line_rate_bps: u64, t_send_ns: u64, t_complete_ns: u64, bytes: u32) -> Option<u32> {
     if t_complete_ns < t_send_ns {

@@ -22,7 +22,8 @@ pub struct Key {
     pub aka: &'static [&'static str],
 }
 
-/// Default tolerances of a kind (the issues' fidelity targets).
+/// Default tolerances of a kind (the fidelity targets of each algorithm page's "Measured
+/// fidelity").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DefaultTolerances {
     /// Minimum agreement ratio (branches or order).
@@ -34,7 +35,7 @@ pub struct DefaultTolerances {
 }
 
 /// Decisions must agree on 99.9 % of events; rate or window within 1e-3 at p99 and 1e-2 at most
-/// (the TIMELY and HPCC issues' fidelity targets).
+/// (docs/timely.md § "Measured fidelity", docs/hpcc.md § 8).
 pub const ESTIMATE_TOLERANCES: DefaultTolerances = DefaultTolerances {
     min_agreement: 0.999,
     max_p99_rel_err: 1e-3,

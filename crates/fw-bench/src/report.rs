@@ -456,7 +456,7 @@ pub fn generate(images: &Images, zbb_images: Option<&Images>, ctx: &Ctx) -> Resu
     Ok(s)
 }
 
-/// Goals of issue 5 for per-flow state, by `cc_ffi::FLOW_LAYOUTS` name.
+/// Per-flow state goals (docs/performance.md § "The budget"), by `cc_ffi::FLOW_LAYOUTS` name.
 const STATE_GOALS: &[(&str, usize)] = &[("TIMELY", 16), ("HPCC (5 hops)", 64)];
 
 /// `(state_bytes, block_bytes, align)` of every `cc_ffi::FLOW_LAYOUTS` entry as compiled for the

@@ -53,7 +53,8 @@ pub struct Cycles {
     pub stalls: Stalls,
 }
 
-/// A goal for the median of one row (an entry point and a branch), from the issues.
+/// A goal for the median of one row (an entry point and a branch), from docs/performance.md § "The
+/// budget".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Goal {
     /// Median instructions per call must not exceed this.
@@ -79,7 +80,7 @@ pub struct Row {
     pub p99: u64,
     /// Most instructions.
     pub max: u64,
-    /// The goal, if the issue sets one.
+    /// The goal, if docs/performance.md sets one.
     pub goal: Option<Goal>,
     /// Estimated cycles, when every sample of the row has them.
     pub cycles: Option<Cycles>,

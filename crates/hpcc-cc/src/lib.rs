@@ -13,7 +13,8 @@
 //!   Algorithm 1 on records of another format (e.g. cc-pcc's switch telemetry).
 //!
 //! # Number formats
-//! The table at the end of this page (`docs/formats/hpcc.md`, shared with docs/hpcc.md).
+//! The table at the end of this page (the crate's `docs/formats.md`, which the repository's
+//! docs/hpcc.md links to).
 //!
 //! ## Range of `u'` and `U`
 //! The largest `u'` an INT block can carry is bounded by its fields: the queue term is at most
@@ -54,7 +55,7 @@
 //! bytes every 0.34 s); Algorithm 1's `ack.seq > lastUpdateSeq` stays right across the wrap as
 //! long as the two are less than 2^31 apart.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/hpcc.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -357,9 +358,9 @@ pub enum HpccBranch {
     Resync = 2,
     /// Every hop had `Δts = 0`: INT stored, nothing else changed.
     Skip = 3,
-    /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (Alg. 1 l.12–13).
+    /// `U ≥ η` or `incStage ≥ maxStage`: `W = Wc/(U/η) + W_AI` (HPCC Alg. 1 l.12–13).
     Md = 4,
-    /// Otherwise: `W = Wc + W_AI` (Alg. 1 l.16–17).
+    /// Otherwise: `W = Wc + W_AI` (HPCC Alg. 1 l.16–17).
     Ai = 5,
 }
 
@@ -643,8 +644,9 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         (U24F8::from_bits(self.w_q8), branch)
     }
 
-    /// Issue §2: first INT or path change: store it, `lastUpdateSeq = snd_nxt`, W unchanged.
-    /// Rare (once per path): kept out of line so the per-ACK path saves fewer registers.
+    /// docs/hpcc.md § 2 (`init`, `resync`): first INT or path change: store it, `lastUpdateSeq =
+    /// snd_nxt`, W unchanged. Rare (once per path): kept out of line so the per-ACK path saves
+    /// fewer registers.
     #[cold]
     #[inline(never)]
     fn store_int(&mut self, snd_nxt: u32, header: u16, body: &[u8]) -> Branch {
@@ -725,8 +727,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         self.update(cfg, ack_seq, snd_nxt, measured)
     }
 
-    /// Alg. 1 l.8–25 from the busiest hop's `(N, Δts)` (`u' = N/(12.5·T·Δts)`, [`hop_numerator`];
-    /// `None`: no hop measured a rate, [`Branch::Skip`]).
+    /// HPCC Alg. 1 l.8–25 from the busiest hop's `(N, Δts)` (`u' = N/(12.5·T·Δts)`,
+    /// [`hop_numerator`]; `None`: no hop measured a rate, [`Branch::Skip`]).
     #[inline(always)]
     fn update(
         &mut self,
@@ -739,8 +741,8 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             return Branch::Skip; // Δts = 0 on every hop: no rate can be measured
         };
         let (t, tau) = (cfg.params.base_rtt_ns, best_dts);
-        // Alg. 1 l.8: τ = min(τ, T)
-        // Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
+        // HPCC Alg. 1 l.8: τ = min(τ, T)
+        // HPCC Alg. 1 l.9: U = (1 − τ/T)·U + (τ/T)·u
         self.u_q32 = if tau.get() >= t {
             // Weight 1: U = u = N/(12.5·T·Δts), placed on the exact side of η (see the fn).
             u_full_weight(cfg, best_n, tau)
@@ -749,35 +751,35 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             ewma_fast(cfg, self.u_q32, best_n, tau.get())
         };
 
-        // ---- ComputeWind (Alg. 1 l.11–20) ----
-        // Alg. 1 l.22: ack.seq > lastUpdateSeq, in serial-number order modulo 2^32.
+        // ---- ComputeWind (HPCC Alg. 1 l.11–20) ----
+        // HPCC Alg. 1 l.22: ack.seq > lastUpdateSeq, in serial-number order modulo 2^32.
         let update_wc = seq_after(ack_seq, self.last_update_seq);
-        // Alg. 1 l.11: U ≥ η (exact for the stored Q32.32 U: eta_q32 = ⌈η·2^32⌉)
+        // HPCC Alg. 1 l.11: U ≥ η (exact for the stored Q32.32 U: eta_q32 = ⌈η·2^32⌉)
         let (w_q8, branch) = if self.u_q32 >= cfg.eta_q32
             || u32::from(self.inc_stage) >= u32::from(cfg.params.max_stage)
         {
-            // Eqn 4 / Alg. 1 l.12: W = Wc/(U/η) + W_AI
+            // Eqn 4 / HPCC Alg. 1 l.12: W = Wc/(U/η) + W_AI
             let w = md_q8(self.wc_q8, self.u_q32, cfg).saturating_add(cfg.w_ai_q8);
             if update_wc {
-                self.inc_stage = 0; // l.13
+                self.inc_stage = 0; // HPCC Alg. 1 l.13
             }
             (w, Branch::Md)
         } else {
-            // Alg. 1 l.16: W = Wc + W_AI (saturating: a window)
+            // HPCC Alg. 1 l.16: W = Wc + W_AI (saturating: a window)
             let w = self.wc_q8.saturating_add(cfg.w_ai_q8);
             if update_wc {
-                self.inc_stage = self.inc_stage.saturating_add(1); // l.17
+                self.inc_stage = self.inc_stage.saturating_add(1); // HPCC Alg. 1 l.17
             }
             (w, Branch::Ai)
         };
-        // Issue §2: clamp W to [W_min, W_max]
+        // docs/hpcc.md § 2: clamp W to [W_min, W_max]
         self.w_q8 = w_q8.max(cfg.w_min_q8).min(cfg.w_max_q8); // W_min ≤ W_max (config)
         if update_wc {
-            // l.13/17: Wc = W ; l.23: lastUpdateSeq = snd_nxt
+            // HPCC Alg. 1 l.13/l.17: Wc = W; HPCC Alg. 1 l.23: lastUpdateSeq = snd_nxt
             self.wc_q8 = self.w_q8;
             self.last_update_seq = snd_nxt;
         }
-        // l.25: R = W/T (computed by the callers that want it: Config::rate_bps)
+        // HPCC Alg. 1 l.25: R = W/T (computed by the callers that want it: Config::rate_bps)
         branch
     }
 }
@@ -800,7 +802,7 @@ fn sat_u32(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-/// One hop's telemetry units as Algorithm 1 reads them (Eqn 2, Alg. 1 l.5), for a record laid
+/// One hop's telemetry units as Algorithm 1 reads them (Eqn 2, HPCC Alg. 1 l.5), for a record laid
 /// out as Fig. 7's INT hop (`B` 4 bits, `ts` 24-bit ns, `tx` a 20-bit counter, `qlen` 16 bits).
 /// HPCC's INT hop ([`IntHop`]: 128-byte tx units, 80-byte queue units) is one format; a
 /// switch-telemetry record packed into that layout with other units (cc-pcc's) is another:
@@ -825,9 +827,9 @@ impl HopSample for IntHop {
     const TX_UNIT_BYTES: u32 = int::TX_UNIT_BYTES;
 }
 
-/// MeasureInflight (Alg. 1 l.1–7) over every hop of `body`: each hop's record is replaced
-/// (l.26); the busiest hop's `(N, Δts)` ([`hop_numerator`]), `None` when no hop measured a
-/// rate.
+/// MeasureInflight (HPCC Alg. 1 l.1–7) over every hop of `body`: each hop's record is replaced
+/// (HPCC Alg. 1 l.26); the busiest hop's `(N, Δts)` ([`hop_numerator`]), `None` when no hop
+/// measured a rate.
 ///
 /// The busiest hop is chosen exactly: `u' = N/(12.5·T·Δts)` with the integer
 /// [`hop_numerator`] `N`, so `u'_i > u'_j ⇔ N_i·Δts_j > N_j·Δts_i` (the strict `>` keeps the
@@ -850,7 +852,7 @@ fn measure_inflight<H: HopSample>(
             continue; // Δts = 0: no rate can be measured on this hop
         };
         let n = hop_numerator::<H>(cfg, &d);
-        // Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u'.
+        // HPCC Alg. 1 l.6–7: u = u'; τ = Δts, for the largest u'.
         if best.is_none_or(|(n_b, dts_b)| cross_gt(n, dts_b.get(), n_b, d.dts.get())) {
             best = Some((n, d.dts));
         }
@@ -858,7 +860,7 @@ fn measure_inflight<H: HopSample>(
     best
 }
 
-/// One hop's deltas against its previous record (Alg. 1 l.5): `Δts` (ns, mod 2^24, non-zero),
+/// One hop's deltas against its previous record (HPCC Alg. 1 l.5): `Δts` (ns, mod 2^24, non-zero),
 /// `Δtx` (tx units, mod 2^20), `qmin = min(qlen, qlen_old)` (queue units) and the speed code.
 #[derive(Clone, Copy)]
 struct HopDelta {
@@ -899,9 +901,9 @@ fn cross_gt(n1: u64, d2: u32, n2: u64, d1: u32) -> bool {
     }
 }
 
-/// Reads one hop's wire bytes `c` against its stored record `prev`, which it replaces (Alg. 1
-/// l.26: `L = ack.L`, on every ACK): the hop's [`HopDelta`], `None` when `Δts = 0` (no rate can
-/// be measured on the hop).
+/// Reads one hop's wire bytes `c` against its stored record `prev`, which it replaces
+/// (HPCC Alg. 1 l.26: `L = ack.L`, on every ACK): the hop's [`HopDelta`], `None` when `Δts = 0` (no
+/// rate can be measured on the hop).
 #[inline(always)]
 fn hop_read(c: [u8; 8], prev: &mut HopPrev) -> Option<HopDelta> {
     let [old0, old1] = *prev;
@@ -919,10 +921,10 @@ fn hop_read(c: [u8; 8], prev: &mut HopPrev) -> Option<HopDelta> {
     })
 }
 
-/// Alg. 1 l.9 with weight `τ/T = 1` (`Δts ≥ T`): `U = u = N/(12.5·T·Δts)` in Q32.32 ([`u_q32_of`],
-/// within its `2^-29` relative), placed on the **exact** side of `η` so that ComputeWind's
-/// `U ≥ η` test (`U ≥ ⌈η·2^32⌉`) gives the exact answer for `u`, as the reference's rational
-/// test does, even when `u = η` exactly:
+/// HPCC Alg. 1 l.9 with weight `τ/T = 1` (`Δts ≥ T`): `U = u = N/(12.5·T·Δts)` in Q32.32
+/// ([`u_q32_of`], within its `2^-29` relative), placed on the **exact** side of `η` so that
+/// ComputeWind's `U ≥ η` test (`U ≥ ⌈η·2^32⌉`) gives the exact answer for `u`, as the reference's
+/// rational test does, even when `u = η` exactly:
 ///
 /// `u ≥ η ⇔ N/(12.5·T·Δts) ≥ η_num/η_den ⇔ 2·η_den·N ≥ 25·T·η_num·Δts`,
 ///
@@ -993,7 +995,7 @@ fn u_q32_of(cfg: &Config, n: u64, dts: NonZeroU32) -> u64 {
     }
 }
 
-/// Alg. 1 l.9 for `τ = Δts < T` in 32-bit words: `U' = U − (τ/T)·U + N/(12.5·T²)` with `U` in
+/// HPCC Alg. 1 l.9 for `τ = Δts < T` in 32-bit words: `U' = U − (τ/T)·U + N/(12.5·T²)` with `U` in
 /// Q4.28 (one `u32`), the weight `w = τ/T` in Q0.32 (`τ·(2^32/T)`: one 32×32 product) and
 /// `A = (τ/T)·u = N/(12.5·T²)` as one `mulhu` and a shift — about 20 instructions where the
 /// exact 96-bit step ([`ewma_q32`]) costs about 80.
@@ -1177,3 +1179,8 @@ fn md_q8_general(wc_q8: u32, u_q32: u64, cfg: &Config) -> u32 {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -159,7 +159,7 @@ fn config_rejects_invalid_values() {
     );
 }
 
-/// MeasureInflight by hand (paper Eqn 2, Alg. 1 l.4–9), T = 13 µs, 100G hop (B = 12.5 B/ns,
+/// MeasureInflight by hand (paper Eqn 2, HPCC Alg. 1 l.4–9), T = 13 µs, 100G hop (B = 12.5 B/ns,
 /// B·T = 162 500 B):
 ///   previous hop: ts = 1 000, tx = 0, qlen = 100 (8 000 B)
 ///   this hop:     ts = 2 000, tx = 100 (12 800 B), qlen = 200
@@ -190,7 +190,7 @@ fn worked_measure_inflight_then_md() {
     assert_eq!(r.inc_stage, 0);
 }
 
-/// ComputeWind by hand (Alg. 1 l.11–20) with U = 0.5 exactly (τ ≥ T, so U = u):
+/// ComputeWind by hand (HPCC Alg. 1 l.11–20) with U = 0.5 exactly (τ ≥ T, so U = u):
 ///   hop: Δts = 16 384 ns, Δtx = 800 units = 102 400 B → txRate = 6.25 B/ns, /B = 0.5; qlen 0.
 ///   AI (U < η, incStage 0 < 5): W = Wc + W_AI = 100 000 + 80 = 100 080 B; incStage → 1.
 ///   With incStage = 5 (= maxStage): MD, W = Wc/(U/η) + W_AI = 50 000·0.95/0.5 + 80 = 95 080 B.
@@ -331,11 +331,11 @@ fn first_hop_wins_ties_and_max_hop_sets_tau() {
     assert!((u_f(s.u().to_bits()) - (1.0 + 0.024 / 13.0)).abs() < 1e-6);
 }
 
-/// Issue 8: a long flow's byte sequence numbers pass 2^32 (a 100 Gb/s flow every 0.34 s).
-/// `lastUpdateSeq` = 2^32 − 500; the next ACK carries 300 (wrapped: 800 after it in serial
-/// order), so it is an update ACK: Wc follows W and `lastUpdateSeq` moves to `snd_nxt` = 2 000.
-/// Then 1 000 (before 2 000: W moves, Wc does not) and 2 100 (after it: update again). A plain
-/// `>` (300 > 4 294 966 796 is false) froze Wc at the wrap for good.
+/// docs/hpcc.md § 2 ("Sequence numbers"): a long flow's byte sequence numbers pass 2^32 (a 100 Gb/s
+/// flow every 0.34 s). `lastUpdateSeq` = 2^32 − 500; the next ACK carries 300 (wrapped: 800 after
+/// it in serial order), so it is an update ACK: Wc follows W and `lastUpdateSeq` moves to `snd_nxt`
+/// = 2 000. Then 1 000 (before 2 000: W moves, Wc does not) and 2 100 (after it: update again). A
+/// plain `>` (300 > 4 294 966 796 is false) froze Wc at the wrap for good.
 #[test]
 fn wc_updates_after_seq_wraps_2_pow_32() {
     let c = Config::PAPER;
@@ -383,10 +383,10 @@ fn seq_after_is_serial_number_order() {
     assert!(seq_after(0, (1 << 31) + 1));
 }
 
-/// Issue 8, item 4: with τ ≥ T, U = u and the `U ≥ η` test is exact on `u = η`:
-/// 100G hop, T = 13 000, Δts = 16 384 ≥ T, qlen 0, Δtx = 1 520 units:
-/// u = 1 520·128 B / (16 384 ns · 12.5 B/ns) = 194 560 / 204 800 = 0.95 = η exactly → MD, with
-/// W = Wc/(U/η) + W_AI = Wc + W_AI. One unit less of Δtx (u = 0.949 375) → AI.
+/// docs/hpcc.md § 2 ("`U ≥ η` when τ ≥ T"): with τ ≥ T, U = u and the `U ≥ η` test is exact on `u =
+/// η`: 100G hop, T = 13 000, Δts = 16 384 ≥ T, qlen 0, Δtx = 1 520 units: u = 1 520·128 B / (16 384
+/// ns · 12.5 B/ns) = 194 560 / 204 800 = 0.95 = η exactly → MD, with W = Wc/(U/η) + W_AI = Wc +
+/// W_AI. One unit less of Δtx (u = 0.949 375) → AI.
 #[test]
 fn eta_test_is_exact_when_u_equals_eta_at_full_weight() {
     let c = Config::PAPER;

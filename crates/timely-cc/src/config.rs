@@ -6,7 +6,7 @@
 
 pub use cc_math::Ratio;
 
-/// The user-facing parameters (TIMELY §4–§6, names as in the issue; every rate in bit/s, every
+/// The user-facing parameters (TIMELY §4–§6, names as in docs/timely.md; every rate in bit/s, every
 /// time in ns). Build a [`Config`] from them with [`Config::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -44,9 +44,9 @@ pub struct Params {
 }
 
 impl Params {
-    /// The issue's parameters (TIMELY §6 defaults): 10 Gb/s line, min 10 Mb/s, max = init = line
-    /// rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 0.875, `β` 0.8, `δ` 10 Mb/s,
-    /// HAI `N` = 5 after 5 completions; optional rules off.
+    /// The paper's parameters (TIMELY §6 defaults, docs/timely.md § "API"): 10 Gb/s line, min 10
+    /// Mb/s, max = init = line rate, `T_low` 50 µs, `T_high` 500 µs, `minRTT` 20 µs, `α` 0.875, `β`
+    /// 0.8, `δ` 10 Mb/s, HAI `N` = 5 after 5 completions; optional rules off.
     pub const DEFAULT: Self = Self {
         line_rate_bps: 10_000_000_000,
         min_rate_bps: 10_000_000,
@@ -119,8 +119,8 @@ pub const RTT_FRAC_BITS: u32 = 4;
 /// The largest `T_high`: `2^27 − 1` ns ≈ 134.2 ms, so that a saturated RTT
 /// ([`RTT_SAT_Q4`]) is always above it.
 pub const MAX_RTT_NS: u32 = (1 << 27) - 1;
-/// Every RTT saturates here: `2^31 − 1` in `Q27.4` ns ≈ 134.2 ms (the issue's convention, on
-/// both sides of the comparison); `rtt_diff` stays within `±RTT_SAT_Q4` (in `Q27.36`).
+/// Every RTT saturates here: `2^31 − 1` in `Q27.4` ns ≈ 134.2 ms (docs/timely.md § "Conventions",
+/// on both sides of the comparison); `rtt_diff` stays within `±RTT_SAT_Q4` (in `Q27.36`).
 pub const RTT_SAT_Q4: u32 = (1 << 31) - 1;
 /// `α` must be at least `1/MIN_ALPHA_INV` (below it the residual countdown of a run of
 /// identical RTTs would not fit its `i16`).
@@ -170,7 +170,7 @@ pub struct Config {
     pub(crate) bg_lshift: u8,
     pub(crate) bg_mul: u32,
     /// Serialisation delay in Q4 ns = `⌊bytes·M / 2^32⌋ = bytes·ser_m_hi + mulhu(bytes,
-    /// ser_m_lo)` with `M = ⌊2^32·128·10^9 / line_rate⌋` (the issue's convention).
+    /// ser_m_lo)` with `M = ⌊2^32·128·10^9 / line_rate⌋` (docs/timely.md § "Conventions").
     pub(crate) ser_m_hi: u32,
     pub(crate) ser_m_lo: u32,
     /// The smallest segment whose delay is ≥ 2^31 Q4 (134 ms, more than any span the 32-bit
@@ -347,7 +347,7 @@ impl Config {
         {
             return Err(ConfigError::AppLimitedOutOfRange);
         }
-        // Alg. 1 g = rtt_diff/minRTT; β·g ≥ 1 ⇔ rtt_diff_q4 ≥ 16·minRTT·β_den/β_num =: D.
+        // TIMELY Alg. 1 g = rtt_diff/minRTT; β·g ≥ 1 ⇔ rtt_diff_q4 ≥ 16·minRTT·β_den/β_num =: D.
         let d_num = 16 * p.min_rtt_ns as u128 * b.den as u128;
         let d_den = b.num as u128;
         let dthr = {
@@ -480,7 +480,7 @@ impl Config {
         &self.params
     }
 
-    /// The issue's defaults ([`Params::DEFAULT`]), built at compile time.
+    /// The paper's defaults ([`Params::DEFAULT`]), built at compile time.
     #[allow(clippy::panic)] // const evaluation: a failure is a compile error, never a run-time panic
     pub const DEFAULT: Self = match Self::new(Params::DEFAULT) {
         Ok(c) => c,

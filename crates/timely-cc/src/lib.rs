@@ -23,16 +23,17 @@
 //! ```
 //!
 //! # Conventions (the f64 reference in `sim-host` follows the same)
-//! * RTT engine (§3), one exact integer convention for both sides (issue 8): with
-//!   `M = ⌊2^32·128·10^9 / line_rate_bps⌋` (computed once in [`Config`]),
-//!   `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)`: the RTT in
-//!   1/16 ns, serialisation removed, saturating at ≈ 134.2 ms. An event with
-//!   `t_complete < t_send` is rejected: no state change, [`Branch::Skip`].
+//! * RTT engine (§3), one exact integer convention for both sides (docs/timely.md § "Conventions"):
+//!   with `M = ⌊2^32·128·10^9 / line_rate_bps⌋` (computed once in [`Config`]), `rtt_q4 =
+//!   clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)`: the RTT in 1/16 ns,
+//!   serialisation removed, saturating at ≈ 134.2 ms. An event with `t_complete < t_send` is
+//!   rejected: no state change, [`Branch::Skip`].
 //! * First valid sample: `prev_rtt = rtt`, `rtt_diff = 0`, rate unchanged ([`Branch::Init`]).
 //! * Then Algorithm 1 with the HAI counter, then clamp to `[min_rate, max_rate]`.
 //!
 //! # Number formats
-//! The table at the end of this page (`docs/formats/timely.md`, shared with docs/timely.md).
+//! The table at the end of this page (the crate's `docs/formats.md`, which the repository's
+//! docs/timely.md links to).
 //!
 //! The EWMA keeps 64 bits below the RTT's resolution. Its sign picks `inc`/`hai` or `dec`, and
 //! with `Q.4` inputs and a dyadic `α` (7/8) the EWMA often cancels exactly but for the tail of
@@ -50,7 +51,7 @@
 //! 0 (or stalls at −2^-68 ns) only the countdown's sign remains, with no effect on the rate.
 //! docs/timely.md measures the agreement.
 #![doc = "\n"]
-#![doc = include_str!("../../../docs/formats/timely.md")]
+#![doc = include_str!("../docs/formats.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(
@@ -362,7 +363,7 @@ const FAST_DT_NS: u32 = 1 << 27;
 /// `|rtt_diff|` never exceeds the RTT's range: `RTT_SAT_Q4` in `Q27.68`.
 const DIFF_MAX_Q68: i128 = (RTT_SAT_Q4 as i128) << 64;
 
-/// Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
+/// TIMELY Alg. 1's final clamp of the rate to `[min_rate, max_rate]` (`min ≤ max` by construction).
 #[inline(always)]
 const fn clamp(cfg: &Config, r: u32) -> u32 {
     if r > cfg.max_rate_u {
@@ -428,7 +429,7 @@ impl State {
     /// sets a residual with `rtt_diff`'s sign, and the decay step relies on that.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // splitting a 96-bit value into its words
-    pub const fn from_raw(p: RawParts) -> Self {
+    pub const fn from_raw_parts(p: RawParts) -> Self {
         let d = p.rtt_diff_ns.to_bits();
         let d = if d > DIFF_MAX_Q68 {
             DIFF_MAX_Q68
@@ -454,7 +455,15 @@ impl State {
         }
     }
 
-    /// The raw parts (inverse of [`from_raw`](Self::from_raw)).
+    /// The old name of [`from_raw_parts`](Self::from_raw_parts), kept only until sim-host's
+    /// caller (src/timely/lockstep.rs) moves to the new one; then delete it.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn from_raw(p: RawParts) -> Self {
+        Self::from_raw_parts(p)
+    }
+
+    /// The raw parts (inverse of [`from_raw_parts`](Self::from_raw_parts)).
     #[must_use]
     pub const fn raw_parts(&self) -> RawParts {
         RawParts {
@@ -510,11 +519,11 @@ impl State {
         ((self.diff_hi as i128) << 64) | ((self.diff_mid as i128) << 32) | self.diff_lo as i128
     }
 
-    /// The RTT engine (§3) with the issue's exact convention, in 1/16 ns (`U28F4`):
-    /// `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)` with
-    /// `M = ⌊2^32·128·10^9 / line_rate⌋` (the serialisation delay per byte in 1/16 ns, `Q.32`,
-    /// from [`Config`]). `None` when `t_complete < t_send`. Any RTT of 134.2 ms or more
-    /// saturates at [`RTT_MAX`].
+    /// The RTT engine (§3) with the exact convention of docs/timely.md § "Conventions", in 1/16 ns
+    /// (`U28F4`): `rtt_q4 = clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)` with
+    /// `M = ⌊2^32·128·10^9 / line_rate⌋` (the serialisation delay per byte in 1/16 ns, `Q.32`, from
+    /// [`Config`]). `None` when `t_complete < t_send`. Any RTT of 134.2 ms or more saturates at
+    /// [`RTT_MAX`].
     #[must_use]
     pub fn rtt_ns(cfg: &Config, ev: &Completion) -> Option<U28F4> {
         Self::rtt_q4(cfg, ev).map(U28F4::from_bits)
@@ -703,13 +712,13 @@ impl State {
             self.resid = 0;
             return Outcome::new(Branch::Init, self.rate_u);
         }
-        // Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
+        // TIMELY Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
         // Both in [0, 2^31): the difference fits i32.
         let nd = rtt as i32 - prev as i32;
         let (h, m, l) = (self.diff_hi, self.diff_mid, self.diff_lo);
         // `rtt_diff` is 0 and stays 0: a `g > 0` from the countdown alone cuts by nothing.
         let mut vanished = false;
-        // Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
+        // TIMELY Alg. 1: rtt_diff = (1 − α)·rtt_diff + α·new_rtt_diff
         let g_pos = if nd != 0 {
             let (h2, m2, l2) = ewma(cfg, h, m, l, nd);
             self.prev_rtt_q4 = rtt;
@@ -740,25 +749,25 @@ impl State {
             self.hold(cfg, r)
         };
         if rtt < cfg.t_low_q4 {
-            // Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
+            // TIMELY Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
             return self.increase(cfg, Branch::Low, cfg.inc, cfg.delta_u, bytes, sending_bps);
         }
         if rtt > cfg.t_high_q4 {
-            // Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
+            // TIMELY Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
             return Self::high(cfg, self, rtt, bytes);
         }
         if !g_pos {
-            // Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events in a
+            // TIMELY Alg. 1: normalized_gradient ≤ 0: N = hai_n after hai_after such events in a
             // row, else 1. The count saturates at 255 (it only needs "≥ hai_after"):
             // `hai_from ≤ 256`, so below it `c` fits the u8; at or above it `c ≤ 256`.
             let c = u32::from(self.hai_count) + 1;
             if c < cfg.hai_from {
                 self.hai_count = c as u8;
-                // Alg. 1: rate ← rate + δ
+                // TIMELY Alg. 1: rate ← rate + δ
                 return self.increase(cfg, Branch::Inc, cfg.inc, cfg.delta_u, bytes, sending_bps);
             }
             self.hai_count = (c - (c >> 8)) as u8;
-            // Alg. 1: rate ← rate + N·δ (`hai_branch` is `Inc` when N = 1)
+            // TIMELY Alg. 1: rate ← rate + N·δ (`hai_branch` is `Inc` when N = 1)
             return self.increase(
                 cfg,
                 cfg.hai_branch,
@@ -768,7 +777,7 @@ impl State {
                 sending_bps,
             );
         }
-        // Alg. 1: rate ← rate · (1 − β · normalized_gradient)
+        // TIMELY Alg. 1: rate ← rate · (1 − β · normalized_gradient)
         self.hai_count = 0;
         self.dec(cfg, bytes, vanished)
     }
@@ -786,12 +795,12 @@ impl State {
         st.step::<true>(cfg, rtt, bytes, sending_bps)
     }
 
-    /// Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 − α)·rtt_diff`
-    /// with the residual countdown `r ≠ 0` or just started. `rtt_diff` keeps decaying and
-    /// steering the rate; once it stalls (reaches 0, or stays at its value: `−1` ulp for a
-    /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's
-    /// sign remains, with no effect on the rate. Returns whether `g > 0`: the sign of `r`,
-    /// which is `rtt_diff`'s.
+    /// TIMELY Alg. 1's EWMA for an identical RTT (`new_rtt_diff = 0`): `rtt_diff ← (1 −
+    /// α)·rtt_diff` with the residual countdown `r ≠ 0` or just started. `rtt_diff` keeps decaying
+    /// and steering the rate; once it stalls (reaches 0, or stays at its value: `−1` ulp for a
+    /// shift) or the f64 gradient flushes after this sample (`|r| ≤ 1`), only the countdown's sign
+    /// remains, with no effect on the rate. Returns whether `g > 0`: the sign of `r`, which is
+    /// `rtt_diff`'s.
     #[inline(always)]
     #[allow(clippy::arithmetic_side_effects)] // countdown toward 0 (|r| ≤ i16::MAX)
     fn hold(&mut self, cfg: &Config, r: i16) -> bool {
@@ -810,7 +819,7 @@ impl State {
         self.diff_lo = l2;
         self.resid = r2;
         // g > 0 ⇔ r > 0: the countdown has rtt_diff's sign (set so at the run's first sample,
-        // kept so by `from_raw`), the floored shift keeps that sign until rtt_diff is 0, and
+        // kept so by `from_raw_parts`), the floored shift keeps that sign until rtt_diff is 0, and
         // from then on the countdown's sign is the gradient's.
         r > 0
     }
@@ -927,7 +936,7 @@ impl State {
         Outcome::new(branch, st.rate_u)
     }
 
-    /// Alg. 1 `rate ← rate·(1 − β·g)` for `g > 0`, `g = rtt_diff/minRTT`: `β·g` by
+    /// TIMELY Alg. 1 `rate ← rate·(1 − β·g)` for `g > 0`, `g = rtt_diff/minRTT`: `β·g` by
     /// [`beta_g_q32`], then [`apply_cut`](Self::apply_cut); inline while per-completion scaling
     /// is off, where below `dthr` `β·g` is one shift and one `mulhu` and from `dthr` on
     /// `β·g ≥ 1` takes the rate to `min_rate`. `vanished`: `rtt_diff = 0` with a positive
@@ -1003,7 +1012,7 @@ impl State {
         self.rate_u = clamp(cfg, r);
     }
 
-    /// Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`),
+    /// TIMELY Alg. 1 `T_high` branch: `rate ← rate·(1 − β·(1 − T_high/rtt))` (`rtt > T_high`),
     /// optionally scaled (§5); the HAI counter restarts. The cut `β − β·T_high/rtt` from
     /// [`t_high_cut_q32`], then [`apply_cut`](Self::apply_cut).
     #[cold]
@@ -1040,7 +1049,7 @@ impl State {
     }
 }
 
-/// Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, on the three words
+/// TIMELY Alg. 1: `rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff` in `Q27.68` ns, on the three words
 /// `(h, m, l)` of `d = h·2^64 + m·2^32 + l`, with `new_rtt_diff = nd` in `Q.4` (`N = nd·2^64`):
 /// * `⌊(1 − α)·d⌋`: for `1 − α = 2^-k` (the paper's `α = 7/8`: `k = 3`) `d` shifted right by
 ///   `k` across the three words; for any other `α` the product with `(1 − α)` in `Q0.32`
@@ -1111,7 +1120,7 @@ fn ewma_product(cfg: &Config, h: i32, m: u32, l: u32, nd: i32) -> (i32, u32, u32
     plus_alpha_n(cfg, r_top, t0 as u32, nd)
 }
 
-/// Alg. 1's `T_high` cut `β·(1 − T_high/rtt)` in `Q32` for `rtt > T_high` (below 2^32, at
+/// TIMELY Alg. 1's `T_high` cut `β·(1 − T_high/rtt)` in `Q32` for `rtt > T_high` (below 2^32, at
 /// least 0): `β·T_high/rtt` in `Q29` as one `mulhu` of the config's mantissa of `β·T_high`
 /// ([`Config`]'s `bt_norm`) and cc-math's refined reciprocal (table and one Newton step,
 /// ≤ 2^-30) of the `rtt` normalised by [`normalize_by_table`], then `β − ·` in `Q31`. Error:
@@ -1209,3 +1218,8 @@ fn ratio_q30(num: u32, den: u64) -> u32 {
 
 #[cfg(test)]
 mod tests;
+
+// The README (what crates.io shows) runs its example as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,4 +1,4 @@
-//! Unit tests: worked numbers from the paper's Algorithm 1 and the defaults, the branch
+//! Unit tests: worked numbers from the paper's Algorithm 1 and its §6 defaults, the branch
 //! rules, config validation, and proptest invariants (rate within bounds, nothing panics).
 #![allow(
     clippy::float_arithmetic,
@@ -21,7 +21,7 @@ fn ev(t: u64, rtt_ns: u64) -> Completion {
 
 /// A state from raw parts with `rtt_diff` given in `Q.4` ns.
 fn raw(rate: u32, prev: u32, diff_q4: i64, resid: i16, cnt: u8, started: bool) -> State {
-    State::from_raw(RawParts {
+    State::from_raw_parts(RawParts {
         rate_u128bps: rate,
         prev_rtt_ns: U28F4::from_bits(prev),
         rtt_diff_ns: I60F68::from_bits(i128::from(diff_q4) << 64),
@@ -217,8 +217,8 @@ fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
     );
 }
 
-/// The convention: every RTT of 2^31 − 1 Q4 (134.2 ms) or more saturates there, on the
-/// RTT engine's output, `prev_rtt` and the `T_high` ratio alike.
+/// docs/timely.md § "Conventions": every RTT of 2^31 − 1 Q4 (134.2 ms) or more saturates there, on
+/// the RTT engine's output, `prev_rtt` and the `T_high` ratio alike.
 #[test]
 fn rtt_above_134ms_saturates() {
     let mut st = started(100_000);
@@ -791,7 +791,7 @@ proptest! {
 
     #[test]
     fn arbitrary_raw_state_is_safe(rate: u32, prev: u32, diff: i128, resid: i16, cnt: u8, s: bool, t: u64, d in 0u64..300_000_000, bytes: u32) {
-        let mut st = State::from_raw(RawParts { rate_u128bps: rate, prev_rtt_ns: U28F4::from_bits(prev), rtt_diff_ns: I60F68::from_bits(diff), residual: resid, hai_count: cnt, started: s });
+        let mut st = State::from_raw_parts(RawParts { rate_u128bps: rate, prev_rtt_ns: U28F4::from_bits(prev), rtt_diff_ns: I60F68::from_bits(diff), residual: resid, hai_count: cnt, started: s });
         let u = st.on_completion(&CFG, &Completion::new(t, t.saturating_add(d), bytes));
         prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == Branch::Init);
     }
@@ -995,7 +995,7 @@ proptest! {
         } else {
             (Branch::Inc, cfg.inc, cfg.delta_u)
         };
-        let mut fast = State::from_raw(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
+        let mut fast = State::from_raw_parts(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
         let mut general = fast;
         let a = fast.increase(&cfg, branch, range, step, 1500, sending);
         let b = State::grow(&cfg, &mut general, branch, 1500, sending);
@@ -1053,7 +1053,7 @@ proptest! {
             Some(cfg) => *cfg,
             None => Config::new(Params { per_completion_scaling: true, ..Params::DEFAULT }).unwrap(),
         };
-        let st = State::from_raw(RawParts { rate_u128bps: rate, residual: resid, hai_count: 3, started: true, ..RawParts::default() });
+        let st = State::from_raw_parts(RawParts { rate_u128bps: rate, residual: resid, hai_count: 3, started: true, ..RawParts::default() });
         let (mut fast, mut general) = (st, st);
         let a = fast.dec(&cfg, 1500, true);
         let b = State::dec_general(&cfg, &mut general, 1500);
@@ -1134,7 +1134,7 @@ proptest! {
     }
 }
 
-/// `from_raw` keeps a residual only with `rtt_diff`'s sign (or with `rtt_diff = 0`, either
+/// `from_raw_parts` keeps a residual only with `rtt_diff`'s sign (or with `rtt_diff = 0`, either
 /// sign): a residual against a non-zero `rtt_diff`'s sign is dropped, and the next identical
 /// sample starts the countdown from `rtt_diff` as after any other sample.
 #[test]

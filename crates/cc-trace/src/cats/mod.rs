@@ -38,7 +38,7 @@ pub struct Row {
     pub bytes: Option<u64>,
 }
 
-/// A decoded trace event (issue 4 §2).
+/// A decoded trace event (docs/cats.md § "`sim-host replay cats`").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     /// Queue a message of `len_bytes` at `prio`, then make exactly one feed attempt.

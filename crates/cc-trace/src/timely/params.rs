@@ -160,7 +160,7 @@ pub fn build(trace: &Path, params: &[Param]) -> Result<Both, InputError> {
             }
         }
     }
-    // The defaults tie max and init to the line rate.
+    // The defaults tie max and init to the line rate (docs/timely.md § "API").
     if !max_set {
         p.max_rate_bps = p.line_rate_bps;
     }

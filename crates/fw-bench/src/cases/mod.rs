@@ -10,8 +10,8 @@
 //!    the sample with the branch the callee reports (e.g. the `CcTimelyBranch` written to an out
 //!    pointer, read back with `m.read_u32`). State stays in simulated memory between calls, so
 //!    each call sees the state the previous events left, as on the NIC.
-//! 2. Add a `Case { … }` line to [`CASES`] with the issue's goal per row (a `fn(&str) -> Option<Goal>`
-//!    of the case label).
+//! 2. Add a `Case { … }` line to [`CASES`] with the goal per row (docs/performance.md § "The
+//!    budget") (a `fn(&str) -> Option<Goal>` of the case label).
 //! 3. Add the symbol prefix to `names::PREFIX_CRATES` if it is new (size attribution).
 //!
 //! Nothing else changes: the table, the goals column, `--profile` and `scripts/perf-report.sh`
@@ -113,7 +113,8 @@ pub struct Case {
     pub symbol: &'static str,
     /// The ELF it lives in.
     pub image: Image,
-    /// The issues' goal for the median of each row (by its case label), if any.
+    /// The goal (docs/performance.md § "The budget") for the median of each row (by its case
+    /// label), if any.
     pub goal: fn(&str) -> Option<Goal>,
     /// Runs the calls and returns labelled samples.
     pub run: fn(&mut Machine, &Ctx) -> Result<Vec<Sample>>,
@@ -127,7 +128,8 @@ const fn at_most(median_max: u64) -> Option<Goal> {
     Some(Goal { median_max })
 }
 
-/// Issue 19: per completion `low`/`inc` ≤ 60, `hai`/`dec` ≤ 70, `high` ≤ 120.
+/// docs/performance.md § "The budget": per completion `low`/`inc` ≤ 60, `hai`/`dec` ≤ 70, `high` ≤
+/// 120.
 fn timely_goal(case: &str) -> Option<Goal> {
     match case {
         "low" | "inc" => at_most(60),
@@ -137,7 +139,8 @@ fn timely_goal(case: &str) -> Option<Goal> {
     }
 }
 
-/// Issue 19: per ACK, 1 hop `ai` ≤ 100 / `md` ≤ 125, 3 hops ≤ 200 / 240, 5 hops ≤ 280 / 330.
+/// docs/performance.md § "The budget": per ACK, 1 hop `ai` ≤ 100 / `md` ≤ 125, 3 hops ≤ 200 / 240,
+/// 5 hops ≤ 280 / 330.
 fn hpcc_goal(case: &str) -> Option<Goal> {
     match case {
         "1 hop, ai" => at_most(100),
@@ -150,7 +153,7 @@ fn hpcc_goal(case: &str) -> Option<Goal> {
     }
 }
 
-/// Issue 19: sending ≤ 50, a deadlock resolution ≤ 120.
+/// docs/performance.md § "The budget": sending ≤ 50, a deadlock resolution ≤ 120.
 fn cats_goal(case: &str) -> Option<Goal> {
     match case {
         "send" => at_most(50),
@@ -159,7 +162,7 @@ fn cats_goal(case: &str) -> Option<Goal> {
     }
 }
 
-/// Issue 19: `next` sending ≤ 100, nothing due ≤ 60.
+/// docs/performance.md § "The budget": `next` sending ≤ 100, nothing due ≤ 60.
 fn pacer_next_goal(case: &str) -> Option<Goal> {
     if case.ends_with("send") {
         at_most(100)
@@ -168,7 +171,7 @@ fn pacer_next_goal(case: &str) -> Option<Goal> {
     }
 }
 
-/// Issue 19: `set_rate` ≤ 80.
+/// docs/performance.md § "The budget": `set_rate` ≤ 80.
 fn pacer_set_rate_goal(_: &str) -> Option<Goal> {
     at_most(80)
 }
@@ -210,7 +213,8 @@ pub const CASES: &[Case] = &[
         goal: no_goal,
         run: timely::run_on_rtt,
     },
-    // HPCC per ACK, one case per hop count (issue 19's goals per hop count and branch).
+    // HPCC per ACK, one case per hop count (the goals per hop count and branch of
+    // docs/performance.md § "The budget").
     Case {
         algorithm: "HPCC",
         symbol: "cc_hpcc_on_ack",
@@ -246,7 +250,7 @@ pub const CASES: &[Case] = &[
         goal: no_goal,
         run: cats::run_enqueue,
     },
-    // Pacer (issue 12): next ≤ 40, set_rate ≤ 60, at 16, 256 and 1024 flows.
+    // Pacer at 16, 256 and 1024 flows (goals: docs/performance.md § "The budget").
     Case {
         algorithm: "Pacer",
         symbol: "cc_pacer_next",
@@ -261,7 +265,8 @@ pub const CASES: &[Case] = &[
         goal: pacer_set_rate_goal,
         run: pacer::run_set_rate,
     },
-    // The f64 references on the same core (issue 11 §5: the fixed crates ≥ 30× fewer).
+    // The f64 references on the same core (docs/performance.md § "The budget": the fixed crates ≥
+    // 30× fewer).
     Case {
         algorithm: "TIMELY f64 ref.",
         symbol: "ref_timely_on_completion",

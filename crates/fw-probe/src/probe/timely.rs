@@ -67,7 +67,7 @@ pub extern "C" fn probe_timely_rtt_q4(
         .map_or(u64::MAX, |r| u64::from(r.to_bits()))
 }
 
-/// `State::from_raw` and the raw accessors (the re-seeding path).
+/// `State::from_raw_parts` and the raw accessors (the re-seeding path).
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "C" fn probe_timely_from_raw(
@@ -77,7 +77,7 @@ pub extern "C" fn probe_timely_from_raw(
     resid: i16,
     cnt: u8,
 ) -> u32 {
-    let st = State::from_raw(RawParts {
+    let st = State::from_raw_parts(RawParts {
         rate_u128bps: rate,
         prev_rtt_ns: U28F4::from_bits(prev),
         rtt_diff_ns: I60F68::from_bits(i128::from(diff) << 40),
