@@ -294,13 +294,6 @@ impl State {
         }
     }
 
-    /// The old name of [`from_raw_parts`](Self::from_raw_parts), kept only until sim-host's
-    /// caller (src/cats/lockstep.rs) moves to the new one; then delete it.
-    #[doc(hidden)]
-    pub const fn from_raw(debt_bytes: [u32; 4], in_debt_mask: u8) -> Self {
-        Self::from_raw_parts(debt_bytes, in_debt_mask)
-    }
-
     /// The debts `D_0..D_3`, bytes.
     pub const fn debt_bytes(&self) -> [u32; 4] {
         self.debt_bytes

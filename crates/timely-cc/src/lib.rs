@@ -455,14 +455,6 @@ impl State {
         }
     }
 
-    /// The old name of [`from_raw_parts`](Self::from_raw_parts), kept only until sim-host's
-    /// caller (src/timely/lockstep.rs) moves to the new one; then delete it.
-    #[doc(hidden)]
-    #[must_use]
-    pub const fn from_raw(p: RawParts) -> Self {
-        Self::from_raw_parts(p)
-    }
-
     /// The raw parts (inverse of [`from_raw_parts`](Self::from_raw_parts)).
     #[must_use]
     pub const fn raw_parts(&self) -> RawParts {

@@ -1138,7 +1138,7 @@ proptest! {
 /// sign): a residual against a non-zero `rtt_diff`'s sign is dropped, and the next identical
 /// sample starts the countdown from `rtt_diff` as after any other sample.
 #[test]
-fn a_residual_against_rtt_diffs_sign_is_dropped_by_from_raw() {
+fn a_residual_against_rtt_diffs_sign_is_dropped_by_from_raw_parts() {
     for (diff_q4, resid, kept) in [
         (5i64, -7i16, 0i16),
         (-5, 7, 0),

@@ -170,7 +170,7 @@ impl Lockstep {
             let r = &self.reference;
             let debts = r.debt.map(|d| d.clamp(0.0, f64::from(u32::MAX)) as u32);
             let mask = (0..4).fold(0u8, |m, q| if r.in_debt[q] { m | 1 << q } else { m });
-            self.fixed.set_state(State::from_raw(debts, mask));
+            self.fixed.set_state(State::from_raw_parts(debts, mask));
         }
     }
 }

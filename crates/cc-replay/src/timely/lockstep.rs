@@ -62,7 +62,7 @@ fn quantise_with(r: &RefState, rp: &RefParams, memo: &mut DecayMemo) -> State {
     } else {
         0
     };
-    State::from_raw(RawParts {
+    State::from_raw_parts(RawParts {
         rate_u128bps: rate_u,
         prev_rtt_ns: U28F4::from_bits(prev),
         rtt_diff_ns: I60F68::from_bits(d as i128),
