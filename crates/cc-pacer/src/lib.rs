@@ -1156,18 +1156,6 @@ impl<const N: usize, const X: usize> Pacer<N, X> {
         Some(lower.max(Instant::from_raw(self.line_free)))
     }
 
-    /// The first flow filed in level 0 and its slot (`page·1024 + slot`, modulo 2^22), if any:
-    /// for tests and host tools.
-    #[must_use]
-    pub fn first_filed(&self) -> Option<(u32, FlowId)> {
-        let k = self.wheel.l0_first(self.page)?;
-        #[allow(clippy::cast_possible_truncation)] // k < 2048, its bit 10 the page's parity
-        Some((
-            ((self.page << 10) | k as u32) & 0x3F_FFFF,
-            FlowId::from_index(self.wheel.l0_head(k)),
-        ))
-    }
-
     /// When the line is free again.
     #[must_use]
     pub fn line_free(&self) -> Instant {

@@ -29,7 +29,7 @@
 //! did it.
 
 /// Marks the end of a list and an empty slot.
-pub const NIL: u16 = u16::MAX;
+pub(crate) const NIL: u16 = u16::MAX;
 /// log2 of the slot width in time units (1/16 ns): 2^10 = 64 ns.
 pub const SLOT_SHIFT: u32 = 10;
 /// log2 of the page length in time units: 1024 slots of 64 ns = 2^20 units ≈ 65.5 µs.
@@ -39,7 +39,7 @@ pub const L0_SLOTS: usize = 1 << (PAGE_SHIFT - SLOT_SHIFT);
 /// Pages in level 1: the horizon is `L1_PAGES − 1` pages ahead of the current one.
 pub const L1_PAGES: usize = 2048;
 /// Page numbers wrap with the clock: `2^32 >> PAGE_SHIFT` = 4096.
-pub const PAGE_MASK: u32 = (1 << (32 - PAGE_SHIFT)) - 1;
+pub(crate) const PAGE_MASK: u32 = (1 << (32 - PAGE_SHIFT)) - 1;
 
 /// Level-0 slots of both pages, and the mask of an index into them (page parity, slot).
 const L0_BOTH: usize = 2 * L0_SLOTS;
@@ -71,7 +71,7 @@ pub(crate) struct Wheel {
 }
 
 /// Bit of a link word: the flow was parked in the horizon's last page, not filed for its slot.
-pub const PARKED: u32 = 1 << 31;
+pub(crate) const PARKED: u32 = 1 << 31;
 
 /// Where the flows' link words live (the flow table).
 pub(crate) trait Links {

@@ -172,10 +172,6 @@ impl RefConductor {
         }
     }
 
-    /// Bytes still queued per priority.
-    pub fn queued_bytes(&self) -> [u64; 5] {
-        core::array::from_fn(|q| self.queues[q].iter().sum())
-    }
 }
 
 /// The starvation bound of docs/cats.md § "Starvation bound": the most bytes other queues can send

@@ -160,15 +160,6 @@ pub fn by_header(header: &str) -> Option<&'static KindInfo> {
     KINDS.iter().copied().find(|k| k.header == header)
 }
 
-/// The kinds (other than `except`) that have `key`, comma-separated names; empty when none.
-pub fn kinds_with_key(key: &str, except: Option<&KindInfo>) -> Vec<&'static str> {
-    KINDS
-        .iter()
-        .filter(|k| except.is_none_or(|e| e.name != k.name) && k.has_key(key))
-        .map(|k| k.name)
-        .collect()
-}
-
 /// Levenshtein distance (small strings: parameter names).
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -24,7 +24,7 @@ pub struct Key {
 
 /// The first key of every table: the NIC's line rate (its default is the topology's host rate,
 /// which it must equal).
-pub const LINE_RATE: Key = Key {
+pub(crate) const LINE_RATE: Key = Key {
     name: "line_rate_bps",
     default: 100e9,
     min: 1e6,
@@ -34,7 +34,7 @@ pub const LINE_RATE: Key = Key {
 };
 
 /// The least rate, `MIN_RATE 1000Mb/s` of the authors' `run.py` for DCQCN and DCTCP.
-pub const MIN_RATE_1G: Key = Key {
+pub(crate) const MIN_RATE_1G: Key = Key {
     name: "min_rate_bps",
     default: 1e9,
     min: 1.0,
@@ -58,7 +58,7 @@ fn at(l: &Loaded, p: &Param) -> String {
 /// turn (the last setting wins, as `with_nic_rate` orders them); a key not given whose default
 /// follows the line rate (the table's first key) is computed from it last. A key not in the table, a
 /// value that is not a number, not whole where it must be, or outside the limits is refused.
-pub fn parse(l: &Loaded, algo: &str, table: &[Key], params: &[Param]) -> Result<Vec<f64>, String> {
+pub(crate) fn parse(l: &Loaded, algo: &str, table: &[Key], params: &[Param]) -> Result<Vec<f64>, String> {
     let mut v: Vec<f64> = table.iter().map(|k| k.default).collect();
     let mut given = vec![false; table.len()];
     for p in params {
@@ -101,7 +101,7 @@ pub fn parse(l: &Loaded, algo: &str, table: &[Key], params: &[Param]) -> Result<
 
 /// `(key, value, what its default follows)` of every key for [`super::Algo::values`], whole
 /// numbers without a fraction.
-pub fn values(table: &[Key], v: &[f64]) -> Vec<(String, String, Option<&'static str>)> {
+pub(crate) fn values(table: &[Key], v: &[f64]) -> Vec<(String, String, Option<&'static str>)> {
     table
         .iter()
         .zip(v)
@@ -118,7 +118,7 @@ pub fn values(table: &[Key], v: &[f64]) -> Vec<(String, String, Option<&'static 
 
 /// Refuses a run of `algo` on a network whose switches mark nothing: its controller reads ECN
 /// (marks echoed on ACKs or CNPs) and would never react.
-pub fn need_ecn(l: &Loaded, algo: &str) -> Result<(), String> {
+pub(crate) fn need_ecn(l: &Loaded, algo: &str) -> Result<(), String> {
     let rules = super::super::ecn::rules(l).map_err(|e| e.to_string())?;
     if rules.is_empty() {
         return Err(format!(

@@ -34,7 +34,7 @@ use super::scenario::{
     BufferKind, ControllerKind, FatTree, GroupKind, IdealFct, Loaded, SwitchModel, TopoKind,
     Topology,
 };
-use super::stats::{Hist, Stats};
+use super::stats::Stats;
 use queue::EventQueue;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -1154,8 +1154,4 @@ impl Sim {
         }
     }
 
-    /// Hist of the queue (public for tests).
-    pub fn queue_hist(&self) -> &Hist {
-        &self.stats.queue
-    }
 }

@@ -154,7 +154,7 @@ pub fn ns3_tx_ns(bytes: u32, rate_bps: u64) -> u64 {
 /// lays it out (`SwitchNode::GetOutDev`), seeded with the switch's node id (`m_ecmpSeed =
 /// m_id` in its constructor; third.cc never sets another). The switch takes next hop
 /// `hash % n` of its `n` next hops towards the destination.
-pub fn ns3_ecmp_hash(sip: u32, dip: u32, sport: u16, dport: u16, seed: u32) -> u32 {
+pub(super) fn ns3_ecmp_hash(sip: u32, dip: u32, sport: u16, dport: u16, seed: u32) -> u32 {
     let mut h = seed;
     for k in [sip, dip, u32::from(sport) | (u32::from(dport) << 16)] {
         let k = k
@@ -182,7 +182,7 @@ pub fn ns3_ecmp_hash(sip: u32, dip: u32, sport: u16, dport: u16, seed: u32) -> u
 /// saturated at the crate's 16 bits (5.2 MB; ns-3's 17 bits wrap at 41.9 MB with `multi` 4).
 /// A difference of two tx counters is ns-3's as long as fewer than 2^20 · 128 bytes (134 MB)
 /// left the port between them, i.e. between two ACKs of a flow.
-pub fn ns3_int_hop(tx_bytes: u64, qlen_bytes: u64, multi: u32) -> (u32, u16) {
+pub(super) fn ns3_int_hop(tx_bytes: u64, qlen_bytes: u64, multi: u32) -> (u32, u16) {
     let m = u64::from(multi);
     let tx = ((tx_bytes / (128 * m)) * m) & 0xF_FFFF;
     let q = ((qlen_bytes / (80 * m)) & 0x1_FFFF) * m;

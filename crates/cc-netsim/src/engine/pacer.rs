@@ -65,7 +65,7 @@ impl NicPacer {
     /// A pacer on a line of `line_bps` (checked by the scenario: within the pacer's rates), with
     /// its line flow in slot 0: a paced flow at the line rate in segments of 64 KiB, to which
     /// the NIC gives the line time its port spends on anything but paced data.
-    pub fn new(fixed: bool, line_bps: u64) -> Self {
+    pub(super) fn new(fixed: bool, line_bps: u64) -> Self {
         let mut p = Self::empty(fixed, line_bps);
         let line = Rate::from_bps(line_bps).units();
         let _ = p.add(1 << 16, line, None);
@@ -94,7 +94,7 @@ impl NicPacer {
     }
 
     /// Flows added so far (slots in use or reusable).
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             NicPacer::Fixed { p, .. } => p.len(),
             NicPacer::Ref { p, .. } => p.flows().len(),
@@ -102,7 +102,7 @@ impl NicPacer {
     }
 
     /// Adds a flow: segments of `seg` bytes, a rate, and a window (`Some`: a window flow).
-    pub fn add(&mut self, seg: u32, rate: u32, window: Option<u32>) -> Option<u16> {
+    pub(super) fn add(&mut self, seg: u32, rate: u32, window: Option<u32>) -> Option<u16> {
         match self {
             NicPacer::Fixed { p, .. } => {
                 let mode = match window {
@@ -134,7 +134,7 @@ impl NicPacer {
     }
 
     /// A slot out of the wheel: its bytes still queued (`None`: still scheduled).
-    pub fn idle_backlog(&self, slot: u16) -> Option<u32> {
+    pub(super) fn idle_backlog(&self, slot: u16) -> Option<u32> {
         match self {
             NicPacer::Fixed { p, .. } => p
                 .flow(FlowId::from_index(slot))
@@ -148,7 +148,7 @@ impl NicPacer {
         }
     }
 
-    pub fn set_rate(&mut self, slot: u16, rate: u32) {
+    pub(super) fn set_rate(&mut self, slot: u16, rate: u32) {
         match self {
             NicPacer::Fixed { p, .. } => {
                 let _ = p.set_rate(FlowId::from_index(slot), Rate::from_units(rate));
@@ -157,7 +157,7 @@ impl NicPacer {
         }
     }
 
-    pub fn set_window(&mut self, slot: u16, w: u32, u: u64) {
+    pub(super) fn set_window(&mut self, slot: u16, w: u32, u: u64) {
         match self {
             NicPacer::Fixed { p } => {
                 let _ = p.set_window(FlowId::from_index(slot), w, Self::instant(u));
@@ -166,7 +166,7 @@ impl NicPacer {
         }
     }
 
-    pub fn on_ack(&mut self, slot: u16, bytes: u32, u: u64) {
+    pub(super) fn on_ack(&mut self, slot: u16, bytes: u32, u: u64) {
         match self {
             NicPacer::Fixed { p } => {
                 let _ = p.on_ack(FlowId::from_index(slot), bytes, Self::instant(u));
@@ -176,7 +176,7 @@ impl NicPacer {
     }
 
     /// Queues `bytes` for `slot` (the engine keeps every backlog below `u32::MAX`).
-    pub fn enqueue(&mut self, slot: u16, bytes: u32, u: u64) {
+    pub(super) fn enqueue(&mut self, slot: u16, bytes: u32, u: u64) {
         match self {
             NicPacer::Fixed { p } => {
                 let _ = p.enqueue(FlowId::from_index(slot), bytes, Self::instant(u));
@@ -186,7 +186,7 @@ impl NicPacer {
     }
 
     /// The next segment that leaves at or before `u`.
-    pub fn next(&mut self, u: u64) -> Option<Seg> {
+    pub(super) fn next(&mut self, u: u64) -> Option<Seg> {
         match self {
             NicPacer::Fixed { p } => {
                 let now = Self::instant(u);
@@ -217,7 +217,7 @@ impl NicPacer {
     }
 
     /// No segment leaves before this time (units; at or before `u`: call `next` again now).
-    pub fn earliest(&self, u: u64) -> Option<u64> {
+    pub(super) fn earliest(&self, u: u64) -> Option<u64> {
         match self {
             NicPacer::Fixed { p } => {
                 let e = p.earliest()?;

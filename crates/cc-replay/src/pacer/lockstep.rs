@@ -46,11 +46,6 @@ impl Lockstep {
         }
     }
 
-    /// The reference's first filed flow and its key (debugging).
-    pub fn reference_first(&self) -> Option<((u64, u64), usize)> {
-        self.reference.first()
-    }
-
     /// Every segment that leaves at or before `t_ns`, from each side.
     pub fn drain(
         &mut self,

@@ -282,11 +282,11 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Entry) -> Result<Vec<Sample>> {
 }
 
 /// `cc_cats_next_chunk(conn, cfg, space_bytes, &out) -> CcCatsDecision`, labelled by decision.
-pub fn run_next_chunk(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_next_chunk(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Entry::NextChunk)
 }
 
 /// `cc_cats_enqueue(conn, prio, handle, len_bytes) -> CcCatsEnqueue`.
-pub fn run_enqueue(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_enqueue(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Entry::Enqueue)
 }

@@ -164,14 +164,14 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
 }
 
 /// `cc_hpcc_on_ack` on 1-hop ACKs.
-pub fn run_1hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_1hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run_hops(m, ctx, 1)
 }
 /// `cc_hpcc_on_ack` on 3-hop ACKs.
-pub fn run_3hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_3hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run_hops(m, ctx, 3)
 }
 /// `cc_hpcc_on_ack` on 5-hop ACKs.
-pub fn run_5hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_5hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run_hops(m, ctx, 5)
 }

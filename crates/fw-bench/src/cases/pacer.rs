@@ -18,7 +18,7 @@ use crate::machine::Machine;
 use crate::table::Sample;
 
 /// The flow counts measured.
-pub const FLOWS: [usize; 3] = [16, 256, 1024];
+pub(super) const FLOWS: [usize; 3] = [16, 256, 1024];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keep {
@@ -163,12 +163,12 @@ fn run(m: &mut Machine, ctx: &Ctx, keep: Keep) -> Result<Vec<Sample>> {
 }
 
 /// `cc_pacer_next(p, now_q4, &segment) -> CcPacerNext`, labelled by flow count and outcome.
-pub fn run_next(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_next(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Keep::Next)
 }
 
 /// `cc_pacer_set_rate(p, flow, rate_u128bps) -> CcPacerRate`, labelled by flow count and
 /// direction.
-pub fn run_set_rate(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_set_rate(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Keep::SetRate)
 }

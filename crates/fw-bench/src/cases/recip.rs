@@ -42,11 +42,11 @@ fn run(m: &mut Machine, ctx: &Ctx, symbol: &str, zero: u64) -> Result<Vec<Sample
 }
 
 /// `probe_cc_math_recip(x, a) -> u64` (0 for `x = 0`).
-pub fn run_probe(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_probe(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, "probe_cc_math_recip", 0)
 }
 
 /// `cc_recip_q16(x, a) -> uint64_t` (`UINT64_MAX` for `x = 0`).
-pub fn run_ffi(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_ffi(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, "cc_recip_q16", u64::MAX)
 }

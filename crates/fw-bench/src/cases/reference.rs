@@ -28,7 +28,7 @@ fn f64_bytes(v: &[f64]) -> Vec<u8> {
 }
 
 /// `ref_timely_on_completion` per completion.
-pub fn run_timely(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_timely(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     let paths = fixture_paths(ctx, "timely")?;
     let share = ctx.limit.div_ceil(paths.len().max(1)).max(1);
     let mut samples = Vec::new();
@@ -141,11 +141,11 @@ fn run_hpcc(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
 }
 
 /// `ref_hpcc_on_ack` on 1-hop ACKs.
-pub fn run_hpcc_1hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_hpcc_1hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run_hpcc(m, ctx, 1)
 }
 
 /// `ref_hpcc_on_ack` on 5-hop ACKs.
-pub fn run_hpcc_5hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(super) fn run_hpcc_5hop(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run_hpcc(m, ctx, 5)
 }

@@ -64,17 +64,17 @@ enum Entry {
 }
 
 /// `cc_timely_on_completion(cfg, flow, t_send_ns, t_complete_ns, bytes, &rate) -> CcTimelyBranch`.
-pub fn run_on_completion(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_on_completion(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Entry::CompletionOut)
 }
 
 /// `cc_timely_on_completion_rv(cfg, flow, t_send_ns, t_complete_ns, bytes) -> CcTimelyResult` (`timely_cc::TimelyOutcome`).
-pub fn run_on_completion_rv(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_on_completion_rv(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Entry::CompletionRv)
 }
 
 /// `cc_timely_on_rtt(cfg, flow, rtt_q4, bytes) -> CcTimelyResult` (`timely_cc::TimelyOutcome`).
-pub fn run_on_rtt(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
+pub(crate) fn run_on_rtt(m: &mut Machine, ctx: &Ctx) -> Result<Vec<Sample>> {
     run(m, ctx, Entry::Rtt)
 }
 

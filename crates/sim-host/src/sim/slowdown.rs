@@ -24,9 +24,13 @@ pub const FLOWS_HEADER: &str =
 /// How one sized flow ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
-    /// Finished: FCT and the slowdown's denominator (our ideal FCT, or ns-3's standalone FCT),
-    /// ns.
-    Finished { fct_ns: f64, ideal_ns: f64 },
+    /// Finished.
+    Finished {
+        /// Its flow completion time, ns.
+        fct_ns: f64,
+        /// The slowdown's denominator (our ideal FCT, or ns-3's standalone FCT), ns.
+        ideal_ns: f64,
+    },
     /// Started and not finished at the end of the run.
     Unfinished,
     /// Stopped by its group's `stop_ns` before it had sent every byte.

@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The repository's root (the workspace).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .to_path_buf()
 }
 
 /// `sim-host ARGS`, run from the repository's root.
-pub fn sim_host(args: &[&str]) -> Output {
+pub(crate) fn sim_host(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sim-host"))
         .args(args)
         .current_dir(root())
@@ -30,7 +30,7 @@ pub fn sim_host(args: &[&str]) -> Output {
 
 /// `acks` HPCC ACK rows of one flow over one 100 G hop at half load (the generator's), its
 /// timestamps and path id apart per `seed`: material for captures.
-pub fn ack_rows(seed: u64, acks: usize) -> Vec<AckRow> {
+pub(crate) fn ack_rows(seed: u64, acks: usize) -> Vec<AckRow> {
     simulate(&Scenario {
         seed,
         acks,
@@ -58,19 +58,19 @@ pub fn ack_rows(seed: u64, acks: usize) -> Vec<AckRow> {
 }
 
 /// fixtures/scenarios, where the shipped scenarios and their workload CDFs are.
-pub fn scenarios_dir() -> PathBuf {
+pub(crate) fn scenarios_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios")
 }
 
 /// A scenario from `text`, as if it were the file `name` in fixtures/scenarios (relative
 /// paths in it, such as a workload CDF, resolve there).
-pub fn load(name: &str, text: &str) -> scenario::Loaded {
+pub(crate) fn load(name: &str, text: &str) -> scenario::Loaded {
     scenario::parse(&scenarios_dir().join(name), text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `sim-host sim FILE ARGS...` with `text` as FILE: the exit code, the standard error and
 /// FILE's path (for the messages that must name it; the file is gone once this returns).
-pub fn sim_exit(text: &str, args: &[&str]) -> (Option<i32>, String, PathBuf) {
+pub(crate) fn sim_exit(text: &str, args: &[&str]) -> (Option<i32>, String, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("scenario.toml");
     std::fs::write(&p, text).unwrap();
