@@ -26,7 +26,6 @@ pub mod web;
 use cc_trace::Param;
 use scenario::{ControllerKind, GroupKind, ScenarioError};
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -45,8 +44,6 @@ pub struct SimOpts {
     pub seed: Option<u64>,
     /// `--set KEY=VALUE` (wins over `[params]`).
     pub set: Vec<Param>,
-    /// Show a progress bar (only drawn on a terminal).
-    pub progress: bool,
     /// `--ns3-out DIR`: the HPCC ns-3 simulator's files.
     pub ns3_out: Option<PathBuf>,
     /// `--ns3-topology FILE`: an ns-3 topology file replaces `[topology]`'s shape.
@@ -253,11 +250,17 @@ pub struct Run {
 /// Loads `file`, runs it and writes the outputs asked for (all but the plots: see [`Run`]).
 pub fn run_file(file: &Path, o: &SimOpts) -> Result<Run, SimError> {
     let l = scenario::load(file).map_err(SimError::Scenario)?;
-    run_loaded(&l, o)
+    run_loaded(&l, o, &mut |_, _| {})
 }
 
 /// Runs a loaded scenario and writes the outputs asked for (all but the plots: see [`Run`]).
-pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<Run, SimError> {
+///
+/// `progress(t_ns, end_ns)` is called as simulated time advances (the caller may draw a bar).
+pub fn run_loaded(
+    l: &scenario::Loaded,
+    o: &SimOpts,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Run, SimError> {
     let with_ns3;
     let (l, ns3_in) = if o.ns3_topology.is_some() || o.ns3_flows.is_some() {
         let mut m = l.clone();
@@ -376,32 +379,13 @@ pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<Run, SimError> {
     let mut sim = engine::Sim::new(l, setup, controller, seed, rec);
     sim.ns3_buffer_check()
         .map_err(|e| SimError::Scenario(l.err("topology.buffer_bytes", e)))?;
-    let bar = if o.progress && std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(sim.end_ns());
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} simulating [{bar:30}] {pos}/{len} ns, {elapsed}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        Some(b)
-    } else {
-        None
-    };
     if o.ns3_out.is_some() {
         sim.log_ns3();
     }
+    let end_ns = sim.end_ns();
     let t0 = Instant::now();
-    sim.run(|t| {
-        if let Some(b) = &bar {
-            b.set_position(t);
-        }
-    });
+    sim.run(|t| progress(t, end_ns));
     let wall = t0.elapsed().as_secs_f64();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     // Flow ids of Poisson workloads exist only once the run made them.
     scenario::check_flow_ids(l, sim.flows.len()).map_err(SimError::Scenario)?;
     let rec = std::mem::take(&mut sim.rec);

@@ -171,7 +171,6 @@ impl RefConductor {
             deadlock,
         }
     }
-
 }
 
 /// The starvation bound of docs/cats.md § "Starvation bound": the most bytes other queues can send

@@ -552,7 +552,6 @@ fn main() -> ExitCode {
                     controller,
                     seed,
                     set,
-                    progress: true,
                     ns3_out,
                     ns3_topology,
                     ns3_flows,

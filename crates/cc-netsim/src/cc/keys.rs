@@ -58,7 +58,12 @@ fn at(l: &Loaded, p: &Param) -> String {
 /// turn (the last setting wins, as `with_nic_rate` orders them); a key not given whose default
 /// follows the line rate (the table's first key) is computed from it last. A key not in the table, a
 /// value that is not a number, not whole where it must be, or outside the limits is refused.
-pub(crate) fn parse(l: &Loaded, algo: &str, table: &[Key], params: &[Param]) -> Result<Vec<f64>, String> {
+pub(crate) fn parse(
+    l: &Loaded,
+    algo: &str,
+    table: &[Key],
+    params: &[Param],
+) -> Result<Vec<f64>, String> {
     let mut v: Vec<f64> = table.iter().map(|k| k.default).collect();
     let mut given = vec![false; table.len()];
     for p in params {

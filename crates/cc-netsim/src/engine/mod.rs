@@ -1153,5 +1153,4 @@ impl Sim {
             self.push(self.now + self.sample_ps, Ev::Sample);
         }
     }
-
 }

@@ -19,11 +19,41 @@ pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimEr
 
 /// Runs a loaded scenario and writes the outputs asked for, plots included (`--plot`).
 pub fn run_loaded(l: &scenario::Loaded, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
+    run_with_bar(l, o, false)
+}
+
+/// [`run_loaded`], with a progress bar on standard error when `bar` is set and it is a terminal.
+fn run_with_bar(
+    l: &scenario::Loaded,
+    o: &SimOpts,
+    bar: bool,
+) -> Result<(Report, engine::Sim), SimError> {
+    use std::io::IsTerminal as _;
+    let bar = (bar && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} simulating [{bar:30}] {pos}/{len} ns, {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        b
+    });
+    let run = cc_netsim::run_loaded(l, o, &mut |t, end| {
+        if let Some(b) = &bar {
+            b.set_length(end);
+            b.set_position(t);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let cc_netsim::Run {
         mut report,
         sim,
         baseline,
-    } = cc_netsim::run_loaded(l, o)?;
+    } = run?;
     if let Some(d) = &o.plot {
         let name = &l.sc.name;
         report.files.extend(write_plots(d, name, &sim, &report)?);
@@ -514,7 +544,10 @@ fn write_plots(
 /// `sim-host sim`: exit 0 when the run finished and every invariant held, 1 when an
 /// invariant failed, 2 for a bad scenario or an output that could not be written.
 pub fn cli(file: &Path, o: &SimOpts, json: bool) -> i32 {
-    match run_file(file, o) {
+    let run = scenario::load(file)
+        .map_err(SimError::Scenario)
+        .and_then(|l| run_with_bar(&l, o, true));
+    match run {
         Ok((r, _)) => {
             if let Some(w) = r.paths.as_ref().and_then(|p| p.warning.as_ref()) {
                 eprintln!("warning: {w}");
