@@ -23,7 +23,7 @@
 //! 20-bit counter in one nanosecond). So `u' < 1.08e8 < 2^27` and `U`, a convex combination of
 //! `u'` values, too: Q32.32 holds every reachable value with 5 bits to spare, nothing saturates
 //! and the fixed side follows the f64 reference everywhere (test
-//! `largest_u_the_wire_can_carry_is_not_saturated` in `crates/sim-host/tests/hpcc_regressions.rs`).
+//! `largest_u_the_wire_can_carry_is_not_saturated` in `crates/sim-host/tests/suite/hpcc_regressions.rs`).
 //!
 //! ## The `U` EWMA
 //! With `u = N/(12.5·T·τ)` and `τ = Δts < T`, `(τ/T)·u = N/(12.5·T²)`: τ cancels, so the EWMA

@@ -1,6 +1,6 @@
 //! Drives the fixed-point conductor (through its public API) and the f64 reference with the same
 //! trace events, in free or forced mode: what `sim-host replay cats` compares, and what the
-//! random lockstep proptest (`crates/sim-host/tests/cats_props.rs`) drives directly.
+//! random lockstep proptest (`crates/sim-host/tests/suite/cats_props.rs`) drives directly.
 
 use super::reference::{RefConductor, RefDecision};
 use super::{Event, QUEUE_CAPACITY, Setup};

@@ -5,26 +5,12 @@
 //! events, parameters changed mid-flow) behave the same on both sides; bad rows are refused
 //! with their line; the JSON matches the schema.
 
+use crate::common::{root, sim_host};
 use sim_host::fixtures;
 use sim_host::replay::ReplayOpts;
 use sim_host::summary::Summary;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
-
-fn sim_host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run sim-host")
-}
+use std::path::PathBuf;
 
 fn fixture_files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/pcc"))

@@ -2,17 +2,12 @@
 //! times within 1 ns), the committed fixtures are what the generators make, and bad traces are
 //! refused with file and line.
 //!
-//! `PACER_BLESS=1 cargo test -p sim-host --test pacer` (re)writes `fixtures/pacer/`.
+//! `PACER_BLESS=1 cargo test -p sim-host --test suite pacer::` (re)writes `fixtures/pacer/`.
 
+use crate::common::root;
 use sim_host::pacer::{self, generate::FIXTURE_EXT};
 use sim_host::replay::ReplayOpts;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
+use std::path::PathBuf;
 
 fn dir() -> PathBuf {
     root().join("fixtures/pacer")
@@ -33,7 +28,7 @@ fn committed_fixtures_are_what_the_generators_produce() {
         let got = std::fs::read(&p).unwrap_or_default();
         assert!(
             got == f.bytes,
-            "{} differs from its generator; regenerate with PACER_BLESS=1 cargo test -p sim-host --test pacer",
+            "{} differs from its generator; regenerate with PACER_BLESS=1 cargo test -p sim-host --test suite pacer::",
             p.display()
         );
     }

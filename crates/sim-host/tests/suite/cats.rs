@@ -297,7 +297,7 @@ fn starvation_bound_checked_only_for_largest_gap() {
 /// `D0 = 60 000 ≥ H0` while P3 waits: P3's gap is 60 000 bytes, within its bound, so the replay
 /// passes. The same replay with P3's bound below 60 000 fails, naming P3 and the excess (no
 /// trace can exceed a correct bound, so the bound is lowered by hand to reach that branch; the
-/// command line turns any failed verdict into exit 1, see `tests/cli.rs`).
+/// command line turns any failed verdict into exit 1, see `tests/suite/cli.rs`).
 #[test]
 fn replay_over_a_starvation_bound_fails() {
     let dir = tempfile::tempdir().unwrap();

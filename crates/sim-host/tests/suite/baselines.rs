@@ -3,9 +3,7 @@
 //! points against worked numbers from their papers' equations, and the refusals (no fixed-point
 //! side; an ECN key that does not apply).
 
-mod common;
-
-use common::{load, sim_exit};
+use crate::common::{load, sim_exit};
 
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;

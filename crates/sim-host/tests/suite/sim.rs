@@ -3,9 +3,7 @@
 //! ideal, determinism under a seed, recorded traces that replay at the fidelity targets, the
 //! INT wire format, and bad scenario files refused with exit 2 naming the file and the key.
 
-mod common;
-
-use common::{load, scenarios_dir, sim_exit};
+use crate::common::{load, scenarios_dir, sim_exit};
 
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{SimOpts, run_loaded};

@@ -2,6 +2,7 @@
 //! `sim --out`'s per-flow CSV or an ns-3 fct.txt, written as CSV and as a Fig. 10/11-style
 //! SVG; malformed inputs are refused with the file and the line, and nothing is written.
 
+use crate::common::err;
 use sim_host::sim::slowdown::{FLOWS_HEADER, Format, read};
 use sim_host::sim::{SimOpts, run_file};
 use std::path::{Path, PathBuf};
@@ -12,10 +13,6 @@ fn sim_host(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn s(p: &Path) -> &str {

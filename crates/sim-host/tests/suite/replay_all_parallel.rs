@@ -1,14 +1,9 @@
 //! `replay all DIR` spreads the traces over a thread pool (rayon); what it prints and writes must
 //! not depend on how many threads there are.
 
+use crate::common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
 
 /// `sim-host replay all fixtures ARGS` on `threads` threads: exit code and standard output.
 fn replay_all(threads: usize, args: &[&str]) -> (Option<i32>, String) {

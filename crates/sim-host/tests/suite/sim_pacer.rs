@@ -4,9 +4,7 @@
 //! beyond the pacer's flow table waits for a slot and is counted, and a seed gives the same
 //! files.
 
-mod common;
-
-use common::{load, scenarios_dir};
+use crate::common::{load, scenarios_dir};
 
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{Report, SimOpts, run_loaded};

@@ -2,6 +2,7 @@
 //! they lie, a conflicting copy refused naming both files, and the warnings about a sweep's
 //! missing jobs naming only shards that had jobs to run.
 
+use crate::common::err;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -33,10 +34,6 @@ fn sim_host<S: AsRef<OsStr>>(args: &[S]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Writes the scenario to `scenario` and sweeps it with the fixed controller over `seeds` into

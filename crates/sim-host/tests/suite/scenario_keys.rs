@@ -2,9 +2,7 @@
 //! value blamed on where it was given (issue 32 §2, §6). Each test is named after the property
 //! it pins.
 
-mod common;
-
-use common::sim_exit;
+use crate::common::sim_exit;
 
 /// One HPCC incast of two 20 kB flows on a star of three hosts.
 const HPCC: &str = r#"
@@ -76,7 +74,7 @@ fn a_key_the_flow_group_kind_does_not_read_is_refused() {
         "kind = \"poisson\"\nload = 0.3\ncdf = \"cdf/web_search.cdf\"\nstagger_ns = 1000",
     );
     // A CDF relative to the scenario: run from fixtures/scenarios' copy of it.
-    let cdf = common::scenarios_dir().join("cdf/web_search.cdf");
+    let cdf = crate::common::scenarios_dir().join("cdf/web_search.cdf");
     let poisson = poisson.replace("cdf/web_search.cdf", &cdf.display().to_string());
     refused(
         &poisson,

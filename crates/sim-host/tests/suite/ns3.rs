@@ -2,15 +2,12 @@
 //! topology.txt and flow.txt in them; `--ns3-topology` / `--ns3-flows` read the topology and
 //! flow files, refusing what the engine cannot model with the file and the line.
 
+use crate::common::root;
 use sim_host::sim::ns3::{self, classify, parse_delay, parse_flows, parse_rate, parse_topology};
 use sim_host::sim::scenario::{self, TopoKind};
 use sim_host::sim::{SimOpts, run_file};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn fixture(name: &str) -> PathBuf {
     root().join("fixtures/ns3").join(name)

@@ -1,6 +1,7 @@
 //! The host tool with a user's data: nothing overwritten or garbled, no vacuous pass, input as
 //! people really write it (issue 9 §1–§3). Each test is named after what it pins.
 
+use crate::common::{err, out, root};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -13,22 +14,8 @@ fn sim_host_in(dir: &Path, args: &[&str]) -> Output {
         .expect("run sim-host")
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
-
 fn sim_host(args: &[&str]) -> Output {
     sim_host_in(&root(), args)
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 const TIMELY: &str = "t_send_ns,t_complete_ns,bytes\n0,60000,0\n100,60100,0\n200,70200,0\n";

@@ -3,15 +3,13 @@
 //! frames as packets) and
 //! `output.ideal_fct = "ns3"` (slowdowns against ns-3's standalone FCT).
 
-mod common;
-
-use common::sim_exit;
+use crate::common::sim_exit;
 
 use sim_host::sim::scenario;
 use sim_host::sim::{SimOpts, run_loaded};
 
 fn load(text: &str) -> scenario::Loaded {
-    common::load("t_ns3.toml", text)
+    crate::common::load("t_ns3.toml", text)
 }
 
 fn run(text: &str, o: &SimOpts) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {

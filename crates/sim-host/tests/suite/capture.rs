@@ -3,23 +3,14 @@
 //! `sim --record`'s pcapng describing the same run as its CSV. Each test is named after what it
 //! pins.
 
-mod common;
-
+use crate::common::text;
+use crate::common::{ack_rows as rows, root, sim_host};
 use cc_trace::capture::{
     self, CaptureFlow, Pairing, StreamInfo, frames_of, pair_streams, read_capture, write_pcap,
     write_pcapng,
 };
 use cc_trace::hpcc::AckRow;
-use common::{ack_rows as rows, root, sim_host};
 use std::path::{Path, PathBuf};
-use std::process::Output;
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn flow(src: u8, dst: u8, ack_qp: u32, data_qp: u32, sport: u16, rows: Vec<AckRow>) -> CaptureFlow {
     CaptureFlow {

@@ -2,30 +2,8 @@
 //! parameters in force and where each came from, and a verdict means something was compared.
 //! Each test is named after the property it pins.
 
-use std::path::{Path, PathBuf};
+use crate::common::{err, out, root, sim_host};
 use std::process::{Command, Output, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
-
-fn sim_host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run sim-host")
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)

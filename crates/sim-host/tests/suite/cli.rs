@@ -1,29 +1,7 @@
 //! The command line as a user (or CI) drives it: exit codes, JSON, directory replay, errors that
 //! name file and line.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn sim_host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sim-host"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run sim-host")
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .to_path_buf()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use crate::common::{root, sim_host, text};
 
 #[test]
 fn replay_all_fixtures_passes_with_one_line_per_trace() {

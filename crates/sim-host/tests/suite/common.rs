@@ -1,9 +1,6 @@
-//! What the `sim-host sim` test files share: scenario text loaded as if it were a file in
-//! fixtures/scenarios, and the binary run on scenario text written to a temporary file.
-//!
-//! Each test file is its own crate and uses a part of this module (`mod common;`), so the
-//! parts it leaves unused are not warnings.
-#![allow(dead_code)]
+//! What the test modules share: the repository's root, the binary run with arguments, its
+//! output as text, scenario text loaded as if it were a file in fixtures/scenarios, and the
+//! binary run on scenario text written to a temporary file.
 
 use cc_trace::hpcc::AckRow;
 use sim_host::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
@@ -82,4 +79,19 @@ pub(crate) fn sim_exit(text: &str, args: &[&str]) -> (Option<i32>, String, PathB
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     (o.status.code(), err, p)
+}
+
+/// A command's standard output, as text.
+pub(crate) fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A command's standard error, as text.
+pub(crate) fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A command's standard output and standard error, as text.
+pub(crate) fn text(o: &Output) -> (String, String) {
+    (out(o), err(o))
 }

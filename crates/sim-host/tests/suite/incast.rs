@@ -4,9 +4,7 @@
 //! is pinned: the events' shape, their rate and gaps, the window they fall in, determinism, the
 //! report, and the refusals.
 
-mod common;
-
-use common::{scenarios_dir, sim_exit};
+use crate::common::{scenarios_dir, sim_exit};
 
 use sim_host::sim::scenario::{self, ControllerKind};
 use sim_host::sim::{SimOpts, run_loaded};
@@ -39,7 +37,7 @@ const SMALL: &str = "load = 0.1\nfan_in = 2\nsize_bytes = 1500";
 const SMALL_GAP_NS: f64 = 300.0;
 
 fn load(text: &str) -> scenario::Loaded {
-    common::load("t_poisson_incast.toml", text)
+    crate::common::load("t_poisson_incast.toml", text)
 }
 
 fn run(text: &str) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {

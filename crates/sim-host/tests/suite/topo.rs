@@ -1,9 +1,7 @@
 //! `sim-host sim`: the setup the HPCC authors simulated — `T` and the initial window from the
 //! topology's longest base RTT, HPCC's presets, the fat tree and its routes.
 
-mod common;
-
-use common::{load, scenarios_dir};
+use crate::common::{load, scenarios_dir};
 
 use sim_host::sim::scenario;
 use sim_host::sim::{SimOpts, paths, run_loaded};

@@ -4,11 +4,10 @@
 //! and the counts and ranges in messages and `--help`. Each test is named after the property it
 //! pins.
 
-mod common;
-
+use crate::common::{ack_rows as rows, root, sim_host};
+use crate::common::{err, out};
 use cc_trace::capture::{CaptureFlow, frames_of, write_pcapng};
 use cc_trace::hpcc::AckRow;
-use common::{ack_rows as rows, root, sim_host};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -25,14 +24,6 @@ fn sim_host_stdin(args: &[&str], input: &[u8]) -> Output {
         .expect("run sim-host");
     c.stdin.take().unwrap().write_all(input).unwrap();
     c.wait_with_output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> serde_json::Value {
