@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Bins per series: 5 % of the flows each (`fct_analysis.py`'s default `-s 5`).
 pub const BINS: usize = 20;
-/// A bin's percentiles rest on fewer flows than this: flagged (issue 20 §5).
+/// A bin's percentiles rest on fewer flows than this: flagged (docs/sim.md, "Slowdown analysis").
 pub const FEW_FLOWS: usize = 100;
 /// The header of `sim --out`'s per-flow CSV.
 pub const FLOWS_HEADER: &str =

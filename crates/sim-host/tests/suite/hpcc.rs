@@ -34,7 +34,7 @@ fn every_fixture_is_within_tolerance_free_and_forced() {
             assert!(!sums.is_empty());
             for s in sums {
                 let e = s.rel_err.as_ref().unwrap();
-                // The issue's targets, checked here explicitly as well as through judge().
+                // The fidelity targets (docs/hpcc.md §8), checked here explicitly as well as through judge().
                 assert!(s.agreement.ratio >= 0.999, "{}", s.render());
                 assert!(e.p99 <= 1e-3 && e.max <= 1e-2, "{}", s.render());
                 assert!(s.within_tolerance, "{}", s.render());
@@ -305,7 +305,7 @@ fn capture_frame_round_trip() {
 }
 
 #[test]
-fn out_csv_has_exactly_the_issue_columns() {
+fn out_csv_has_exactly_the_documented_columns() {
     let d = tempfile::tempdir().unwrap();
     let trace = d.path().join("t.csv");
     let mut text = String::from("# set eta=0.9\nt_ns,ack_seq,snd_nxt,int\n");

@@ -39,7 +39,7 @@ proptest! {
 
     /// Review item 7: 1–5 hops, varied valid configs, valid INT on every ACK, loads from idle to
     /// far above line rate, deep queues, occasional Δts = 0 and counter glitches. The fixed side
-    /// follows the reference within the issue's targets on every sequence.
+    /// follows the reference within the fidelity targets (docs/hpcc.md §8) on every sequence.
     #[test]
     fn fixed_tracks_f64_multi_hop_varied_configs(
         nic in 0usize..6, t_ns in 1_000u32..200_000, eta in 50u32..=100, max_stage in 0u8..8,
@@ -169,7 +169,7 @@ fn arb_path(id: u16) -> impl Strategy<Value = PathSpec> {
     })
 }
 
-/// A random HPCC trace with the issue's knobs: configuration (NIC line rate, T, η, maxStage,
+/// A random HPCC trace with every knob the replay takes: configuration (NIC line rate, T, η, maxStage,
 /// W_AI), 1–3 paths of 1–5 hops of mixed speeds (path changes), 1 000 B or 4 KiB per ACK, a
 /// first sequence number placed so that the byte sequence wraps 2^32 inside the trace half the
 /// time, planted exact ties, a standing queue, repeated and malformed INT blocks.
@@ -246,7 +246,7 @@ fn arb_trace() -> impl Strategy<Value = (Params, Scenario)> {
     )
 }
 
-/// Issue 8, item 6: random traces shaped like NIC traffic (hop counts, line rates, exact ties,
+/// Random traces shaped like NIC traffic (hop counts, line rates, exact ties,
 /// sequence wraps, path changes), replayed through the lockstep driver in free mode, meet the
 /// real targets: branch agreement ≥ 99.9 % and window relative error p99 ≤ 1e-3 (max ≤ 1e-2).
 /// The runner's RNG is seeded deterministically (ChaCha, fixed seed): the same 128 traces on

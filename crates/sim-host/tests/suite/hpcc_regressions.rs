@@ -312,7 +312,7 @@ fn pcapng_base_2_tsresol_and_tsoffset_were_ignored() {
     }
 }
 
-/// Issue 8, seen on a NIC-like trace: two 400G hops with exactly equal u' (qlen 253/298,
+/// Seen on a NIC-like trace: two 400G hops with exactly equal u' (qlen 253/298,
 /// Δtx/Δts 111/832 and 735/5600, T = 13 µs: u' = 0.372 676 9… on both). The f64 sums differ by
 /// one ulp, and a reference comparing them took the second hop (τ = 5 600) while the fixed side
 /// keeps the first (τ = 832): 67.5 % branch agreement. Both sides now take the first hop:
@@ -417,7 +417,7 @@ fn run_seq(st: Setup, off: u32, n: u32) -> Vec<(u32, u64, &'static str, f64, f64
     out
 }
 
-/// Issue 8, seen on a long flow: its byte sequence numbers pass 2^32 (every 0.34 s at 100 Gb/s);
+/// Seen on a long flow: its byte sequence numbers pass 2^32 (every 0.34 s at 100 Gb/s);
 /// with a plain `ack_seq > last_update_seq` no ACK updated Wc again after the wrap (window error
 /// up to 3.3× against a wrap-aware reference). Serial-number order on both sides: the same
 /// ACKs with the sequence numbers offset so that they cross 2^32 (at ACK 1 000) give exactly the
@@ -485,7 +485,7 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
     );
 }
 
-/// Issue 8, captures: the BTH PSN is 24 bits. Passed on as is, the first ACK after the PSN
+/// Captures: the BTH PSN is 24 bits. Passed on as is, the first ACK after the PSN
 /// wrap looked 2^24 behind lastUpdateSeq and Wc froze for the rest of the capture. The reader
 /// extends PSNs to 32 bits per flow: the shipped PSN-wrap capture replays exactly like the same
 /// traffic with PSNs starting at 0 (no wrap), flow by flow, free and forced.

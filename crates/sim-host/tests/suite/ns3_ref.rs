@@ -153,7 +153,7 @@ fn pearson(xy: &[(f64, f64)]) -> f64 {
     c / (vx * vy).sqrt()
 }
 
-/// The issue-33 workload: 2061 web-search flows on the authors' leaf-spine, as ns-3 ran them.
+/// The shared ns-3 workload (../shared/ns3-ref/A_hp; docs/sim.md, "Agreement with ns-3"): 2061 web-search flows on the authors' leaf-spine, as ns-3 ran them.
 /// Every flow is matched, log FCTs correlate at r ≥ 0.999 and the median per-flow ratio is 1
 /// within 0.5 %. The spread of the ratios is held at what two runs of this network with
 /// different controller roundings give (docs/sim.md, "Agreement with ns-3"): the crate's

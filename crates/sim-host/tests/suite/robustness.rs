@@ -1,5 +1,5 @@
 //! The host tool with a user's data: nothing overwritten or garbled, no vacuous pass, input as
-//! people really write it (issue 9 §1–§3). Each test is named after what it pins.
+//! people really write it (docs/robustness.md §1–§3). Each test is named after what it pins.
 
 use crate::common::{err, out, root};
 use std::io::Write as _;

@@ -1,5 +1,5 @@
 //! Scenarios: every key applied or refused, every run that cannot mean anything fails, every
-//! value blamed on where it was given (issue 32 §2, §6). Each test is named after the property
+//! value blamed on where it was given (docs/robustness.md §6b). Each test is named after the property
 //! it pins.
 
 use crate::common::sim_exit;

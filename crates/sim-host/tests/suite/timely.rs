@@ -38,7 +38,7 @@ fn every_fixture_replays_within_tolerance_in_both_modes() {
             let s = sim_host::timely::replay(f, &opts).unwrap().remove(0);
             assert!(s.events >= 20_000, "{}: {} events", f.display(), s.events);
             assert!(s.within_tolerance, "{}", s.render());
-            // The issue's targets, spelled out.
+            // The fidelity targets (docs/timely.md, "Measured fidelity"), spelled out.
             let e = s.rel_err.as_ref().unwrap();
             assert!(s.agreement.ratio >= 0.999 && e.p99 <= 1e-3 && e.max <= 1e-2);
             if let Some(serde_json::Value::Object(m)) = s.details.get("branches ref") {
@@ -113,7 +113,7 @@ fn write_trace(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
-fn out_csv_has_the_issue_columns_and_skip_rows() {
+fn out_csv_has_the_documented_columns_and_skip_rows() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
@@ -137,7 +137,7 @@ fn out_csv_has_the_issue_columns_and_skip_rows() {
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].ends_with(",init,init"), "{}", lines[1]);
-    // 1500 B at 10 Gb/s: ⌊1500·M/2^32⌋ = 19 199 sixteenths of a ns removed (the issue's M).
+    // 1500 B at 10 Gb/s: ⌊1500·M/2^32⌋ = 19 199 sixteenths of a ns removed (M of docs/timely.md, "Conventions").
     assert!(
         lines[2].starts_with("1,600010,598800.0625,"),
         "{}",

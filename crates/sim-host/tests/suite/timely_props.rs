@@ -1,5 +1,5 @@
 //! Properties: on random NIC-like traces (random line rates, segment-size mixes, plateau
-//! lengths, step sizes and spikes) the fixed-point crate meets the issue's targets against the
+//! lengths, step sizes and spikes) the fixed-point crate meets the fidelity targets (docs/timely.md, "Measured fidelity") against the
 //! f64 reference in free mode; nothing panics on arbitrary events.
 
 use proptest::prelude::*;
@@ -49,7 +49,7 @@ proptest! {
         failure_persistence: None,
         ..PtConfig::default()
     })]
-    /// Issue 8's targets in free mode: branch agreement ≥ 99.9 % and rate relative error
+    /// The fidelity targets in free mode: branch agreement ≥ 99.9 % and rate relative error
     /// p99 ≤ 1e-3 (and max ≤ 1e-2, the tool's default) on 4000-event NIC-like traces.
     #[test]
     fn nic_like_traces_meet_the_targets_in_free_mode(k in knobs(), seed in any::<u64>()) {

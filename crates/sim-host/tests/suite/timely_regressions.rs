@@ -1,6 +1,6 @@
 //! Regression tests, each named after what it pins,
 //! each replaying the failing trace (or a longer variant) through `sim-host` in both
-//! modes and asserting it is now within the issue's tolerances.
+//! modes and asserting it is now within the documented tolerances (docs/timely.md, "Measured fidelity").
 
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::trace::parse_cli_set;
@@ -77,7 +77,7 @@ fn assert_identical_branches(text: &str) {
     }
 }
 
-/// Issue 8: at 25 Gb/s a 16 006-byte segment then 16 009-byte ones (a real RTT change of
+/// At 25 Gb/s a 16 006-byte segment then 16 009-byte ones (a real RTT change of
 /// +0.04 ns), then a hold. The fixed RTT engine truncated the serialisation delay to 1/16 ns
 /// and the reference did not: branch agreement 40.8 %, rates 18.4 vs 1.0 Gb/s. Both sides now
 /// measure the same integer RTT.
@@ -94,7 +94,7 @@ fn tso_sizes_16006_then_16009_at_25g_measure_the_same_rtt() {
     assert_identical_branches(&t);
 }
 
-/// Issue 8: at 10 Gb/s a 51 181-byte segment then 600 of 60 976 bytes, all with the same RTT
+/// At 10 Gb/s a 51 181-byte segment then 600 of 60 976 bytes, all with the same RTT
 /// (128 291.2 ns). The reference computed `span − bytes·8/line_rate` in f64, saw a phantom
 /// difference of ≈ 1e-11 ns and held `dec` for 342 events while the fixed side took
 /// `inc`/`hai` (agreement 42.4 %). With one integer convention the RTTs are equal.
@@ -111,7 +111,7 @@ fn equal_rtts_of_different_segment_sizes_are_a_hold_on_both_sides() {
     assert_identical_branches(&t);
 }
 
-/// Issue 8: RTTs of 400 µs, 70 ms, 80 ms, then 400–417 µs. Above 67.1 ms the fixed RTT
+/// RTTs of 400 µs, 70 ms, 80 ms, then 400–417 µs. Above 67.1 ms the fixed RTT
 /// saturated while the reference's did not, and the gradient's sign flipped for 51 events
 /// (`dec` vs `hai`, agreement 12.1 %). Both sides now saturate at 2^31 − 1 sixteenths of a ns
 /// (134.2 ms), and the RTT range holds 70 and 80 ms exactly.

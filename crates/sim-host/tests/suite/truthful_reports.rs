@@ -1,4 +1,4 @@
-//! Reports that tell the truth (issue 32 §5): what a capture holds and why nothing in it was
+//! Reports that tell the truth (docs/robustness.md §4 and §6b): what a capture holds and why nothing in it was
 //! compared, one exit code and one table row for "nothing to compare" whatever the input, DOCA
 //! PCC streams whose probes were never answered, the names of traces read from standard input,
 //! and the counts and ranges in messages and `--help`. Each test is named after the property it
