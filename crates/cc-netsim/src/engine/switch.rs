@@ -312,9 +312,9 @@ mod tests {
 
     #[test]
     fn a_switch_port_marks_ecn_when_the_queue_behind_the_packet_exceeds_the_threshold_only() {
-        // Kmin = Kmax = 3000 B: a data packet is marked when the egress queue it leaves behind
-        // holds more than 3000 B.
-        let mut s = star("ecn_threshold_bytes = 3_000");
+        // Kmin = Kmax = 3192 B: a data packet is marked when the egress queue it leaves behind
+        // holds more than 3192 B (three packets: not marked).
+        let mut s = star("ecn_threshold_bytes = 3_192");
         let out = port_to(&s, 0, 2);
         let ps = arrive(&mut s, 6);
         // The first left at once (an empty queue behind it); the other five queued.
@@ -324,15 +324,15 @@ mod tests {
         }
         let marked: Vec<bool> = ps.iter().map(|&p| s.pkts[p as usize].ecn).collect();
         // Behind each: 5320 (the first: 0), then 4256, 3192, 2128, 1064, 0 bytes.
-        assert_eq!(marked, [false, true, true, false, false, false]);
-        assert_eq!(s.c.ecn_marked, 2);
+        assert_eq!(marked, [false, true, false, false, false, false]);
+        assert_eq!(s.c.ecn_marked, 1);
     }
 
     #[test]
     fn a_full_shared_buffer_drops_data_and_still_queues_acks() {
-        // 3200 bytes hold three 1064-byte packets (the first is on the wire, out of the
-        // buffer): the fifth is dropped.
-        let mut s = star("buffer_bytes = 3_200");
+        // 3192 bytes hold exactly three 1064-byte packets (the first is on the wire, out of
+        // the buffer): the fifth is dropped.
+        let mut s = star("buffer_bytes = 3_192");
         let out = port_to(&s, 0, 2);
         arrive(&mut s, 5);
         assert_eq!(s.c.dropped, 1);
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn pfc_pause_is_sent_when_ingress_exceeds_xoff_and_resume_when_it_falls_to_xon() {
-        let mut s = star("pfc_xoff_bytes = 4_000\npfc_xon_bytes = 2_000");
+        let mut s = star("pfc_xoff_bytes = 4_000\npfc_xon_bytes = 1_064");
         let (ing, out) = (port_to(&s, 0, 0), port_to(&s, 0, 2));
         let host0 = s.ports[ing as usize].rev;
         drain(&mut s);
@@ -373,7 +373,7 @@ mod tests {
         };
         // The pause reaches host 0's port one link delay (1 µs) later.
         assert_eq!(pfc(&mut s), [(1_000_000, host0, 1)]);
-        // Dequeued: 3192 and 2128 B are above XON; 1064 B is not, and resumes host 0.
+        // Dequeued: 3192 and 2128 B are above XON; 1064 B is at XON, and resumes host 0.
         let mut resumed = Vec::new();
         for _ in 0..3 {
             next_tx(&mut s, out);
