@@ -314,7 +314,8 @@ pub(crate) fn report(
             st.below_ideal
         ));
     }
-    // A run that measured nothing is not a healthy run (issue 32 §2).
+    // A run that measured nothing is not a healthy run (docs/robustness.md §6b, "meaningless
+    // runs").
     let finished = sim.flows.iter().filter(|f| f.done_ps.is_some()).count();
     if finished == 0 && c.acks == 0 {
         violations.push(format!(

@@ -191,7 +191,7 @@ impl ControllerKind {
     }
 }
 
-/// How HPCC senders react to ACKs (paper §3.2, Fig. 13).
+/// How HPCC senders react to ACKs (HPCC §3.2, Fig. 13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reaction {
@@ -400,8 +400,8 @@ pub enum GroupKind {
     /// uniformly and `fan_in` distinct senders uniformly among the other hosts, each sending
     /// `size_bytes` at the event's time; the events' bytes are `load` of the network's capacity
     /// (every host link's rate summed), so the mean gap between events is
-    /// `fan_in·size_bytes·8 / (load·hosts·host_rate_bps)`. The HPCC paper's Fig. 11 incast
-    /// (§5: 60 senders, 500 KB each), as its first author specified it (2 % of the capacity,
+    /// `fan_in·size_bytes·8 / (load·hosts·host_rate_bps)`. The incast of HPCC Fig. 11
+    /// (HPCC §5: 60 senders, 500 KB each), as its first author specified it (2 % of the capacity,
     /// Poisson events; alibaba-edu/High-Precision-Congestion-Control issue #36).
     PoissonIncast,
 }
