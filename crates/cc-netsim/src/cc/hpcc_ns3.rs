@@ -5,7 +5,7 @@
 //! b/s truncated by ns-3's `DataRate` (`DataRate(bps / c)`), the window `m_win · rate / max
 //! rate` in integers.
 //!
-//! It is the paper's Algorithm 1 in the rate domain (`R = Rc / (U/η) + R_AI` for `W = Wc /
+//! It is HPCC Alg. 1 in the rate domain (`R = Rc / (U/η) + R_AI` for `W = Wc /
 //! (U/η) + W_AI`), the same algorithm as the crate and the f64 reference; what it adds is ns-3's
 //! rounding, so that a run on the ns-3 switch model (`switch_model = "ns3"`) can agree with
 //! ns-3's own run flow by flow (docs/sim.md, "Agreement with ns-3"). Not a firmware

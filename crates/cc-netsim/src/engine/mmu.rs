@@ -178,3 +178,70 @@ impl Sim {
         self.pfc_frame(p.in_port, p.seq != 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{hpcc, incast, next_tx, pkt, port_to, sim};
+    use super::*;
+
+    #[test]
+    fn ns3_headroom_is_three_rate_delay_products_and_the_alpha_shift_drops_per_doubling_of_rate() {
+        // Dumbbell, 100 Gb/s hosts and a 400 Gb/s fabric link, 1 µs everywhere: a host port's
+        // headroom is 3 × 100 Gb/s × 1 µs = 37 500 B with shift 3; the fabric port's
+        // 3 × 400 Gb/s × 1 µs = 150 000 B, with shift 1 (400 → 200 → 100 Gb/s: two halvings).
+        let topo = "kind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 1\nswitch_model = \"ns3\"\n\
+                    fabric_rate_bps = 400_000_000_000";
+        let s = sim(&hpcc("", topo, &incast(&[0], 2, 1_000, 0)));
+        let shape = |p: u32| {
+            let p = &s.ports[p as usize];
+            (p.headroom_bytes, p.pfc_shift)
+        };
+        assert_eq!(shape(port_to(&s, 0, 0)), (37_500, 3));
+        assert_eq!(shape(port_to(&s, 0, 1)), (37_500, 3));
+        assert_eq!(shape(port_to(&s, 0, s.n_hosts + 1)), (150_000, 1));
+        let sw = &s.switches[0];
+        assert_eq!(sw.total_headroom_bytes, 2 * 37_500 + 150_000);
+        assert_eq!(sw.total_reserve_bytes, 3 * 4_096);
+    }
+
+    #[test]
+    fn ns3_pause_is_sent_when_shared_bytes_reach_the_dynamic_threshold_and_resumed_3k_below() {
+        // Star of 3 at 100 Gb/s, 1 µs: 3 × 37 500 B of headroom and 3 × 4096 B of reserve
+        // leave 75 212 B of a 200 000 B buffer to share; shift 3.
+        let topo = "kind = \"star\"\nhosts = 3\nswitch_model = \"ns3\"\nbuffer_bytes = 200_000";
+        let mut s = sim(&hpcc("", topo, &incast(&[0], 2, 1_000_000, 90_000)));
+        let (ing, out) = (port_to(&s, 0, 0), port_to(&s, 0, 2));
+        // 1000-byte packets from host 0: the first leaves at once. After the k-th the port
+        // holds 1000·(k − 1) B, 4096 of them reserved: k = 13 shares 7904 B, below its
+        // threshold (75 212 − 7904) >> 3 = 8413; the 14th would share 8904 B, beyond it, so it
+        // goes to the headroom, and the port pauses host 0.
+        let mut paused = Vec::new();
+        for k in 0..14u64 {
+            let p = pkt(&mut s, KIND_DATA, 0, k * 1_000, 1_000, 1_000, ing);
+            s.ns3_switch_rx(0, p);
+            paused.push(s.ports[ing as usize].pause_sent);
+        }
+        assert_eq!(paused.iter().filter(|&&p| p).count(), 1);
+        assert!(paused[13]);
+        assert_eq!((s.c.pfc_pauses, s.c.dropped), (1, 0));
+        assert_eq!(s.switches[0].shared_used_bytes, 7_904);
+        assert_eq!(s.ports[ing as usize].hdrm_bytes, 1_000);
+        // The pause frame goes back to host 0 as a packet, ahead of anything else.
+        let frame = s.pkts[s.ports[ing as usize].cur.unwrap() as usize];
+        assert_eq!(
+            (frame.kind, frame.seq, frame.wire),
+            (KIND_PFC, 1, NS3_PFC_BYTES)
+        );
+        // Dequeued one by one: the headroom empties first; then shared 7904, 6904, 5904 are not
+        // 3072 below their thresholds (8413, 8538, 8663); 4904 + 3072 ≤ (75 212 − 4904) >> 3 =
+        // 8788 resumes.
+        let mut resumed = Vec::new();
+        for _ in 0..4 {
+            next_tx(&mut s, out);
+            resumed.push(!s.ports[ing as usize].pause_sent);
+        }
+        assert_eq!(resumed, [false, false, false, true]);
+        let frame = s.pkts[*s.ports[ing as usize].q_ack.back().unwrap() as usize];
+        assert_eq!((frame.kind, frame.seq), (KIND_PFC, 0));
+    }
+}

@@ -48,6 +48,8 @@ mod ns3nic;
 pub mod pacer;
 mod queue;
 mod switch;
+#[cfg(test)]
+mod testkit;
 mod topology;
 mod transport;
 mod workload;

@@ -594,3 +594,93 @@ impl Sim {
         self.host_try_send(src);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{hpcc, incast, next_tx, pkt, run_to, sim};
+    use super::*;
+
+    #[test]
+    fn nic_clocks_count_nanoseconds_from_an_offset_of_each_host() {
+        for h in 0..8 {
+            for t in [0, 123_456_789, 4_000_000_000_000] {
+                let k = 1_000_003;
+                let d = nic_clock(h, t + k * PS_PER_NS).wrapping_sub(nic_clock(h, t));
+                assert_eq!(u64::from(d), k);
+                // Within a nanosecond the clock does not move.
+                assert_eq!(
+                    nic_clock(h, t + PS_PER_NS - 1 - t % PS_PER_NS),
+                    nic_clock(h, t)
+                );
+            }
+        }
+        let at0: std::collections::BTreeSet<u32> = (0..64).map(|h| nic_clock(h, 0)).collect();
+        assert_eq!(at0.len(), 64);
+    }
+
+    /// Host 0 sends 20 KB to host 1 and 20 KB to host 2, both from time 0, through a pacer of
+    /// `pacer_flows` flows.
+    fn two_flows_from_one_host(pacer_flows: u32) -> Sim {
+        let head = format!("pacer_flows = {pacer_flows}");
+        let flows = incast(&[0], 1, 20_000, 0) + &incast(&[0], 2, 20_000, 0);
+        sim(&hpcc(&head, "kind = \"star\"\nhosts = 3", &flows))
+    }
+
+    #[test]
+    fn a_new_flow_waits_for_a_pacer_slot_while_the_nics_pacer_is_full() {
+        let mut s = two_flows_from_one_host(1);
+        run_to(&mut s, 1_000);
+        assert!(s.flows[0].snd_nxt > 0);
+        assert_eq!((s.flows[1].snd_nxt, s.flows[1].slot), (0, NO_SLOT));
+        assert_eq!(s.c.pacer_waits, 1);
+        run_to(&mut s, 100_000);
+        let (d0, d1) = (s.flows[0].done_ps.unwrap(), s.flows[1].done_ps.unwrap());
+        assert!(d1 > d0, "{d0} {d1}");
+        assert!(s.c.pacer_wait_ns > 0);
+        // With room for both, both send from the start.
+        let mut s = two_flows_from_one_host(2);
+        run_to(&mut s, 1_000);
+        assert!(s.flows[0].snd_nxt > 0 && s.flows[1].snd_nxt > 0);
+        assert_eq!(s.c.pacer_waits, 0);
+    }
+
+    #[test]
+    fn a_paused_nic_sends_no_data_until_resumed_and_counts_the_pause() {
+        let mut s = sim(&hpcc(
+            "",
+            "kind = \"star\"\nhosts = 2",
+            &incast(&[1], 0, 20_000, 0),
+        ));
+        let port = s.hosts[1].port;
+        s.pfc_frame(port, true);
+        run_to(&mut s, 10_000);
+        assert_eq!(
+            (s.flows[0].snd_nxt, s.ports[port as usize].tx_bytes),
+            (0, 0)
+        );
+        s.pfc_frame(port, false);
+        assert_eq!(s.c.pfc_paused_ns, 10_000);
+        run_to(&mut s, 11_000);
+        assert!(s.flows[0].snd_nxt > 0);
+    }
+
+    #[test]
+    fn the_nic_sends_a_queued_ack_before_its_next_data_packet() {
+        let mut s = sim(&hpcc(
+            "",
+            "kind = \"star\"\nhosts = 2",
+            &incast(&[1], 0, 100_000, 0),
+        ));
+        run_to(&mut s, 1_000);
+        let port = s.hosts[1].port;
+        let busy = s.ports[port as usize].cur.expect("sending at line rate");
+        assert_eq!(s.pkts[busy as usize].kind, KIND_DATA);
+        let a = pkt(&mut s, KIND_ACK, 0, 0, 0, 64, 0);
+        s.ports[port as usize].q_ack.push_back(a);
+        next_tx(&mut s, port);
+        assert_eq!(s.ports[port as usize].cur, Some(a));
+        next_tx(&mut s, port);
+        let next = s.ports[port as usize].cur.map(|p| s.pkts[p as usize].kind);
+        assert_eq!(next, Some(KIND_DATA));
+    }
+}

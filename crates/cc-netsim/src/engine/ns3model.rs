@@ -174,7 +174,7 @@ pub(super) fn ns3_ecmp_hash(sip: u32, dip: u32, sport: u16, dport: u16, seed: u3
 }
 
 /// One hop's INT counters as ns-3 stamps them with `INT_MULTI` = `multi`, expressed in the
-/// units of HPCC's Fig. 7 hop that the `hpcc-cc` crate reads (128 B, 80 B): ns-3 keeps the
+/// units of the HPCC Fig. 7 hop that the `hpcc-cc` crate reads (128 B, 80 B): ns-3 keeps the
 /// transmitted bytes as `tx / (128 · multi)` in 20 bits and the queue as `qlen / (80 · multi)`
 /// in 17 bits (`IntHop::Set` in `src/network/utils/int-header.h`), so the values it delivers
 /// move in steps of `128 · multi` and `80 · multi` bytes; here they are multiplied back by
@@ -195,7 +195,8 @@ mod tests {
 
     #[test]
     fn ns3_truncates_transmission_times_to_the_nanosecond() {
-        // The figures: 1078 B at 100 G is 86.24 ns, at 400 G 21.56 ns.
+        // Whole nanoseconds, truncated (docs/sim.md, "The ns-3-compatible switch model", row
+        // "time"): 1078 B at 100 G is 86.24 ns, at 400 G 21.56 ns.
         assert_eq!(ns3_tx_ns(1078, 100_000_000_000), 86);
         assert_eq!(ns3_tx_ns(1078, 400_000_000_000), 21);
         assert_eq!(ns3_tx_ns(88, 100_000_000_000), 7);

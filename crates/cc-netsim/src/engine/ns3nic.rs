@@ -177,3 +177,67 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{hpcc, incast, run_to, sim};
+    use super::*;
+
+    /// `switch_model = "ns3"`: host 0 sends 100 KB to host 1 and 100 KB to host 2 from 0.
+    fn two_queue_pairs() -> Sim {
+        let topo = "kind = \"star\"\nhosts = 3\nswitch_model = \"ns3\"";
+        let flows = incast(&[0], 1, 100_000, 0) + &incast(&[0], 2, 100_000, 0);
+        sim(&hpcc("", topo, &flows))
+    }
+
+    #[test]
+    fn the_ns3_nic_serves_its_queue_pairs_round_robin() {
+        let mut s = two_queue_pairs();
+        let port = s.hosts[0].port as usize;
+        let (mut tx, mut flows) = (0, Vec::new());
+        while flows.len() < 8 {
+            let t = s.now / PS_PER_NS + 1;
+            run_to(&mut s, t);
+            if s.ports[port].tx_bytes != tx {
+                tx = s.ports[port].tx_bytes;
+                let p = s.pkts[s.ports[port].cur.unwrap() as usize];
+                flows.push((p.flow, p.seq));
+            }
+        }
+        assert_eq!(
+            flows,
+            [
+                (0, 0),
+                (1, 0),
+                (0, 1_000),
+                (1, 1_000),
+                (0, 2_000),
+                (1, 2_000),
+                (0, 3_000),
+                (1, 3_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ns3_rate_change_moves_the_next_available_time_by_the_last_packets_time_difference() {
+        let mut s = two_queue_pairs();
+        let f = &mut s.flows[0];
+        // A 1000-byte packet: 80 ns at 100 Gb/s, 160 ns at 50 Gb/s, 320 ns at 25 Gb/s.
+        (f.ns3_last_pkt, f.ns3_rate_bps, f.ns3_next_avail_ps) = (1_000, 100_000_000_000, 500_000);
+        f.rate_bps = 50e9;
+        s.ns3_change_rate(0, false);
+        assert_eq!(s.flows[0].ns3_next_avail_ps, 500_000 + 80_000);
+        assert_eq!(s.flows[0].ns3_rate_bps, 50_000_000_000);
+        s.flows[0].rate_bps = 100e9;
+        s.ns3_change_rate(0, false);
+        assert_eq!(s.flows[0].ns3_next_avail_ps, 500_000);
+        // Unchanged and not set: nothing moves, no wake-up; set: a later pending wake-up of
+        // the NIC comes forward to the flow's time.
+        s.hosts[0].ns3_next_send = Some((900_000, 7));
+        s.ns3_change_rate(0, false);
+        assert_eq!(s.hosts[0].ns3_next_send, Some((900_000, 7)));
+        s.ns3_change_rate(0, true);
+        assert_eq!(s.hosts[0].ns3_next_send.map(|w| w.0), Some(500_000));
+    }
+}

@@ -284,3 +284,130 @@ impl Sim {
         self.start_tx(port);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{drain, hpcc, incast, next_tx, pkt, port_to, sim};
+    use super::*;
+
+    /// A star of 3 hosts (switch node 3) with the `topology` keys added, flow 0 from host 0 to
+    /// host 2 (not started: the tests move its packets by hand).
+    fn star(topology: &str) -> Sim {
+        let topo = format!("kind = \"star\"\nhosts = 3\n{topology}");
+        sim(&hpcc("", &topo, &incast(&[0], 2, 1_000_000, 90_000)))
+    }
+
+    /// `n` data packets of flow 0, 1064 bytes on the wire, arriving at the switch from host 0
+    /// (through `switch_rx`, as their arrival event delivers them).
+    fn arrive(s: &mut Sim, n: usize) -> Vec<u32> {
+        let ing = port_to(s, 0, 0);
+        (0..n as u64)
+            .map(|k| {
+                let p = pkt(s, KIND_DATA, 0, k * 1_000, 1_000, 1_064, ing);
+                s.switch_rx(0, p);
+                p
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_switch_port_marks_ecn_when_the_queue_behind_the_packet_exceeds_the_threshold_only() {
+        // Kmin = Kmax = 3192 B: a data packet is marked when the egress queue it leaves behind
+        // holds more than 3192 B (three packets: not marked).
+        let mut s = star("ecn_threshold_bytes = 3_192");
+        let out = port_to(&s, 0, 2);
+        let ps = arrive(&mut s, 6);
+        // The first left at once (an empty queue behind it); the other five queued.
+        assert_eq!(s.ports[out as usize].q_bytes, 5 * 1_064);
+        for _ in 0..5 {
+            next_tx(&mut s, out);
+        }
+        let marked: Vec<bool> = ps.iter().map(|&p| s.pkts[p as usize].ecn).collect();
+        // Behind each: 5320 (the first: 0), then 4256, 3192, 2128, 1064, 0 bytes.
+        assert_eq!(marked, [false, true, false, false, false, false]);
+        assert_eq!(s.c.ecn_marked, 1);
+    }
+
+    #[test]
+    fn a_full_shared_buffer_drops_data_and_still_queues_acks() {
+        // 3192 bytes hold exactly three 1064-byte packets (the first is on the wire, out of
+        // the buffer): the fifth is dropped.
+        let mut s = star("buffer_bytes = 3_192");
+        let out = port_to(&s, 0, 2);
+        arrive(&mut s, 5);
+        assert_eq!(s.c.dropped, 1);
+        assert_eq!(s.ports[out as usize].q_data.len(), 3);
+        assert_eq!(s.switches[0].used_bytes, 3 * 1_064);
+        // An ACK of the flow from host 2 goes back to host 0 through the control class.
+        let back = port_to(&s, 0, 0);
+        let a = pkt(&mut s, KIND_ACK, 0, 1_000, 0, 64, out);
+        s.switch_rx(0, a);
+        assert_eq!((s.c.dropped, s.c.acks_dropped), (1, 0));
+        assert_eq!(s.ports[back as usize].cur, Some(a));
+        assert_eq!(s.switches[0].used_bytes, 3 * 1_064);
+    }
+
+    #[test]
+    fn pfc_pause_is_sent_when_ingress_exceeds_xoff_and_resume_when_it_falls_to_xon() {
+        let mut s = star("pfc_xoff_bytes = 4_000\npfc_xon_bytes = 1_064");
+        let (ing, out) = (port_to(&s, 0, 0), port_to(&s, 0, 2));
+        let host0 = s.ports[ing as usize].rev;
+        drain(&mut s);
+        // The first leaves at once; the next four hold 1064, 2128, 3192, then 4256 B > 4000.
+        let mut paused = Vec::new();
+        for k in 0..5u64 {
+            let p = pkt(&mut s, KIND_DATA, 0, k * 1_000, 1_000, 1_064, ing);
+            s.switch_rx(0, p);
+            paused.push(s.ports[ing as usize].pause_sent);
+        }
+        assert_eq!(paused, [false, false, false, false, true]);
+        assert_eq!(s.c.pfc_pauses, 1);
+        let pfc = |s: &mut Sim| -> Vec<(u64, u32, u32)> {
+            drain(s)
+                .into_iter()
+                .filter_map(|(t, e)| match e {
+                    Ev::Pfc { port, on } => Some((t, port, on)),
+                    _ => None,
+                })
+                .collect()
+        };
+        // The pause reaches host 0's port one link delay (1 µs) later.
+        assert_eq!(pfc(&mut s), [(1_000_000, host0, 1)]);
+        // Dequeued: 3192 and 2128 B are above XON; 1064 B is at XON, and resumes host 0.
+        let mut resumed = Vec::new();
+        for _ in 0..3 {
+            next_tx(&mut s, out);
+            resumed.push(!s.ports[ing as usize].pause_sent);
+        }
+        assert_eq!(resumed, [false, false, true]);
+        let t = s.now;
+        assert_eq!(pfc(&mut s), [(t + 1_000_000, host0, 0)]);
+    }
+
+    #[test]
+    fn a_paused_port_holds_its_data_but_sends_its_control_class() {
+        let mut s = star("");
+        let out = port_to(&s, 0, 2);
+        s.pfc_frame(out, true);
+        arrive(&mut s, 2);
+        assert_eq!(s.ports[out as usize].cur, None);
+        assert_eq!(s.ports[out as usize].q_data.len(), 2);
+        // A control packet (a CNP on its way to host 2) goes at once.
+        let ing = port_to(&s, 0, 0);
+        let c = pkt(&mut s, KIND_CNP, 0, 0, 0, 64, ing);
+        s.ports[out as usize].q_ack.push_back(c);
+        s.start_tx(out);
+        assert_eq!(s.ports[out as usize].cur, Some(c));
+        // Resumed 2 µs later: the data goes once the CNP's transmission ends.
+        s.now += 2_000_000;
+        s.pfc_frame(out, false);
+        assert_eq!(s.c.pfc_paused_ns, 2_000);
+        next_tx(&mut s, out);
+        assert_eq!(s.ports[out as usize].q_data.len(), 1);
+        assert!(
+            s.ports[out as usize]
+                .cur
+                .is_some_and(|p| s.pkts[p as usize].kind == KIND_DATA)
+        );
+    }
+}

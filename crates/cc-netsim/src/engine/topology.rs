@@ -368,3 +368,112 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{hpcc, incast, sim};
+    use super::*;
+
+    const STAR: &str = "kind = \"star\"\nhosts = 4";
+    const DUMBBELL: &str = "kind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 3";
+    const LEAF_SPINE: &str = "kind = \"leaf_spine\"\nleaves = 3\nspines = 4\nhosts_per_leaf = 2";
+    const FAT_TREE: &str = "kind = \"fat_tree\"\npods = 2\ntors_per_pod = 2\naggs_per_pod = 2\n\
+                            cores_per_agg = 2\nhosts_per_tor = 2";
+
+    #[test]
+    fn the_two_ports_of_every_link_face_each_other_with_one_rate_and_delay() {
+        for topo in [STAR, DUMBBELL, LEAF_SPINE, FAT_TREE] {
+            let s = sim(&hpcc("", topo, &incast(&[1], 0, 1_000, 0)));
+            for (i, p) in s.ports.iter().enumerate() {
+                let r = &s.ports[p.rev as usize];
+                assert_eq!(r.rev as usize, i, "{topo}: port {i}");
+                assert_eq!((r.node, r.peer), (p.peer, p.node), "{topo}: port {i}");
+                assert_eq!((r.rate_bps, r.delay_ps), (p.rate_bps, p.delay_ps));
+                assert_eq!(p.is_switch, p.node >= s.n_hosts);
+            }
+            // One port per host, and it is the host's.
+            for h in 0..s.n_hosts {
+                let mine: Vec<usize> = (0..s.ports.len())
+                    .filter(|&i| s.ports[i].node == h)
+                    .collect();
+                assert_eq!(
+                    mine,
+                    [s.hosts[h as usize].port as usize],
+                    "{topo}: host {h}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_route_reaches_its_destination_through_as_many_switches_as_the_path_shape_counts() {
+        for topo in [STAR, DUMBBELL, LEAF_SPINE, FAT_TREE] {
+            let s = sim(&hpcc("", topo, &incast(&[1], 0, 1_000, 0)));
+            for src in 0..s.n_hosts {
+                for dst in (0..s.n_hosts).filter(|&d| d != src) {
+                    for flow in 0..8 {
+                        let w = s.walk(src, dst, flow);
+                        assert_eq!(w.last(), Some(&dst), "{topo}: {src} → {dst}, flow {flow}");
+                        let switches = w.iter().filter(|&&n| n >= s.n_hosts).count() as u64;
+                        assert_eq!(switches, s.path_shape(src, dst).1, "{topo}: {src} → {dst}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ecmp_picks_the_same_next_hop_for_every_packet_of_a_flow_and_spreads_flows_over_the_spines() {
+        // Hosts 0 and 1 on leaf 0, 2 and 3 on leaf 1: two flows 0 → 2 and one 1 → 2.
+        let text = hpcc(
+            "",
+            LEAF_SPINE,
+            &(incast(&[0, 1], 2, 50_000, 0) + &incast(&[0], 2, 50_000, 0)),
+        );
+        let mut s = sim(&text);
+        let leaf0 = 0;
+        for flow in 0..3 {
+            // Data packets of one flow, whatever their bytes, and its ACKs leave by one port.
+            let mut up = Vec::new();
+            let mut back = Vec::new();
+            for k in 0..20u64 {
+                let d =
+                    super::super::testkit::pkt(&mut s, KIND_DATA, flow, k * 1_000, 1_000, 1_064, 0);
+                up.push(s.egress_of(leaf0, &s.pkts[d as usize]));
+                let a = super::super::testkit::pkt(&mut s, KIND_ACK, flow, k * 1_000, 0, 64, 0);
+                back.push(s.egress_of(1, &s.pkts[a as usize]));
+            }
+            assert!(up.iter().all(|&e| e == up[0]), "flow {flow}: {up:?}");
+            assert!(back.iter().all(|&e| e == back[0]), "flow {flow}: {back:?}");
+            // Forward: up to a spine; back at leaf 1: up to a spine too (the ACK goes to host
+            // 0 or 1 on leaf 0).
+            assert!(up[0].1 && !back[0].1);
+            assert!(s.ports[up[0].0 as usize].peer >= s.n_hosts + 3);
+        }
+        // Over many flows the leaf's uplinks are all used.
+        let spines: std::collections::BTreeSet<u32> =
+            (0..256).map(|f| s.walk(0, 2, f)[1]).collect();
+        assert_eq!(spines.len(), 4, "{spines:?}");
+    }
+
+    #[test]
+    fn the_ideal_fct_is_the_bytes_at_line_rate_plus_the_base_rtt() {
+        // TIMELY reads no INT: a star at 100 Gb/s (80 ps a byte), 1 µs links, 1000-byte
+        // packets with 64 bytes of headers, 64-byte ACKs. 10 000 bytes: 10 packets, 10 640
+        // bytes on the first link = 851 200 ps; the base RTT is 4 × 1 µs of propagation, an
+        // ACK on each of the two links back (2 × 5 120 ps) and a header-only packet on the
+        // second link (5 120 ps).
+        let text = "name = \"unit\"\nalgorithm = \"timely\"\nduration_ns = 100_000\n\
+                    [topology]\nkind = \"star\"\nhosts = 2\nhost_rate_bps = 100_000_000_000\n";
+        let s = sim(&(text.to_string() + &incast(&[1], 0, 1_000, 0)));
+        assert_eq!(
+            s.ideal_fct_ps(1, 0, 10_000),
+            851_200 + 4_000_000 + 2 * 5_120 + 5_120
+        );
+        // One byte more is one more packet: its byte and a header.
+        assert_eq!(
+            s.ideal_fct_ps(1, 0, 10_001) - s.ideal_fct_ps(1, 0, 10_000),
+            65 * 80
+        );
+    }
+}

@@ -240,3 +240,163 @@ impl Sim {
         self.admit_waiting(src);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{hpcc, incast, pkt, run_to, sim};
+    use super::*;
+
+    /// A star of 2 hosts with the top-level keys `head`; flow 0: `size` bytes from host 1 to
+    /// host 0 starting at `start_ns`.
+    fn pair(head: &str, size: u64, start_ns: u64) -> Sim {
+        sim(&hpcc(
+            head,
+            "kind = \"star\"\nhosts = 2",
+            &incast(&[1], 0, size, start_ns),
+        ))
+    }
+
+    /// Hands data packet `seq` (1000 bytes) of flow 0 to its receiver, host 0: what it sent
+    /// back (`(kind, ACK number)`), if anything.
+    fn deliver(s: &mut Sim, seq: u64) -> Option<(u8, u64)> {
+        let (acks, port) = (s.c.acks, s.hosts[0].port as usize);
+        let p = pkt(s, KIND_DATA, 0, seq, 1_000, 1_064, 0);
+        let before = s.ports[port].q_ack.len() + usize::from(s.ports[port].cur.is_some());
+        s.data_rx(0, p, s.pkts[p as usize]);
+        let after = s.ports[port].q_ack.len() + usize::from(s.ports[port].cur.is_some());
+        assert_eq!(s.c.acks - acks, (after - before) as u64);
+        (s.c.acks > acks).then(|| (s.pkts[p as usize].kind, s.pkts[p as usize].seq))
+    }
+
+    #[test]
+    fn the_receiver_acks_every_kth_packet_and_the_flows_last() {
+        let mut s = pair("ack_every = 3", 5_000, 90_000);
+        let replies: Vec<_> = (0..5).map(|k| deliver(&mut s, k * 1_000)).collect();
+        assert_eq!(
+            replies,
+            [
+                None,
+                None,
+                Some((KIND_ACK, 3_000)),
+                None,
+                Some((KIND_ACK, 5_000))
+            ]
+        );
+        assert_eq!(s.flows[0].delivered, 5_000);
+    }
+
+    #[test]
+    fn a_gap_gets_one_nack_for_its_first_missing_byte_and_later_packets_are_discarded() {
+        let mut s = pair("", 10_000, 90_000);
+        assert_eq!(deliver(&mut s, 0), Some((KIND_ACK, 1_000)));
+        // 1000 ..< 2000 lost: one NACK for 1000, then nothing while the gap stays.
+        assert_eq!(deliver(&mut s, 2_000), Some((KIND_NACK, 1_000)));
+        assert_eq!(deliver(&mut s, 3_000), None);
+        assert_eq!(s.c.nacks, 1);
+        // Go-back-N: the receiver kept nothing after the gap.
+        assert_eq!(deliver(&mut s, 1_000), Some((KIND_ACK, 2_000)));
+        assert_eq!(deliver(&mut s, 2_000), Some((KIND_ACK, 3_000)));
+        // A duplicate is dropped without a reply.
+        assert_eq!(deliver(&mut s, 1_000), None);
+        assert_eq!(s.flows[0].delivered, 3_000);
+    }
+
+    /// Flow 0 (host 1 → host 0) after 1.5 µs of sending at line rate: no ACK is back yet (the
+    /// round trip is over 4 µs).
+    fn sending() -> Sim {
+        let mut s = pair("", 1_000_000, 0);
+        run_to(&mut s, 1_500);
+        let f = &s.flows[0];
+        assert_eq!(f.snd_una, 0);
+        assert!(f.snd_nxt >= 10_000, "{}", f.snd_nxt);
+        s
+    }
+
+    /// An ACK (`nack` false) or NACK of flow 0 for `seq` reaches its sender.
+    fn ack(s: &mut Sim, nack: bool, seq: u64) {
+        let kind = if nack { KIND_NACK } else { KIND_ACK };
+        let p = Pkt {
+            seq,
+            kind,
+            flow: 0,
+            wire: 64,
+            ..Pkt::default()
+        };
+        s.ack_rx(p);
+    }
+
+    /// The first bytes of the next `n` data packets host 1 puts on the wire from now (the loop
+    /// run nanosecond by nanosecond, each transmission seen as it starts).
+    fn next_sent(s: &mut Sim, n: usize) -> Vec<u64> {
+        let port = s.hosts[1].port as usize;
+        let mut tx = s.ports[port].tx_bytes;
+        let mut seqs = Vec::new();
+        // A transmission that started with the ACK just handled counts.
+        if let Some(p) = s.ports[port].cur
+            && s.pkts[p as usize].t_sent_ps == s.now
+        {
+            seqs.push(s.pkts[p as usize].seq);
+        }
+        while seqs.len() < n {
+            run_to(s, s.now / PS_PER_NS + 1);
+            if s.ports[port].tx_bytes != tx {
+                tx = s.ports[port].tx_bytes;
+                let p = s.ports[port].cur.expect("a transmission started");
+                seqs.push(s.pkts[p as usize].seq);
+            }
+        }
+        seqs
+    }
+
+    #[test]
+    fn go_back_n_resends_from_the_first_unacked_byte_after_a_nack() {
+        let mut s = sending();
+        let sent = s.flows[0].snd_nxt;
+        // An ACK moves snd_una only: sending goes on after what was sent.
+        ack(&mut s, false, 2_000);
+        assert_eq!(s.flows[0].snd_una, 2_000);
+        assert!(s.flows[0].snd_nxt >= sent);
+        assert!(next_sent(&mut s, 1)[0] >= sent);
+        // A NACK for 5000 acknowledges what is before it, and the sender goes back to it.
+        let sent = s.flows[0].snd_nxt;
+        assert!(sent > 6_000);
+        ack(&mut s, true, 5_000);
+        assert_eq!(s.flows[0].snd_una, 5_000);
+        assert_eq!(next_sent(&mut s, 3), [5_000, 6_000, 7_000]);
+        // A late NACK below snd_una goes back to snd_una, not below.
+        ack(&mut s, true, 3_000);
+        assert_eq!(s.flows[0].snd_una, 5_000);
+        assert_eq!(next_sent(&mut s, 2), [5_000, 6_000]);
+        assert_eq!(s.c.timeouts, 0);
+    }
+
+    #[test]
+    fn the_retransmission_timer_goes_back_to_the_first_unacked_byte_only_after_an_rto_without_progress()
+     {
+        let mut s = sending();
+        // The NIC's port held busy: nothing more is sent while the test looks.
+        s.ports[s.hosts[1].port as usize].cur.get_or_insert(0);
+        ack(&mut s, false, 3_000);
+        let (sent, progress, rto) = (s.flows[0].snd_nxt, s.flows[0].last_progress_ps, s.rto_ps);
+        assert!(sent > 3_000);
+        // One ps early: re-armed for the deadline, nothing resent.
+        s.now = progress + rto - 1;
+        drain_rto(&mut s);
+        s.rto(0);
+        assert_eq!((s.c.timeouts, s.flows[0].snd_nxt), (0, sent));
+        assert_eq!(drain_rto(&mut s), [progress + rto]);
+        // At the deadline: back to snd_una, and armed again one RTO later.
+        s.now = progress + rto;
+        s.rto(0);
+        assert_eq!((s.c.timeouts, s.flows[0].snd_nxt), (1, 3_000));
+        assert_eq!(drain_rto(&mut s), [progress + 2 * rto]);
+    }
+
+    /// The times of the pending RTO events of flow 0 (the queue is left empty).
+    fn drain_rto(s: &mut Sim) -> Vec<u64> {
+        super::super::testkit::drain(s)
+            .into_iter()
+            .filter_map(|(t, e)| matches!(e, Ev::Rto { flow: 0 }).then_some(t))
+            .collect()
+    }
+}

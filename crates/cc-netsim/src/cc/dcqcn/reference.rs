@@ -1,5 +1,5 @@
-//! The DCQCN reaction point (sender), f64, written from the DCQCN paper (Zhu et al., SIGCOMM
-//! 2015, §3.1 and Fig. 5) and, where it chooses, from the HPCC authors' ns-3 simulator's
+//! The DCQCN reaction point (sender), f64, written from DCQCN §3.1 and Fig. 5 (Zhu et al.,
+//! SIGCOMM 2015) and, where it chooses, from the HPCC authors' ns-3 simulator's
 //! "Mellanox version" (`cc_mode 1`, `RdmaHw::*Mlx` in
 //! `simulation/src/point-to-point/model/rdma-hw.cc`, commit `9f4be2a`):
 //!

@@ -1,6 +1,6 @@
 //! DCTCP's sender, f64, as the HPCC authors' ns-3 simulator runs it (`cc_mode 8`,
 //! `RdmaHw::HandleAckDctcp` in `simulation/src/point-to-point/model/rdma-hw.cc`, commit
-//! `9f4be2a`): the DCTCP paper's (Alizadeh et al., SIGCOMM 2010, §3.1) estimator and cut on a
+//! `9f4be2a`): the estimator and cut of DCTCP §3.1 (Alizadeh et al., SIGCOMM 2010) on a
 //! *rate*, not a window.
 //!
 //! * Per window of data (an ACK past the `snd_nxt` of the previous window's end): F = the ACKs

@@ -2,32 +2,16 @@
 //! Every table refuses unknown keys; every impossible value is an error naming the file and
 //! the key ([`ScenarioError`], exit 2).
 
+mod check;
+
+pub use check::check_flow_ids;
+
 use super::cc::Entry;
 use cc_trace::Param;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// Why `name` cannot be the start of an output file's name (`None`: it can): empty, a path
-/// separator, `.` or `..`, a control character.
-fn file_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("empty: it names the run's output files".into());
-    }
-    if name == "." || name == ".." || name.contains(['/', '\\']) {
-        return Some(format!(
-            "{name:?} is not a plain file name (no `/`, `\\`, `.` or `..`): it names the run's \
-             output files, which must stay in the directory given"
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Some(format!(
-            "{name:?} has a control character: it names the run's output files"
-        ));
-    }
-    None
-}
 
 /// A bad scenario: the file, the key and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,7 +191,7 @@ impl ControllerKind {
     }
 }
 
-/// How HPCC senders react to ACKs (paper §3.2, Fig. 13).
+/// How HPCC senders react to ACKs (HPCC §3.2, Fig. 13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reaction {
@@ -416,8 +400,8 @@ pub enum GroupKind {
     /// uniformly and `fan_in` distinct senders uniformly among the other hosts, each sending
     /// `size_bytes` at the event's time; the events' bytes are `load` of the network's capacity
     /// (every host link's rate summed), so the mean gap between events is
-    /// `fan_in·size_bytes·8 / (load·hosts·host_rate_bps)`. The HPCC paper's Fig. 11 incast
-    /// (§5: 60 senders, 500 KB each), as its first author specified it (2 % of the capacity,
+    /// `fan_in·size_bytes·8 / (load·hosts·host_rate_bps)`. The incast of HPCC Fig. 11
+    /// (HPCC §5: 60 senders, 500 KB each), as its first author specified it (2 % of the capacity,
     /// Poisson events; alibaba-edu/High-Precision-Congestion-Control issue #36).
     PoissonIncast,
 }
@@ -808,10 +792,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, ScenarioError> {
     if l.sc.flows.len() > 255 {
         return Err(l.err("flows", "at most 255 flow groups"));
     }
-    check(&mut l)?;
+    check::check(&mut l)?;
     // The file parsed as a scenario, so it parses as a table.
     let raw: toml::Table = toml::from_str(text).unwrap_or_default();
-    check_given_keys(&l, &raw)?;
+    check::keys::given(&l, &raw)?;
     l.given = raw.keys().cloned().collect();
     Ok(l)
 }
@@ -855,436 +839,12 @@ pub fn recheck(l: &mut Loaded) -> Result<(), ScenarioError> {
     l.hosts = l.sc.topology_hosts();
     l.cdfs = Vec::new();
     l.page = None;
-    check(l)
-}
-
-fn check(l: &mut Loaded) -> Result<(), ScenarioError> {
-    let sc = &l.sc;
-    // The name starts every output file's name (`NAME_flows.csv`, `NAME_flow0.csv`, sweep
-    // results): one plain file-name component, so outputs stay in the directory named.
-    if let Some(why) = file_name_problem(&sc.name) {
-        return Err(l.err("name", why));
-    }
-    let t = &sc.topology;
-    let need = |key: &str, v: Option<u32>, min: u32| -> Result<u32, ScenarioError> {
-        match v {
-            Some(x) if x >= min => Ok(x),
-            Some(x) => Err(l.err(
-                &format!("topology.{key}"),
-                format!("{x} is too small (at least {min})"),
-            )),
-            None => Err(l.err(
-                &format!("topology.{key}"),
-                format!("required for kind {:?}", t.kind),
-            )),
-        }
-    };
-    let forbid = |key: &str, set: bool| -> Result<(), ScenarioError> {
-        if set {
-            Err(l.err(
-                &format!("topology.{key}"),
-                format!("does not apply to kind {:?}", t.kind),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    if t.kind != TopoKind::FatTree {
-        forbid("pods", t.pods.is_some())?;
-        forbid("tors_per_pod", t.tors_per_pod.is_some())?;
-        forbid("aggs_per_pod", t.aggs_per_pod.is_some())?;
-        forbid("cores_per_agg", t.cores_per_agg.is_some())?;
-        forbid("hosts_per_tor", t.hosts_per_tor.is_some())?;
-    }
-    match t.kind {
-        TopoKind::Star => {
-            need("hosts", t.hosts, 2)?;
-            forbid("left_hosts", t.left_hosts.is_some())?;
-            forbid("right_hosts", t.right_hosts.is_some())?;
-            forbid("leaves", t.leaves.is_some())?;
-            forbid("spines", t.spines.is_some())?;
-            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
-            forbid("fabric_rate_bps", t.fabric_rate_bps.is_some())?;
-            forbid("fabric_delay_ns", t.fabric_delay_ns.is_some())?;
-        }
-        TopoKind::Dumbbell => {
-            need("left_hosts", t.left_hosts, 1)?;
-            need("right_hosts", t.right_hosts, 1)?;
-            forbid("hosts", t.hosts.is_some())?;
-            forbid("leaves", t.leaves.is_some())?;
-            forbid("spines", t.spines.is_some())?;
-            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
-        }
-        TopoKind::LeafSpine => {
-            need("leaves", t.leaves, 2)?;
-            need("spines", t.spines, 1)?;
-            if t.spines.is_some_and(|s| s > 1024) {
-                return Err(l.err("topology.spines", "at most 1024"));
-            }
-            need("hosts_per_leaf", t.hosts_per_leaf, 1)?;
-            forbid("hosts", t.hosts.is_some())?;
-            forbid("left_hosts", t.left_hosts.is_some())?;
-            forbid("right_hosts", t.right_hosts.is_some())?;
-        }
-        TopoKind::FatTree => {
-            forbid("hosts", t.hosts.is_some())?;
-            forbid("left_hosts", t.left_hosts.is_some())?;
-            forbid("right_hosts", t.right_hosts.is_some())?;
-            forbid("leaves", t.leaves.is_some())?;
-            forbid("spines", t.spines.is_some())?;
-            forbid("hosts_per_leaf", t.hosts_per_leaf.is_some())?;
-            // Two pods at least: one pod is a leaf-spine. At most 1024 of each (switch ports
-            // and ids stay small; 4096 hosts bound the product below).
-            for (key, v, min) in [
-                ("pods", t.pods, 2),
-                ("tors_per_pod", t.tors_per_pod, 1),
-                ("aggs_per_pod", t.aggs_per_pod, 1),
-                ("cores_per_agg", t.cores_per_agg, 1),
-                ("hosts_per_tor", t.hosts_per_tor, 1),
-            ] {
-                if let Some(x) = v {
-                    need(key, Some(x), min)?;
-                    if x > 1024 {
-                        return Err(l.err(&format!("topology.{key}"), format!("{x}: at most 1024")));
-                    }
-                }
-            }
-            let f = t.fat_tree();
-            if f.aggs_per_pod * f.cores_per_agg > 1024 {
-                return Err(l.err(
-                    "topology.cores_per_agg",
-                    format!(
-                        "{} cores (aggs_per_pod × cores_per_agg): at most 1024",
-                        f.cores()
-                    ),
-                ));
-            }
-        }
-    }
-    if l.hosts > 4096 {
-        return Err(l.err("topology", format!("{} hosts: at most 4096", l.hosts)));
-    }
-    let int_on = t.int.unwrap_or(sc.algorithm.entry().int_default);
-    let mut rates = vec![("topology.host_rate_bps", t.host_rate_bps)];
-    if t.kind != TopoKind::Star {
-        rates.push((
-            "topology.fabric_rate_bps",
-            t.fabric_rate_bps.unwrap_or(t.host_rate_bps),
-        ));
-    }
-    for (k, r) in rates {
-        if !(1_000_000..=1_600_000_000_000).contains(&r) {
-            return Err(l.err(k, format!("{r} b/s is outside 1 Mb/s ..= 1.6 Tb/s")));
-        }
-        // The NIC's pacer runs its line at this rate, in units of 128 b/s.
-        let pacer = cc_pacer::Rate::MIN.bps()..=cc_pacer::Rate::MAX.bps();
-        if k == "topology.host_rate_bps" && !pacer.contains(&r) {
-            return Err(l.err(
-                k,
-                format!(
-                    "{r} b/s is outside the NIC pacer's line rates ({} ..= {} b/s)",
-                    pacer.start(),
-                    pacer.end()
-                ),
-            ));
-        }
-        if int_on && !hpcc_cc::int::SPEED_BPS.contains(&r) {
-            return Err(l.err(
-                k,
-                format!("{r} b/s has no INT speed code (10/25/40/50/100/200/400/800/1600 Gb/s)"),
-            ));
-        }
-    }
-    if t.host_delay_ns > 1_000_000_000 {
-        return Err(l.err("topology.host_delay_ns", "at most 1 s"));
-    }
-    if t.fabric_delay_ns.is_some_and(|d| d > 1_000_000_000) {
-        return Err(l.err("topology.fabric_delay_ns", "at most 1 s"));
-    }
-    if t.buffer_bytes < 2 * u64::from(sc.mtu_bytes) + 1_000 {
-        return Err(l.err("topology.buffer_bytes", "must hold at least two packets"));
-    }
-    match (t.switch_model, t.int_multi) {
-        (SwitchModel::Default, Some(_)) => {
-            return Err(l.err(
-                "topology.int_multi",
-                "ns-3's INT unit multiplier: needs switch_model = \"ns3\" (the default model stamps HPCC's 128 B and 80 B units)",
-            ));
-        }
-        (SwitchModel::Ns3, Some(m)) if !(1..=64).contains(&m) => {
-            return Err(l.err("topology.int_multi", "must be in 1 ..= 64"));
-        }
-        (SwitchModel::Ns3, Some(_)) if !t.int.unwrap_or(sc.algorithm.entry().int_default) => {
-            return Err(l.err(
-                "topology.int_multi",
-                "sets the units of INT, and this run's switches stamp none (topology.int is off)",
-            ));
-        }
-        _ => {}
-    }
-    if t.switch_model == SwitchModel::Ns3 {
-        if t.buffer != BufferKind::Shared {
-            return Err(l.err(
-                "topology.buffer",
-                "switch_model ns3 shares one buffer per switch: must be shared",
-            ));
-        }
-        for (k, v) in [
-            ("topology.pfc_xoff_bytes", t.pfc_xoff_bytes),
-            ("topology.pfc_xon_bytes", t.pfc_xon_bytes),
-        ] {
-            if v.is_some() {
-                return Err(l.err(
-                    k,
-                    "switch_model ns3 pauses at a dynamic threshold (ns-3's): a static one does not apply",
-                ));
-            }
-        }
-    }
-    match (t.pfc_xoff_bytes, t.pfc_xon_bytes) {
-        (None, Some(_)) => {
-            return Err(l.err(
-                "topology.pfc_xon_bytes",
-                "needs pfc_xoff_bytes (PFC is off)",
-            ));
-        }
-        (Some(x), _) if x < u64::from(sc.mtu_bytes) || x >= t.buffer_bytes => {
-            return Err(l.err(
-                "topology.pfc_xoff_bytes",
-                format!("{x}: must be at least one packet and below buffer_bytes"),
-            ));
-        }
-        (Some(x), Some(n)) if n >= x => {
-            return Err(l.err(
-                "topology.pfc_xon_bytes",
-                format!("{n}: must be below pfc_xoff_bytes ({x})"),
-            ));
-        }
-        _ => {}
-    }
-    super::ecn::rules(l)?;
-    if sc.duration_ns == 0 || sc.duration_ns > 10_000_000_000 {
-        return Err(l.err("duration_ns", "must be in 1 ..= 10^10 ns (10 s)"));
-    }
-    if !(64..=9_000).contains(&sc.mtu_bytes) {
-        return Err(l.err("mtu_bytes", "must be in 64 ..= 9000"));
-    }
-    if sc.segment_bytes < sc.mtu_bytes
-        || sc.segment_bytes > 1 << 16
-        || !sc.segment_bytes.is_multiple_of(256)
-    {
-        return Err(l.err(
-            "segment_bytes",
-            "must be a multiple of 256 in mtu_bytes ..= 65536 (the NIC pacer's segment sizes)",
-        ));
-    }
-    if sc.pacer_flows == 0 || sc.pacer_flows as usize > super::engine::pacer::PACER_FLOWS {
-        return Err(l.err(
-            "pacer_flows",
-            format!(
-                "must be in 1 ..= {} (the NIC pacer's flow table)",
-                super::engine::pacer::PACER_FLOWS
-            ),
-        ));
-    }
-    if sc.pacer == Some(ControllerKind::Ns3) {
-        return Err(l.err(
-            "pacer",
-            "ns3 names a controller (HPCC with ns-3's arithmetic), not a pacer: fixed or reference",
-        ));
-    }
-    if sc.send_jitter_ns > 1_000_000 {
-        return Err(l.err("send_jitter_ns", "at most 1 ms"));
-    }
-    if sc.ack_every == 0 || sc.ack_every > 1024 {
-        return Err(l.err("ack_every", "must be in 1 ..= 1024"));
-    }
-    check_web(l)?;
-    let sc = &l.sc;
-    let hosts = l.hosts;
-    if sc.pcc_inflight_cap && !sc.algorithm.reads("pcc_inflight_cap") {
-        let by = readers("pcc_inflight_cap");
-        return Err(l.err(
-            "pcc_inflight_cap",
-            format!("applies to algorithm {by} only"),
-        ));
-    }
-    if sc.reaction != Reaction::Hpcc && !sc.algorithm.reads("reaction") {
-        let by = readers("reaction");
-        return Err(l.err("reaction", format!("applies to algorithm {by} only")));
-    }
-    if sc.output.sample_ns == 0 {
-        return Err(l.err("output.sample_ns", "must be > 0"));
-    }
-    if sc.duration_ns / sc.output.sample_ns > 50_000_000 {
-        return Err(l.err(
-            "output.sample_ns",
-            "too small for the duration (over 5·10^7 samples)",
-        ));
-    }
-    if sc.algorithm.entry().needs_int && sc.topology.int == Some(false) {
-        return Err(l.err(
-            "topology.int",
-            format!(
-                "algorithm {} needs INT (its controller reads it from every ACK)",
-                sc.algorithm.name()
-            ),
-        ));
-    }
-    let end = sc.duration_ns;
-    let o = &sc.output;
-    let from = o.jain_from_ns.unwrap_or(end / 2);
-    if from >= end {
-        return Err(l.err(
-            "output.jain_from_ns",
-            format!("{from} is not before the end ({end} ns)"),
-        ));
-    }
-    if let Some(to) = o.jain_to_ns
-        && (to <= from || to > end)
-    {
-        return Err(l.err(
-            "output.jain_to_ns",
-            format!("{to} must be after jain_from_ns ({from}) and at most duration_ns ({end})"),
-        ));
-    }
-    if o.stats_from_ns >= end {
-        return Err(l.err(
-            "output.stats_from_ns",
-            format!(
-                "{} is not before the end ({end} ns): no sample would be taken",
-                o.stats_from_ns
-            ),
-        ));
-    }
-    if sc.flows.is_empty() {
-        return Err(l.err(
-            "flows",
-            "no [[flows]] group: the run would carry no traffic and measure nothing",
-        ));
-    }
-    let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut cdfs = Vec::new();
-    for (i, g) in sc.flows.iter().enumerate() {
-        let key = |k: &str| format!("flows[{i}].{k}");
-        match g.kind {
-            GroupKind::Long | GroupKind::Incast => {
-                if g.src.is_empty() {
-                    return Err(l.err(&key("src"), "at least one source host"));
-                }
-                let dst = g.dst.ok_or_else(|| l.err(&key("dst"), "required"))?;
-                if dst >= hosts {
-                    return Err(l.err(
-                        &key("dst"),
-                        format!("host {dst} does not exist ({})", count_ids(hosts, "host")),
-                    ));
-                }
-                for &s in &g.src {
-                    if s >= hosts {
-                        return Err(l.err(
-                            &key("src"),
-                            format!("host {s} does not exist ({})", count_ids(hosts, "host")),
-                        ));
-                    }
-                    if s == dst {
-                        return Err(l.err(&key("src"), format!("host {s} is also the destination")));
-                    }
-                }
-                if g.kind == GroupKind::Incast
-                    && g.size_bytes.is_none()
-                    && !sc.algorithm.reads("web")
-                {
-                    return Err(l.err(&key("size_bytes"), "required for incast"));
-                }
-                if g.size_bytes == Some(0) {
-                    return Err(l.err(&key("size_bytes"), "must be > 0"));
-                }
-                if g.load.is_some() {
-                    return Err(l.err(&key("load"), "applies to poisson and poisson_incast only"));
-                }
-                if g.cdf.is_some() {
-                    return Err(l.err(&key("cdf"), "applies to poisson only"));
-                }
-                if g.fan_in.is_some() {
-                    return Err(l.err(&key("fan_in"), "applies to poisson_incast only"));
-                }
-                cdfs.push(None);
-            }
-            GroupKind::Poisson => {
-                let load = g.load.ok_or_else(|| l.err(&key("load"), "required"))?;
-                if !(load > 0.0 && load < 1.0) {
-                    return Err(l.err(&key("load"), format!("{load}: must be in (0, 1)")));
-                }
-                let c = g
-                    .cdf
-                    .as_ref()
-                    .ok_or_else(|| l.err(&key("cdf"), "required"))?;
-                let cdf =
-                    Cdf::load(&dir.join(c)).map_err(|e| l.err(&key("cdf"), format!("{c}: {e}")))?;
-                if !g.src.is_empty() || g.dst.is_some() || g.size_bytes.is_some() {
-                    return Err(l.err(
-                        &key("src"),
-                        "poisson uses every host: no src, dst or size_bytes",
-                    ));
-                }
-                if g.fan_in.is_some() {
-                    return Err(l.err(&key("fan_in"), "applies to poisson_incast only"));
-                }
-                cdfs.push(Some(cdf));
-            }
-            GroupKind::PoissonIncast => {
-                check_poisson_incast(l, i, g)?;
-                cdfs.push(None);
-            }
-        }
-        if let Some(s) = g.stop_ns
-            && s <= g.start_ns
-        {
-            return Err(l.err(&key("stop_ns"), "must be after start_ns"));
-        }
-        // The last flow of the group starts at start + (sources − 1)·stagger.
-        let last = g
-            .start_ns
-            .saturating_add((g.src.len().max(1) as u64 - 1).saturating_mul(g.stagger_ns));
-        if g.start_ns >= sc.duration_ns {
-            return Err(l.err(
-                &key("start_ns"),
-                format!(
-                    "{}: the group starts at or after the end ({} ns)",
-                    g.start_ns, sc.duration_ns
-                ),
-            ));
-        }
-        if last >= sc.duration_ns {
-            return Err(l.err(
-                &key("stagger_ns"),
-                format!(
-                    "its last flow starts at {last} ns, at or after the end ({} ns)",
-                    sc.duration_ns
-                ),
-            ));
-        }
-    }
-    if sc
-        .output
-        .size_buckets_bytes
-        .windows(2)
-        .any(|w| w[0] >= w[1])
-    {
-        return Err(l.err("output.size_buckets_bytes", "must be increasing"));
-    }
-    l.cdfs = cdfs;
-    // Without Poisson groups every flow exists from the start: check the ids now.
-    if l.sc.flows.iter().all(|g| !g.kind.arrives()) {
-        let n: usize = l.sc.flows.iter().map(|g| g.src.len()).sum();
-        check_flow_ids(l, n)?;
-    }
-    Ok(())
+    check::check(l)
 }
 
 impl GroupKind {
     /// The `[[flows]]` keys a group of this kind reads; a group giving any other is refused
-    /// ([`check_given_keys`]).
+    /// ([`check::keys::given`]).
     pub fn reads(self) -> &'static [&'static str] {
         match self {
             GroupKind::Long | GroupKind::Incast => &[
@@ -1325,109 +885,6 @@ impl GroupKind {
     }
 }
 
-/// Every key the file gives is read by this run (the structural half of "applied or refused";
-/// `check` refuses impossible values): a top-level key that only other algorithms read
-/// ([`Entry::scenario_keys`](super::cc::Entry)), the NIC pacer's keys under `switch_model =
-/// "ns3"` (ns-3's NIC has no pacer), and in each `[[flows]]` group a key its kind does not read
-/// ([`GroupKind::reads`]) are refused, naming the file, the table and the key.
-fn check_given_keys(l: &Loaded, raw: &toml::Table) -> Result<(), ScenarioError> {
-    let sc = &l.sc;
-    for k in raw.keys() {
-        let others = readers(k);
-        if !others.is_empty() && !sc.algorithm.reads(k) {
-            return Err(l.err(
-                k,
-                format!(
-                    "read by algorithm {others} only; this scenario's algorithm {} does not read it",
-                    sc.algorithm.name()
-                ),
-            ));
-        }
-        if sc.topology.switch_model == SwitchModel::Ns3
-            && matches!(k.as_str(), "pacer" | "pacer_flows" | "send_jitter_ns")
-        {
-            return Err(l.err(
-                k,
-                "switch_model = \"ns3\" runs ns-3's NIC (queue pairs round robin, each paced by its next-available time): it has no pacer and no send jitter",
-            ));
-        }
-    }
-    let groups = raw.get("flows").and_then(toml::Value::as_array);
-    for (i, (g, v)) in sc
-        .flows
-        .iter()
-        .zip(groups.into_iter().flatten())
-        .enumerate()
-    {
-        let reads = g.kind.reads();
-        if let Some(k) = v
-            .as_table()
-            .and_then(|t| t.keys().find(|k| !reads.contains(&k.as_str())))
-        {
-            return Err(l.err(
-                &format!("flows[{i}].{k}"),
-                format!(
-                    "a {} group does not read it (it reads {})",
-                    g.kind.name(),
-                    reads.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `kind = "poisson_incast"`: `load` in (0, 1), `fan_in` in 1 ..= hosts − 1, `size_bytes` > 0;
-/// the keys of the other kinds (`src`, `dst`, `stagger_ns`, `cdf`) are refused.
-fn check_poisson_incast(l: &Loaded, i: usize, g: &FlowGroup) -> Result<(), ScenarioError> {
-    let key = |k: &str| format!("flows[{i}].{k}");
-    let load = g.load.ok_or_else(|| {
-        l.err(
-            &key("load"),
-            "required: the incasts' share of the network's capacity (every host link's rate summed)",
-        )
-    })?;
-    if !(load > 0.0 && load < 1.0) {
-        return Err(l.err(&key("load"), format!("{load}: must be in (0, 1)")));
-    }
-    let hosts = l.hosts;
-    let fan_in = g
-        .fan_in
-        .ok_or_else(|| l.err(&key("fan_in"), "required: senders per incast event"))?;
-    if fan_in == 0 || fan_in >= hosts {
-        return Err(l.err(
-            &key("fan_in"),
-            format!(
-                "{fan_in}: must be in 1 ..= {} (distinct senders other than the receiver, of {hosts} hosts)",
-                hosts.saturating_sub(1)
-            ),
-        ));
-    }
-    match g.size_bytes {
-        None => {
-            return Err(l.err(
-                &key("size_bytes"),
-                "required for poisson_incast: the bytes each sender sends",
-            ));
-        }
-        Some(0) => return Err(l.err(&key("size_bytes"), "must be > 0")),
-        Some(_) => {}
-    }
-    let refused = [
-        ("src", !g.src.is_empty()),
-        ("dst", g.dst.is_some()),
-        ("stagger_ns", g.stagger_ns != 0),
-        ("cdf", g.cdf.is_some()),
-    ];
-    if let Some((k, _)) = refused.iter().find(|(_, given)| *given) {
-        return Err(l.err(
-            &key(k),
-            "does not apply to poisson_incast: every event picks its receiver and senders at random, each sends size_bytes",
-        ));
-    }
-    Ok(())
-}
-
 /// `n` things with ids from 0, in words: "7 hosts, 0 to 6", "1 flow, 0", "no flows".
 pub fn count_ids(n: u32, what: &str) -> String {
     match n {
@@ -1435,74 +892,6 @@ pub fn count_ids(n: u32, what: &str) -> String {
         1 => format!("1 {what}, 0"),
         n => format!("{n} {what}s, 0 to {}", n - 1),
     }
-}
-
-/// Refuses `output.record_flows` / `output.track_flows` ids that name no flow of a run with
-/// `flows` flows (flow ids are 0..flows, in order of creation).
-pub fn check_flow_ids(l: &Loaded, flows: usize) -> Result<(), ScenarioError> {
-    let o = &l.sc.output;
-    for (key, ids) in [
-        ("output.record_flows", o.record_flows.as_deref()),
-        ("output.track_flows", o.track_flows.as_deref()),
-    ] {
-        if let Some(&id) = ids.unwrap_or(&[]).iter().find(|&&i| i as usize >= flows) {
-            return Err(l.err(
-                key,
-                format!(
-                    "flow {id} does not exist (the run has {})",
-                    count_ids(flows as u32, "flow")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The `[web]` table and the page (algorithm cats), and the one flow it needs.
-fn check_web(l: &mut Loaded) -> Result<(), ScenarioError> {
-    let sc = &l.sc;
-    let cats = sc.algorithm.reads("web");
-    let Some(w) = &sc.web else {
-        if cats {
-            let msg = format!("required for algorithm {}", sc.algorithm.name());
-            return Err(l.err("web", msg));
-        }
-        return Ok(());
-    };
-    if !cats {
-        let msg = format!("applies to algorithm {} only", readers("web"));
-        return Err(l.err("web", msg));
-    }
-    let one =
-        sc.flows.len() == 1 && sc.flows[0].kind == GroupKind::Incast && sc.flows[0].src.len() == 1;
-    if !one {
-        return Err(l.err(
-            "flows",
-            "algorithm cats sends one page: exactly one [[flows]] group, kind incast, one src",
-        ));
-    }
-    if sc.flows[0].size_bytes.is_some() {
-        return Err(l.err(
-            "flows[0].size_bytes",
-            "algorithm cats: the size is the page's (`[web] page`)",
-        ));
-    }
-    if w.pacing_rate_bps
-        .is_some_and(|r| !(1_000..=1_600_000_000_000).contains(&r))
-    {
-        return Err(l.err("web.pacing_rate_bps", "must be in 1 kb/s ..= 1.6 Tb/s"));
-    }
-    if w.window_bytes.is_some_and(|b| b < u64::from(sc.mtu_bytes)) {
-        return Err(l.err("web.window_bytes", "must hold at least one packet"));
-    }
-    if w.initial_window_packets == Some(0) {
-        return Err(l.err("web.initial_window_packets", "must be at least 1"));
-    }
-    let dir = l.file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let path = dir.join(&w.page);
-    let page = read_page(&path).map_err(|e| l.err("web.page", e.to_string()))?;
-    l.page = Some(page);
-    Ok(())
 }
 
 /// Reads a page: the `enqueue` rows (all at `t_ns = 0`) and the `# set` lines of a CATS trace.
