@@ -1,7 +1,7 @@
 //! The options of one replay, as the command line gives them: how the fixed side is driven,
 //! `--set` parameters, outputs, tolerances. Every module of the replay reads them from here.
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use cc_trace::kinds::KindInfo;
 use cc_trace::{InputError, Param};
 use serde::Serialize;

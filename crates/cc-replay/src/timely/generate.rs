@@ -10,7 +10,7 @@
 //! Every generator is seeded (`rand_pcg::Pcg64Mcg`), uses no clock and no environment.
 
 use super::reference::{RefParams, RefState};
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::Reverse;
