@@ -88,9 +88,10 @@ pub struct Tally {
     /// Events both sides rejected.
     pub skipped: u64,
     /// Events in which the reference's state moved by the algorithm's rule (TIMELY: a rate
-    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps Algorithm
-    /// 1); for kinds that compare decisions, the events that led to a decision compared (a
-    /// CATS chunk, a pacer segment), counted by the driver. Never more than `events`.
+    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps TIMELY or
+    /// HPCC Alg. 1); for kinds that compare decisions, the events that led to a decision
+    /// compared (a CATS chunk, a pacer segment), counted by the driver. Never more than
+    /// `events`.
     pub meaningful: u64,
     /// The events the algorithm could act on, for a kind where not every event is one
     /// ([`SideBySide::INPUTS`]: DOCA PCC's probe answers), counted by its step.

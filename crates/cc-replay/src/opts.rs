@@ -100,7 +100,8 @@ pub struct Tolerances {
 
 impl Tolerances {
     /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
-    /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
+    /// max ≤ 1 % relative error (their fidelity targets: docs/timely.md § "Measured fidelity",
+    /// docs/hpcc.md § 8); CATS needs identical order.
     pub fn for_kind(kind: &KindInfo) -> Self {
         let t = kind.tolerances;
         Self {

@@ -83,7 +83,7 @@ impl Replay {
         tally.agreement.add(br == bf, at);
         // `bad` (malformed INT) and `skip` (no hop advanced: a duplicate INT) leave the state as
         // it was on both sides; `init` and `resync` only store the INT. Only `ai` and `md` move
-        // the window by Algorithm 1.
+        // the window by HPCC Alg. 1.
         if (br == "bad" && bf == "bad") || (br == "skip" && bf == "skip") {
             tally.skipped += 1;
         }

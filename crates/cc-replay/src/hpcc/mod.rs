@@ -1,6 +1,7 @@
 //! hpcc: f64 reference, INT trace and capture formats, lockstep replay and fixture generators.
 //!
-//! * [`reference`](mod@reference): the f64 reference of Algorithm 1 (from the paper and the conventions).
+//! * [`reference`](mod@reference): the f64 reference of HPCC Alg. 1 (from the paper, with the
+//!   conventions of docs/hpcc.md § 2).
 //! * [`params`]: both sides' configuration from `# set` lines and `--set`.
 //! * [`lockstep`]: HPCC in the one replay driver ([`lockstep::Replay`], and [`lockstep::Flow`]
 //!   for a flow fed ACK by ACK).

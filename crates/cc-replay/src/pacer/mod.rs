@@ -45,7 +45,7 @@ use std::path::Path;
 
 /// Flows a replay can hold (both sides), all of which may be window or hybrid flows.
 pub const CAPACITY: usize = 4096;
-/// The largest send-time difference allowed between the two sides, ns (issue 12).
+/// The largest send-time difference allowed between the two sides, ns (docs/pacer.md § 4).
 pub const MAX_SEND_TIME_ERR_NS: f64 = 1.0;
 
 /// The fixed-point pacer a replay runs (boxed: ≈ 120 KB).

@@ -10,10 +10,10 @@
 //!
 //! Compared per event: the rate (Q20 of line rate: the adapter's integer against the
 //! reference's `fraction·2^20`) and the branch — `probe`, `timeout` (a probe given up and a new
-//! one requested) or `tx` for a TX event; Algorithm 1's branch, `late`, `unsolicited`,
-//! `duplicate` (HPCC) or `invalid` (TIMELY) for a probe response; `counted` for ACK, NACK, CNP
-//! and the types the adapter ignores. HPCC: the branch is the one
-//! `HpccFlow::on_event` returns. TIMELY: the adapter does not return Algorithm 1's branch, so
+//! one requested) or `tx` for a TX event; the branch of TIMELY or HPCC Alg. 1, `late`,
+//! `unsolicited`, `duplicate` (HPCC) or `invalid` (TIMELY) for a probe response; `counted` for
+//! ACK, NACK, CNP and the types the adapter ignores. HPCC: the branch is the one
+//! `HpccFlow::on_event` returns. TIMELY: the adapter does not return the TIMELY Alg. 1 branch, so
 //! the fixed side's is the branch of `timely_cc::State::on_rtt` that turns the flow's stored
 //! state before the event into the stored state after it on the reference's RTT, and `?` when
 //! no such step reproduces it (a different RTT or rule).
@@ -287,7 +287,7 @@ fn timely_step(
         }
         _ => RefPccStep::Other,
     };
-    // Meaningful: a probe answer that steps Algorithm 1 (not `init`), the only event TIMELY
+    // Meaningful: a probe answer that steps TIMELY Alg. 1 (not `init`), the only event TIMELY
     // acts on; a TX event is the probe policy's, compared but not a step of the algorithm (a
     // stream whose probes are never answered never moves the rate).
     let (branch, rtt_ns, meaningful) = match step {
@@ -316,7 +316,7 @@ fn timely_step(
     let res = timely_on_event(cfg, ctx, ev, counters);
     let branch_fixed = match (ev.type_code, rtt_ns) {
         (6, Some(rtt)) => {
-            // Algorithm 1's branch: the step that reproduces the stored state.
+            // The TIMELY Alg. 1 branch: the step that reproduces the stored state.
             let pre = TimelyFlow::load(&before_ctx).unwrap_or_else(|| TimelyFlow::new(cfg));
             match TimelyFlow::load(ctx) {
                 Some(post) => {
@@ -361,7 +361,7 @@ fn hpcc_step(
         6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(&tel)),
         _ => RefHpccStep::Other,
     };
-    // Meaningful: a probe answer whose telemetry steps Algorithm 1 (`ai`, `md`); a TX event is
+    // Meaningful: a probe answer whose telemetry steps HPCC Alg. 1 (`ai`, `md`); a TX event is
     // the probe policy's, compared but not a step of the algorithm.
     let (branch, meaningful) = match step {
         RefHpccStep::Tx { probe, timed_out } => (
