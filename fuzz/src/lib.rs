@@ -121,7 +121,7 @@ pub type Replay =
 /// error naming the file and a line inside it.
 pub fn replay_csv_input(opt: u8, text: &[u8], replay: Replay) {
     let path = scratch_file("trace.csv", text);
-    let _ = cc_replay::kind::Kind::detect(&path);
+    let _ = cc_replay::kinds::Kind::detect(&path);
     match replay(&path, &replay_opts(opt)) {
         Ok(sums) => assert!(!sums.is_empty()),
         Err(e) => check_input_error(&e, &path, text),

@@ -1,15 +1,15 @@
-//! The one replay driver. Every algorithm is a [`Lockstep`]: both sides set up from the same
+//! The one replay driver. Every algorithm is a [`SideBySide`]: both sides set up from the same
 //! parameters, one step per trace event (feeding the fixed-point crate through its public API
 //! and the f64 reference), and a finish that adds the algorithm's own details. The driver owns
 //! everything else, once: reading the trace, the `# set` and `--set` parameters, the
-//! [`Recorder`] (agreement counts, relative-error statistics, the `--out` CSV written whole or
+//! [`Tally`] (agreement counts, relative-error statistics, the `--out` CSV written whole or
 //! not at all, the `--plot` envelope and figure), the verdict.
 //!
-//! A replay passes only if something meaningful was compared (see [`Recorder::meaningful`] and
+//! A replay passes only if something meaningful was compared (see [`Tally::meaningful`] and
 //! [`MIN_MEANINGFUL_SHARE`]); otherwise its summary carries the reason
 //! ([`Summary::nothing_to_compare`]: no verdict, exit 2) and no output is written.
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use crate::opts::{Mode, ReplayOpts};
 use crate::summary::{Agreement, At, ErrStats, ParamReport, Summary};
 use cc_output::output::Output;
@@ -25,13 +25,13 @@ use std::path::{Path, PathBuf};
 pub const MIN_MEANINGFUL_SHARE: f64 = 0.5;
 
 /// One algorithm's side-by-side replay.
-pub trait Lockstep: Sized {
+pub trait SideBySide: Sized {
     /// The kind: its registry entry gives the header row, what the agreement counts, whether a
     /// relative error is reported, the tolerances and the report's names.
     const KIND: Kind;
     /// The `--out` CSV header row.
     const OUT_HEADER: &'static str;
-    /// Series kept for `--plot` (values per [`Recorder::plot`] call).
+    /// Series kept for `--plot` (values per [`Tally::plot`] call).
     const PLOT_SERIES: usize;
     /// Both sides' parameters (listed in every report as the parameters in force).
     type Setup: cc_trace::kinds::Values;
@@ -48,22 +48,22 @@ pub trait Lockstep: Sized {
     }
     /// Both sides at their initial state.
     fn new(setup: &Self::Setup, mode: Mode) -> Self;
-    /// One trace row (at `line` of `trace`) through both sides, recorded in `rec`.
+    /// One trace row (at `line` of `trace`) through both sides, recorded in `tally`.
     fn step(
         &mut self,
         trace: &Path,
         line: u64,
         row: &Self::Row,
-        rec: &mut Recorder,
+        tally: &mut Tally,
     ) -> Result<(), InputError>;
     /// After the last event, before the summary: comparisons only the end can make (the
     /// pacer's unmatched segments). Nothing by default.
-    fn end(&mut self, _rec: &mut Recorder) -> Result<(), InputError> {
+    fn end(&mut self, _tally: &mut Tally) -> Result<(), InputError> {
         Ok(())
     }
     /// The algorithm's own details and bounds, after the last event.
-    fn finish(self, rec: &Recorder, s: &mut Summary);
-    /// The `--plot` panels from the recorder's envelope, x divided by `div`.
+    fn finish(self, tally: &Tally, s: &mut Summary);
+    /// The `--plot` panels from the tally's envelope, x divided by `div`.
     fn panels(env: &Envelope, div: f64) -> Vec<Panel>;
     /// The `--plot` x axis: time since the first event (the default), or another axis.
     fn x_axis(env: &Envelope) -> (f64, String) {
@@ -71,13 +71,14 @@ pub trait Lockstep: Sized {
         (div, label.to_string())
     }
     /// When not every event is one the algorithm can act on, what those are called (DOCA PCC:
-    /// `probe answers`; the step counts them in [`Recorder::inputs`]): the share of meaningful
+    /// `probe answers`; the step counts them in [`Tally::inputs`]): the share of meaningful
     /// events is then taken over them. `None` (the default): every event is one.
     const INPUTS: Option<&'static str> = None;
 }
 
-/// What a replay records, whatever the algorithm.
-pub struct Recorder {
+/// What a replay tallies (agreement, errors, event counts) and the outputs it writes (`--out`,
+/// `--plot`), whatever the algorithm.
+pub struct Tally {
     /// Decision agreement.
     pub agreement: Agreement,
     /// Relative error of the main output (rate, window), if the kind has one.
@@ -87,12 +88,13 @@ pub struct Recorder {
     /// Events both sides rejected.
     pub skipped: u64,
     /// Events in which the reference's state moved by the algorithm's rule (TIMELY: a rate
-    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps Algorithm
-    /// 1); for kinds that compare decisions, the events that led to a decision compared (a
-    /// CATS chunk, a pacer segment), counted by the driver. Never more than `events`.
+    /// branch on a non-zero RTT; HPCC: `ai`/`md`; DOCA PCC: a probe answer that steps TIMELY or
+    /// HPCC Alg. 1); for kinds that compare decisions, the events that led to a decision
+    /// compared (a CATS chunk, a pacer segment), counted by the driver. Never more than
+    /// `events`.
     pub meaningful: u64,
     /// The events the algorithm could act on, for a kind where not every event is one
-    /// ([`Lockstep::INPUTS`]: DOCA PCC's probe answers), counted by its step.
+    /// ([`SideBySide::INPUTS`]: DOCA PCC's probe answers), counted by its step.
     pub inputs: u64,
     /// Whether the last event led to a decision compared (kinds that compare decisions).
     last_decided: bool,
@@ -103,8 +105,8 @@ pub struct Recorder {
     plot: Option<(PathBuf, Envelope, Option<u64>)>,
 }
 
-impl Recorder {
-    /// A recorder for `what` (`branch`/`order`) writing `--out` (with `header`) and keeping
+impl Tally {
+    /// A tally for `what` (`branch`/`order`) writing `--out` (with `header`) and keeping
     /// `series` values per plotted event for `--plot`. An output that is `input` is refused;
     /// `--out` names the input as [`ReplayOpts::shown`] does.
     pub fn new(
@@ -295,7 +297,7 @@ impl Recorder {
     /// is returned with the reason in [`Summary::nothing_to_compare`] (no verdict; its run exits
     /// 2, a CSV trace and a capture flow alike), so that a directory lists it in its table and a
     /// capture keeps its other flows' verdicts.
-    pub fn finish<L: Lockstep>(
+    pub fn finish<L: SideBySide>(
         mut self,
         mut ls: L,
         trace: String,
@@ -372,7 +374,10 @@ impl Recorder {
 /// The trace is named [`ReplayOpts::shown`] everywhere: in the summary, messages, the origins
 /// of its `# set` lines and `--out` (standard input is `-`, not the temporary copy it is read
 /// from).
-pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
+pub fn replay_csv<L: SideBySide>(
+    path: &Path,
+    opts: &ReplayOpts,
+) -> Result<Vec<Summary>, InputError> {
     let shown = opts.shown(path);
     let file = std::fs::File::open(path)
         .map_err(|e| InputError::file(shown, format!("cannot open: {e}")))?;
@@ -385,7 +390,7 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     let setup = L::setup(shown, &params)?;
     let in_force = in_force(&setup, L::defaults(shown, &params).as_ref(), &params);
     let mut ls = L::new(&setup, opts.mode);
-    let mut rec = Recorder::new(
+    let mut tally = Tally::new(
         opts,
         path,
         L::KIND.info().agreement,
@@ -396,15 +401,15 @@ pub fn replay_csv<L: Lockstep>(path: &Path, opts: &ReplayOpts) -> Result<Vec<Sum
     let decisions = L::KIND.info().rel_err_of.is_none();
     while let Some(row) = rdr.next_row::<L::Row>() {
         let (line, row) = row?;
-        let before = rec.agreement.total;
-        ls.step(shown, line, &row, &mut rec)?;
+        let before = tally.agreement.total;
+        ls.step(shown, line, &row, &mut tally)?;
         if decisions {
-            rec.decided_since(before);
+            tally.decided_since(before);
         }
     }
     let short = shown.file_name().and_then(|n| n.to_str()).unwrap_or("-");
     let title = format!("{}: {short} ({} mode)", L::KIND.title(), opts.mode.name());
-    Ok(vec![rec.finish(
+    Ok(vec![tally.finish(
         ls,
         shown.display().to_string(),
         &title,

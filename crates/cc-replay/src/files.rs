@@ -1,7 +1,7 @@
 //! What a replay reads: a file's kind (by its header row, or as a capture), the traces below a
 //! directory, and one file replayed as its kind with the options it is given.
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use crate::opts::ReplayOpts;
 use crate::summary::Summary;
 use cc_trace::{InputError, is_capture, sniff_header};

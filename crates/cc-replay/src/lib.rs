@@ -19,7 +19,6 @@ pub mod cats;
 pub mod driver;
 pub mod files;
 pub mod hpcc;
-pub mod kind;
 pub mod kinds;
 pub mod opts;
 pub mod pacer;

@@ -1,7 +1,7 @@
 //! The options of one replay, as the command line gives them: how the fixed side is driven,
 //! `--set` parameters, outputs, tolerances. Every module of the replay reads them from here.
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use cc_trace::kinds::KindInfo;
 use cc_trace::{InputError, Param};
 use serde::Serialize;
@@ -100,7 +100,8 @@ pub struct Tolerances {
 
 impl Tolerances {
     /// The documented defaults: TIMELY and HPCC need branch agreement ≥ 99.9 %, p99 ≤ 0.1 % and
-    /// max ≤ 1 % relative error (their issues' fidelity targets); CATS needs identical order.
+    /// max ≤ 1 % relative error (their fidelity targets: docs/timely.md § "Measured fidelity",
+    /// docs/hpcc.md § 8); CATS needs identical order.
     pub fn for_kind(kind: &KindInfo) -> Self {
         let t = kind.tolerances;
         Self {

@@ -399,7 +399,7 @@ pub struct Summary {
     pub failures: Vec<String>,
     /// Why nothing meaningful was compared (`null` when something was): such a result has no
     /// verdict on fidelity; it is neither within nor outside tolerance and its run exits 2, as
-    /// for bad input (docs/robustness.md §3).
+    /// for bad input (docs/robustness.md § 3).
     pub nothing_to_compare: Option<String>,
     /// `failures.is_empty()` and something meaningful was compared.
     pub within_tolerance: bool,

@@ -69,7 +69,7 @@ pub struct KindInfo {
     /// Whether `--mode forced` means something for this kind (re-seeding the fixed side).
     pub has_forced_mode: bool,
     /// What a meaningful event is (`--min-meaningful`, `replay KIND --help`): the events the
-    /// verdict rests on (docs/robustness.md §3).
+    /// verdict rests on (docs/robustness.md § 3).
     pub meaningful: &'static str,
     /// Whether pcap/pcapng captures are traces of this kind.
     pub reads_captures: bool,

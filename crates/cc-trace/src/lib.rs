@@ -11,7 +11,11 @@
 //! The crate knows nothing of plots or thread pools: a firmware bench that wants the
 //! configurations `sim-host replay` runs needs only this.
 
+mod error;
+mod param;
+mod plain;
 mod reader;
+mod split;
 
 pub mod capture;
 pub mod cats;
@@ -21,7 +25,9 @@ pub mod pacer;
 pub mod pcc;
 pub mod timely;
 
-pub use reader::*;
+pub use error::InputError;
+pub use param::{Param, comment_param, merged_params, num_max, param_unset, parse_cli_set};
+pub use reader::{TraceReader, sniff_header};
 
 use std::path::Path;
 

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use cats_conductor::{Conductor, Decision, Descriptor};
 use sim_host::cats::reference::{RefConductor, RefDecision};
 use sim_host::cats::{Event as CatsEvent, Row as CatsRow};
-use sim_host::kind::Kind;
+use sim_host::kinds::Kind;
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::trace::{TraceReader, merged_params};
 use timely_cc::{Completion, State};

@@ -2,10 +2,10 @@
 //! committed files are exactly what the generators produce. Every generator is deterministic
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use std::path::Path;
 
-pub use crate::kind::FixtureFile;
+pub use crate::kinds::FixtureFile;
 
 /// The files a kind's generators produce: `cc-replay`'s generators, and for the DOCA PCC kind
 /// also the streams recorded from the simulator's closed loop ([`crate::recorded`]).

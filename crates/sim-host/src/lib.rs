@@ -14,7 +14,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub use cc_output::{output, plot};
-pub use cc_replay::{cats, driver, files, hpcc, kind, kinds, opts, pacer, pcc, summary, timely};
+pub use cc_replay::{cats, driver, files, hpcc, kinds, opts, pacer, pcc, summary, timely};
 /// The trace reader, parameters and the registry of trace kinds (`cc-trace`).
 pub use cc_trace as trace;
 

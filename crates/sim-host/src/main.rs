@@ -2,7 +2,7 @@
 //! 2 bad input or usage.
 
 use clap::{Parser, Subcommand};
-use sim_host::kind::Kind;
+use sim_host::kinds::Kind;
 use sim_host::replay::{self, Mode, ReplayOpts, TolOverride};
 use sim_host::trace::{Param, parse_cli_set};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! text is compiled in and parsed under its repository path, so the stream is the same from any
 //! working directory; the run is deterministic (seeded, no clock).
 
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use crate::sim::scenario::{self, ControllerKind};
 use std::path::Path;
 

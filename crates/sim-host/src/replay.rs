@@ -20,7 +20,7 @@ pub const EXIT_FIDELITY: i32 = 1;
 pub const EXIT_INPUT: i32 = 2;
 
 pub use crate::files::find_traces;
-pub use crate::kind::Kind;
+pub use crate::kinds::Kind;
 pub use crate::opts::{Mode, ReplayOpts, TolOverride};
 pub use cc_trace::is_capture;
 

@@ -2,7 +2,7 @@
 //! only (seeded PCG32, no floating point, no clock), so the files are identical on every machine.
 //! `fixtures/cats/README.md` says what each trace exercises.
 
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use rand_core::Rng;
 use rand_pcg::Pcg32;
 use std::fmt::Write as _;

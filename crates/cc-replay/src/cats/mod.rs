@@ -25,7 +25,7 @@ pub use cc_trace::cats::{
 
 pub use params::{Setup, setup};
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use crate::opts::ReplayOpts;
 use crate::summary::{At, Summary};
 use cc_output::plot::{self, Envelope, Panel};
@@ -97,7 +97,7 @@ pub fn starvation_verdict(worst_wait: &[u64; 5], bounds: &[f64; 5]) -> String {
 }
 
 /// cats in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
+pub static ENTRY: crate::kinds::KindEntry = crate::kinds::KindEntry {
     info: &INFO,
     replay,
     #[cfg(feature = "generate")]
@@ -105,7 +105,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
 };
 
 /// cats as a [`Kind`].
-pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -129,7 +129,7 @@ pub struct Replay {
     cum_fx: [u64; 5],
 }
 
-impl crate::driver::Lockstep for Replay {
+impl crate::driver::SideBySide for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str = "chunk,t_ns,prio_ref,bytes_ref,prio_fixed,bytes_fixed";
     // Cumulative bytes per priority, reference (0–4) and fixed (5–9).
@@ -164,14 +164,14 @@ impl crate::driver::Lockstep for Replay {
         trace: &Path,
         line: u64,
         row: &Row,
-        rec: &mut crate::driver::Recorder,
+        tally: &mut crate::driver::Tally,
     ) -> Result<(), InputError> {
         let at = |e: u64| At {
             event: e,
             t_ns: row.t_ns,
             line: Some(line),
         };
-        rec.events += 1;
+        tally.events += 1;
         let ev = row.event(trace, line)?;
         if !matches!(ev, Event::Enqueue { .. }) {
             // What this event may feed: every chunk queued (the reference's queues; an enqueue
@@ -209,7 +209,7 @@ impl crate::driver::Lockstep for Replay {
                 self.min_msg = self.min_msg.min(u64::from(len_bytes));
             }
             match (ok_fx, ok_rf) {
-                (false, false) => rec.skipped += 1,
+                (false, false) => tally.skipped += 1,
                 (true, true) => {}
                 _ => self.refused_mismatch += 1,
             }
@@ -225,14 +225,14 @@ impl crate::driver::Lockstep for Replay {
         }
         for (a, b) in step.pairs() {
             let chunk_no = self.chunk_no;
-            rec.agreement.add(a.is_some() && a == b, at(chunk_no));
-            if rec.writes_rows() {
+            tally.agreement.add(a.is_some() && a == b, at(chunk_no));
+            if tally.writes_rows() {
                 let cell = |c: Option<(usize, u64)>| match c {
                     Some((q, n)) => (q.to_string(), n.to_string()),
                     None => (String::new(), String::new()),
                 };
                 let ((pr, br), (pf, bf)) = (cell(a), cell(b));
-                rec.row(format_args!("{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns))?;
+                tally.row(format_args!("{chunk_no},{},{pr},{br},{pf},{bf}", row.t_ns))?;
             }
             // Cumulative bytes per priority after *this* chunk (not after the whole event,
             // which can feed a hundred chunks at once and would draw them as one step).
@@ -242,21 +242,21 @@ impl crate::driver::Lockstep for Replay {
             if let Some((q, n)) = b {
                 self.cum_fx[q] += n;
             }
-            if rec.plots() {
+            if tally.plots() {
                 let ys: Vec<f64> = self
                     .cum_rf
                     .iter()
                     .chain(&self.cum_fx)
                     .map(|&b| b as f64)
                     .collect();
-                rec.plot(chunk_no, chunk_no, &ys, !(a.is_some() && a == b));
+                tally.plot(chunk_no, chunk_no, &ys, !(a.is_some() && a == b));
             }
             self.chunk_no += 1;
         }
         Ok(())
     }
 
-    fn finish(self, _rec: &crate::driver::Recorder, s: &mut Summary) {
+    fn finish(self, _tally: &crate::driver::Tally, s: &mut Summary) {
         s.detail("chunks", self.chunk_no);
         s.detail("bytes in", per_prio(&self.bytes_in));
         if self.t_fx.bytes_out == self.t_rf.bytes_out {
@@ -389,6 +389,6 @@ impl crate::driver::Lockstep for Replay {
 
 /// The shipped fixtures of this kind.
 #[cfg(feature = "generate")]
-pub fn fixtures() -> Vec<crate::kind::FixtureFile> {
+pub fn fixtures() -> Vec<crate::kinds::FixtureFile> {
     generate::all()
 }

@@ -4,8 +4,8 @@
 use super::Row;
 use super::params::Setup;
 use super::reference::Reference;
-use crate::driver::{Lockstep, Recorder};
-use crate::kind::Kind;
+use crate::driver::{SideBySide, Tally};
+use crate::kinds::Kind;
 use crate::opts::{Mode, ReplayOpts};
 use crate::summary::{Counts, Summary, rel_err};
 use cc_output::plot::{Envelope, Panel};
@@ -64,14 +64,14 @@ impl Replay {
     /// One ACK (`line` of the trace, if it has lines) through both sides.
     pub fn ack(
         &mut self,
-        rec: &mut Recorder,
+        tally: &mut Tally,
         line: Option<u64>,
         t_ns: u64,
         ack_seq: u32,
         snd_nxt: u32,
         int: &[u8],
     ) -> Result<(), InputError> {
-        let at = rec.at(t_ns, line);
+        let at = tally.at(t_ns, line);
         if self.mode == Mode::Forced {
             self.fixed = State::from_raw_parts(quantise(&self.reference));
         }
@@ -80,12 +80,12 @@ impl Replay {
             .reference
             .on_ack(u64::from(ack_seq), u64::from(snd_nxt), int);
         let bf = up.branch.name();
-        rec.agreement.add(br == bf, at);
+        tally.agreement.add(br == bf, at);
         // `bad` (malformed INT) and `skip` (no hop advanced: a duplicate INT) leave the state as
         // it was on both sides; `init` and `resync` only store the INT. Only `ai` and `md` move
-        // the window by Algorithm 1.
+        // the window by HPCC Alg. 1.
         if (br == "bad" && bf == "bad") || (br == "skip" && bf == "skip") {
-            rec.skipped += 1;
+            tally.skipped += 1;
         }
         // An ACK of data not yet sent (ahead of snd_nxt on the 32-bit wrapping sequence space)
         // cannot come from a real flow: both sides still take it, as firmware would, but it is
@@ -93,21 +93,21 @@ impl Replay {
         let ahead = (ack_seq.wrapping_sub(snd_nxt) as i32) > 0;
         if ahead {
             self.acks_ahead += 1;
-            rec.implausible("ACKs ahead of snd_nxt");
+            tally.implausible("ACKs ahead of snd_nxt");
         } else if matches!(br, "ai" | "md") {
-            rec.meaningful += 1;
+            tally.meaningful += 1;
         }
         self.branches.add(br);
         let w_ref = self.reference.w;
         let w_fix: f64 = up.window_bytes.to_num();
         let e = rel_err(w_fix, w_ref);
-        rec.err.add(e, at);
+        tally.err.add(e, at);
         let u_ref = self.reference.u;
         let u_fix: f64 = self.fixed.u().to_num();
         self.u_err_max = self.u_err_max.max((u_fix - u_ref).abs());
         self.u_ref_max = self.u_ref_max.max(u_ref);
-        if rec.writes_rows() {
-            rec.row(format_args!(
+        if tally.writes_rows() {
+            tally.row(format_args!(
                 "{},{},{:.9},{:.9},{:.6},{:.6},{:.1},{},{},{}",
                 at.event,
                 t_ns,
@@ -121,13 +121,13 @@ impl Replay {
                 bf
             ))?;
         }
-        rec.plot(at.event, t_ns, &[w_ref, w_fix, u_ref, u_fix, e], br != bf);
-        rec.events += 1;
+        tally.plot(at.event, t_ns, &[w_ref, w_fix, u_ref, u_fix, e], br != bf);
+        tally.events += 1;
         Ok(())
     }
 }
 
-impl Lockstep for Replay {
+impl SideBySide for Replay {
     const KIND: Kind = super::KIND;
     const OUT_HEADER: &'static str = OUT_HEADER;
     // Window (ref, fixed), U (ref, fixed), window relative error.
@@ -158,17 +158,17 @@ impl Lockstep for Replay {
         trace: &Path,
         line: u64,
         r: &Row,
-        rec: &mut Recorder,
+        tally: &mut Tally,
     ) -> Result<(), InputError> {
         let mut int = std::mem::take(&mut self.int);
         let done = r
             .int_bytes_into(trace, line, &mut int)
-            .and_then(|()| self.ack(rec, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int));
+            .and_then(|()| self.ack(tally, Some(line), r.t_ns, r.ack_seq, r.snd_nxt, &int));
         self.int = int;
         done
     }
 
-    fn finish(self, _rec: &Recorder, s: &mut Summary) {
+    fn finish(self, _tally: &Tally, s: &mut Summary) {
         let counts: serde_json::Map<String, serde_json::Value> = self
             .branches
             .by_name()
@@ -193,11 +193,11 @@ impl Lockstep for Replay {
 }
 
 /// One flow fed ACK by ACK (a capture's flows, tests): the [`Replay`] lockstep with its own
-/// [`Recorder`].
+/// [`Tally`].
 pub struct Flow {
     name: String,
     ls: Replay,
-    rec: Recorder,
+    tally: Tally,
     in_force: Vec<InForce>,
 }
 
@@ -218,7 +218,7 @@ impl Flow {
             Some((file, flow)) => format!("{file}, flow {flow}"),
             None => name.clone(),
         };
-        let rec = Recorder::with_outputs(
+        let tally = Tally::with_outputs(
             out,
             plot,
             Path::new(""),
@@ -231,7 +231,7 @@ impl Flow {
         Ok(Flow {
             name,
             ls: Replay::new(&setup, mode),
-            rec,
+            tally,
             in_force,
         })
     }
@@ -246,12 +246,12 @@ impl Flow {
         int: &[u8],
     ) -> Result<(), InputError> {
         self.ls
-            .ack(&mut self.rec, line, t_ns, ack_seq, snd_nxt, int)
+            .ack(&mut self.tally, line, t_ns, ack_seq, snd_nxt, int)
     }
 
     /// Number of events so far.
     pub fn events(&self) -> u64 {
-        self.rec.events
+        self.tally.events
     }
 
     /// Finishes: judges the summary and writes `--out` and `--plot`; a flow with nothing
@@ -264,7 +264,7 @@ impl Flow {
             .next()
             .unwrap_or(&self.name)
             .to_string();
-        self.rec.finish(
+        self.tally.finish(
             self.ls,
             self.name,
             &format!("HPCC: {short}"),

@@ -1,6 +1,7 @@
 //! hpcc: f64 reference, INT trace and capture formats, lockstep replay and fixture generators.
 //!
-//! * [`reference`](mod@reference): the f64 reference of Algorithm 1 (from the paper and the conventions).
+//! * [`reference`](mod@reference): the f64 reference of HPCC Alg. 1 (from the paper, with the
+//!   conventions of docs/hpcc.md § 2).
 //! * [`params`]: both sides' configuration from `# set` lines and `--set`.
 //! * [`lockstep`]: HPCC in the one replay driver ([`lockstep::Replay`], and [`lockstep::Flow`]
 //!   for a flow fed ACK by ACK).
@@ -27,15 +28,15 @@ use cc_trace::InputError;
 use std::path::Path;
 
 /// hpcc in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
+pub static ENTRY: crate::kinds::KindEntry = crate::kinds::KindEntry {
     info: &INFO,
     replay,
     #[cfg(feature = "generate")]
     fixtures,
 };
 
-/// hpcc as a [`Kind`](crate::kind::Kind).
-pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
+/// hpcc as a [`Kind`](crate::kinds::Kind).
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace (CSV) or capture (pcap/pcapng); one summary per trace, or per flow for
 /// captures.
@@ -50,28 +51,28 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 /// The shipped fixtures of this kind: six INT traces, one capture (pcap and pcapng), a capture
 /// of RoCE conversations with each end's own QPN and a capture whose PSNs wrap (pcapng).
 #[cfg(feature = "generate")]
-pub fn fixtures() -> Vec<crate::kind::FixtureFile> {
-    let mut v: Vec<crate::kind::FixtureFile> = generate::scenarios()
+pub fn fixtures() -> Vec<crate::kinds::FixtureFile> {
+    let mut v: Vec<crate::kinds::FixtureFile> = generate::scenarios()
         .into_iter()
-        .map(|(name, desc, sc)| crate::kind::FixtureFile {
+        .map(|(name, desc, sc)| crate::kinds::FixtureFile {
             name: name.to_string(),
             bytes: generate::to_csv(desc, &sc.params, &generate::simulate(&sc)),
         })
         .collect();
     let frames = generate::capture::capture_frames();
-    v.push(crate::kind::FixtureFile {
+    v.push(crate::kinds::FixtureFile {
         name: "capture.pcap".into(),
         bytes: cc_trace::capture::write_pcap(&frames, 128),
     });
-    v.push(crate::kind::FixtureFile {
+    v.push(crate::kinds::FixtureFile {
         name: "capture.pcapng".into(),
         bytes: cc_trace::capture::write_pcapng(&frames, 128),
     });
-    v.push(crate::kind::FixtureFile {
+    v.push(crate::kinds::FixtureFile {
         name: "roce_pairs.pcapng".into(),
         bytes: cc_trace::capture::write_pcapng(&generate::capture::roce_pairs_frames(), 128),
     });
-    v.push(crate::kind::FixtureFile {
+    v.push(crate::kinds::FixtureFile {
         name: "psn_wrap.pcapng".into(),
         bytes: cc_trace::capture::write_pcapng(&generate::capture::psn_wrap_frames(), 96),
     });

@@ -8,7 +8,7 @@
 
 use super::reference::{RefMode, RefPacer};
 use super::{HEADER, Row};
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::Reverse;

@@ -32,8 +32,8 @@ pub use cc_trace::pacer::{Event, HEADER, INFO, Row, params};
 pub use lockstep::{FixedSegment, Lockstep};
 pub use params::{Setup, setup};
 
-use crate::driver::Recorder;
-use crate::kind::Kind;
+use crate::driver::Tally;
+use crate::kinds::Kind;
 use crate::opts::ReplayOpts;
 use crate::summary::{At, Summary};
 use cc_output::plot::{self, Envelope, Panel};
@@ -45,21 +45,21 @@ use std::path::Path;
 
 /// Flows a replay can hold (both sides), all of which may be window or hybrid flows.
 pub const CAPACITY: usize = 4096;
-/// The largest send-time difference allowed between the two sides, ns (issue 12).
+/// The largest send-time difference allowed between the two sides, ns (docs/pacer.md § 4).
 pub const MAX_SEND_TIME_ERR_NS: f64 = 1.0;
 
 /// The fixed-point pacer a replay runs (boxed: ≈ 120 KB).
 pub type Fixed = Pacer<CAPACITY, CAPACITY>;
 
-/// Per-flow tallies (reference side) for the summary's checks.
+/// Per-flow totals (reference side) for the summary's checks.
 #[derive(Debug, Clone, Default)]
-struct FlowTally {
+struct FlowTotals {
     bytes: u64,
     segments: u64,
 }
 
 /// pacer in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
+pub static ENTRY: crate::kinds::KindEntry = crate::kinds::KindEntry {
     info: &INFO,
     replay,
     #[cfg(feature = "generate")]
@@ -67,7 +67,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
 };
 
 /// pacer as a [`Kind`].
-pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace; one summary (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -86,7 +86,7 @@ pub struct Replay {
     rf: Vec<RefSegment>,
     seg_no: u64,
     last_t: Option<(u64, u64)>,
-    tally: Vec<FlowTally>,
+    per_flow: Vec<FlowTotals>,
     bytes_in: u64,
     /// Bytes sent so far (reference, fixed), for the plot.
     cum: (u64, u64),
@@ -95,7 +95,7 @@ pub struct Replay {
 
 impl Replay {
     /// Hands out every segment due at `t` on both sides and compares them in order.
-    fn drain(&mut self, t: u64, line: Option<u64>, rec: &mut Recorder) -> Result<(), InputError> {
+    fn drain(&mut self, t: u64, line: Option<u64>, tally: &mut Tally) -> Result<(), InputError> {
         self.fx.clear();
         self.rf.clear();
         self.ls.drain(t, &mut self.fx, &mut self.rf);
@@ -114,28 +114,28 @@ impl Replay {
                 line,
             };
             let same = a.flow == b.flow && a.bytes == b.bytes;
-            rec.agreement.add(same, at);
+            tally.agreement.add(same, at);
             let dt = (a.t_send - b.t_send).abs();
             if dt > self.max_dt || self.worst.is_none() {
                 self.max_dt = self.max_dt.max(dt);
                 self.worst = Some((seg_no, dt));
             }
-            if self.tally.len() <= a.flow {
-                self.tally.resize(a.flow + 1, FlowTally::default());
+            if self.per_flow.len() <= a.flow {
+                self.per_flow.resize(a.flow + 1, FlowTotals::default());
             }
-            self.tally[a.flow].bytes += a.bytes;
-            self.tally[a.flow].segments += 1;
+            self.per_flow[a.flow].bytes += a.bytes;
+            self.per_flow[a.flow].segments += 1;
             self.cum.0 += a.bytes;
             self.cum.1 += b.bytes;
-            rec.plot(
+            tally.plot(
                 seg_no,
                 a.t_send as u64,
                 &[self.cum.0 as f64, self.cum.1 as f64, dt],
                 !same,
             );
-            if rec.writes_rows() {
+            if tally.writes_rows() {
                 let n = &self.ls.names;
-                rec.row(format_args!(
+                tally.row(format_args!(
                     "{seg_no},{t},{},{},{},{},{},{}",
                     n[a.flow], a.bytes, a.t_send, n[b.flow], b.bytes, b.t_send
                 ))?;
@@ -146,7 +146,7 @@ impl Replay {
     }
 }
 
-impl crate::driver::Lockstep for Replay {
+impl crate::driver::SideBySide for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str =
         "segment,t_ns,flow_ref,bytes_ref,t_send_ref_ns,flow_fixed,bytes_fixed,t_send_fixed_ns";
@@ -173,7 +173,7 @@ impl crate::driver::Lockstep for Replay {
             rf: Vec::new(),
             seg_no: 0,
             last_t: None,
-            tally: Vec::new(),
+            per_flow: Vec::new(),
             bytes_in: 0,
             cum: (0, 0),
             unmatched: 0,
@@ -185,7 +185,7 @@ impl crate::driver::Lockstep for Replay {
         trace: &Path,
         line: u64,
         row: &Row,
-        rec: &mut Recorder,
+        tally: &mut Tally,
     ) -> Result<(), InputError> {
         if let Some((t0, l0)) = self.last_t
             && row.t_ns < t0
@@ -201,15 +201,15 @@ impl crate::driver::Lockstep for Replay {
         }
         self.last_t = Some((row.t_ns, line));
         let ev = row.event(trace, line)?;
-        rec.events += 1;
-        self.drain(row.t_ns, Some(line), rec)?;
+        tally.events += 1;
+        self.drain(row.t_ns, Some(line), tally)?;
         if let Event::Enqueue(_, b) = ev {
             self.bytes_in += u64::from(b);
         }
         self.ls.apply(ev, trace, line)
     }
 
-    fn end(&mut self, rec: &mut Recorder) -> Result<(), InputError> {
+    fn end(&mut self, tally: &mut Tally) -> Result<(), InputError> {
         // Segments one side produced and the other did not.
         self.unmatched = self.pending_fx.len() + self.pending_rf.len();
         for _ in 0..self.unmatched {
@@ -218,16 +218,16 @@ impl crate::driver::Lockstep for Replay {
                 t_ns: self.last_t.map_or(0, |t| t.0),
                 line: None,
             };
-            rec.agreement.add(false, at);
+            tally.agreement.add(false, at);
             self.seg_no += 1;
         }
         Ok(())
     }
 
-    fn finish(self, _rec: &Recorder, s: &mut Summary) {
+    fn finish(self, _tally: &Tally, s: &mut Summary) {
         s.detail("segments", self.seg_no);
         s.detail("flows", self.ls.names.len() as u64);
-        let bytes_out: u64 = self.tally.iter().map(|t| t.bytes).sum();
+        let bytes_out: u64 = self.per_flow.iter().map(|t| t.bytes).sum();
         s.detail(
             "bytes",
             serde_json::json!({
@@ -274,6 +274,6 @@ impl crate::driver::Lockstep for Replay {
 
 /// The shipped fixtures of this kind.
 #[cfg(feature = "generate")]
-pub fn fixtures() -> Vec<crate::kind::FixtureFile> {
+pub fn fixtures() -> Vec<crate::kinds::FixtureFile> {
     generate::all()
 }

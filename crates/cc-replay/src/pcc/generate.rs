@@ -12,7 +12,7 @@
 
 use super::params::{self, Setup};
 use super::reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use cc_trace::Param;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;

@@ -10,10 +10,10 @@
 //!
 //! Compared per event: the rate (Q20 of line rate: the adapter's integer against the
 //! reference's `fraction·2^20`) and the branch — `probe`, `timeout` (a probe given up and a new
-//! one requested) or `tx` for a TX event; Algorithm 1's branch, `late`, `unsolicited`,
-//! `duplicate` (HPCC) or `invalid` (TIMELY) for a probe response; `counted` for ACK, NACK, CNP
-//! and the types the adapter ignores. HPCC: the branch is the one
-//! `HpccFlow::on_event` returns. TIMELY: the adapter does not return Algorithm 1's branch, so
+//! one requested) or `tx` for a TX event; the branch of TIMELY or HPCC Alg. 1, `late`,
+//! `unsolicited`, `duplicate` (HPCC) or `invalid` (TIMELY) for a probe response; `counted` for
+//! ACK, NACK, CNP and the types the adapter ignores. HPCC: the branch is the one
+//! `HpccFlow::on_event` returns. TIMELY: the adapter does not return the TIMELY Alg. 1 branch, so
 //! the fixed side's is the branch of `timely_cc::State::on_rtt` that turns the flow's stored
 //! state before the event into the stored state after it on the reference's RTT, and `?` when
 //! no such step reproduces it (a different RTT or rule).
@@ -24,7 +24,7 @@ pub mod generate;
 pub use cc_reference::pcc as reference;
 pub use cc_trace::pcc::{HEADER, INFO, Row, RowType, params, row_name, row_type};
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use crate::opts::{Mode, ReplayOpts};
 use crate::summary::{At, Summary, rel_err};
 use cc_output::plot::{self, Envelope, Panel};
@@ -47,7 +47,7 @@ pub const OUT_HEADER: &str =
 const Q20: f64 = (1u32 << 20) as f64;
 
 /// pcc in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
+pub static ENTRY: crate::kinds::KindEntry = crate::kinds::KindEntry {
     info: &INFO,
     replay,
     #[cfg(feature = "generate")]
@@ -64,7 +64,7 @@ pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError
 
 /// The shipped fixtures of this kind.
 #[cfg(feature = "generate")]
-pub fn fixtures() -> Vec<crate::kind::FixtureFile> {
+pub fn fixtures() -> Vec<crate::kinds::FixtureFile> {
     generate::all()
 }
 
@@ -130,7 +130,7 @@ impl Replay {
         trace: &Path,
         line: u64,
         r: &Row,
-        rec: &mut crate::driver::Recorder,
+        tally: &mut crate::driver::Tally,
     ) -> Result<(), InputError> {
         let err = |m: String| InputError::at(trace, line, m);
         let (Some(id), Some(value)) = (r.a, r.b) else {
@@ -151,7 +151,7 @@ impl Replay {
         self.param_changes += 1;
         // In `--out` where it happens, so the rows after it read against the new values.
         let key = self.setup.key(id);
-        rec.row(format_args!(
+        tally.row(format_args!(
             "# param {key}={value} (set_algo_params at {}:{line})",
             trace.display()
         ))
@@ -287,7 +287,7 @@ fn timely_step(
         }
         _ => RefPccStep::Other,
     };
-    // Meaningful: a probe answer that steps Algorithm 1 (not `init`), the only event TIMELY
+    // Meaningful: a probe answer that steps TIMELY Alg. 1 (not `init`), the only event TIMELY
     // acts on; a TX event is the probe policy's, compared but not a step of the algorithm (a
     // stream whose probes are never answered never moves the rate).
     let (branch, rtt_ns, meaningful) = match step {
@@ -316,7 +316,7 @@ fn timely_step(
     let res = timely_on_event(cfg, ctx, ev, counters);
     let branch_fixed = match (ev.type_code, rtt_ns) {
         (6, Some(rtt)) => {
-            // Algorithm 1's branch: the step that reproduces the stored state.
+            // The TIMELY Alg. 1 branch: the step that reproduces the stored state.
             let pre = TimelyFlow::load(&before_ctx).unwrap_or_else(|| TimelyFlow::new(cfg));
             match TimelyFlow::load(ctx) {
                 Some(post) => {
@@ -361,7 +361,7 @@ fn hpcc_step(
         6 => rf.on_response(rp, ev.ts_ns, &RefTelemetry::decode(&tel)),
         _ => RefHpccStep::Other,
     };
-    // Meaningful: a probe answer whose telemetry steps Algorithm 1 (`ai`, `md`); a TX event is
+    // Meaningful: a probe answer whose telemetry steps HPCC Alg. 1 (`ai`, `md`); a TX event is
     // the probe policy's, compared but not a step of the algorithm.
     let (branch, meaningful) = match step {
         RefHpccStep::Tx { probe, timed_out } => (
@@ -403,7 +403,7 @@ fn hpcc_step(
     (o_ref, o_fixed)
 }
 
-impl crate::driver::Lockstep for Replay {
+impl crate::driver::SideBySide for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
@@ -444,10 +444,10 @@ impl crate::driver::Lockstep for Replay {
         trace: &Path,
         line: u64,
         r: &Row,
-        rec: &mut crate::driver::Recorder,
+        tally: &mut crate::driver::Tally,
     ) -> Result<(), InputError> {
         let code = match row_type(r.kind.trim()) {
-            Some(RowType::Param) => return self.param_row(trace, line, r, rec),
+            Some(RowType::Param) => return self.param_row(trace, line, r, tally),
             Some(RowType::Event(code)) => code,
             None => {
                 return Err(InputError::at(
@@ -510,22 +510,22 @@ impl crate::driver::Lockstep for Replay {
         let (branch_ref, rate_ref, rate_fixed, rtt_ns) =
             (o_ref.branch, o_ref.rate_q20, o_fixed.rate_q20, o_ref.rtt_ns);
 
-        rec.events += 1;
+        tally.events += 1;
         if code == 6 {
             // A probe answer: the one event the algorithm can act on.
-            rec.inputs += 1;
+            tally.inputs += 1;
         }
-        let at = rec.at(t, Some(line));
+        let at = tally.at(t, Some(line));
         if rtt_ns == Some(0.0) {
-            rec.implausible("zero RTTs");
+            tally.implausible("zero RTTs");
         } else if o_ref.meaningful {
-            rec.meaningful += 1;
+            tally.meaningful += 1;
         }
         *self.br_ref.entry(branch_ref).or_default() += 1;
         *self.br_fixed.entry(branch_fixed).or_default() += 1;
-        rec.agreement.add(branch_ref == branch_fixed, at);
+        tally.agreement.add(branch_ref == branch_fixed, at);
         let e = rel_err(rate_fixed, rate_ref);
-        rec.err.add(e, at);
+        tally.err.add(e, at);
         if self.worst.as_ref().is_none_or(|w| e > w.0) {
             self.worst = Some((
                 e,
@@ -537,9 +537,9 @@ impl crate::driver::Lockstep for Replay {
                 ),
             ));
         }
-        if rec.writes_rows() {
+        if tally.writes_rows() {
             let rtt = rtt_ns.map(|x| x.to_string()).unwrap_or_default();
-            rec.row(format_args!(
+            tally.row(format_args!(
                 "{},{line},{},{},{},{rtt},{rate_ref},{rate_fixed},{branch_ref},{branch_fixed}",
                 at.event,
                 r.ts_ns,
@@ -547,7 +547,7 @@ impl crate::driver::Lockstep for Replay {
                 type_name(code)
             ))?;
         }
-        rec.plot(
+        tally.plot(
             at.event,
             t,
             &[rate_ref, rate_fixed, rtt_ns.unwrap_or(f64::NAN), e],
@@ -556,7 +556,7 @@ impl crate::driver::Lockstep for Replay {
         Ok(())
     }
 
-    fn finish(self, _rec: &crate::driver::Recorder, s: &mut Summary) {
+    fn finish(self, _tally: &crate::driver::Tally, s: &mut Summary) {
         let counts = |m: &BTreeMap<&'static str, u64>| {
             serde_json::Value::Object(
                 m.iter()

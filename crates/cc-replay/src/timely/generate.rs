@@ -10,7 +10,7 @@
 //! Every generator is seeded (`rand_pcg::Pcg64Mcg`), uses no clock and no environment.
 
 use super::reference::{RefParams, RefState};
-use crate::kind::FixtureFile;
+use crate::kinds::FixtureFile;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::Reverse;
@@ -30,7 +30,8 @@ fn range_u64(rng: &mut Pcg64Mcg, lo: u64, hi: u64) -> u64 {
     lo + rng.next_u64() % (hi - lo + 1)
 }
 
-/// The `# set KEY=VALUE` lines that carry `p` (the defaults at `p`'s rates).
+/// The `# set KEY=VALUE` lines that carry `p` (the defaults of docs/timely.md § "API", the
+/// paper's §6 parameters, at `p`'s rates).
 fn set_lines(p: &RefParams) -> Vec<(&'static str, String)> {
     vec![
         ("line_rate_bps", format!("{}", p.line_rate_bps)),

@@ -91,8 +91,8 @@ fn round(x: f64) -> f64 {
     }
 }
 
-/// The reference's decay of `rtt_diff` after one more identical RTT sample (its Algorithm 1
-/// EWMA with a new difference of 0).
+/// The reference's decay of `rtt_diff` after one more identical RTT sample (the EWMA of
+/// TIMELY Alg. 1 with a new difference of 0).
 fn decay(x: f64, rp: &RefParams) -> f64 {
     (1.0 - rp.alpha) * x + rp.alpha * 0.0
 }

@@ -15,7 +15,7 @@ pub mod lockstep;
 pub use cc_reference::timely as reference;
 pub use cc_trace::timely::{HEADER, INFO, Row, params};
 
-use crate::kind::Kind;
+use crate::kinds::Kind;
 use crate::opts::Mode;
 use crate::opts::ReplayOpts;
 use crate::summary::{Agreement, At, Counts, ErrStats, Summary, rel_err};
@@ -29,14 +29,14 @@ pub const OUT_HEADER: &str =
     "event,t_ns,rtt_ns,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
 /// The branches in report order (their names are `timely_cc`'s, which the f64 reference's
 /// labels must equal).
-pub const BRANCHES: [timely_cc::Branch; 7] = {
+pub const BRANCHES: [timely_cc::TimelyBranch; 7] = {
     use timely_cc::TimelyBranch::{Dec, Hai, High, Inc, Init, Low, Skip};
     [Init, Low, High, Hai, Inc, Dec, Skip]
 };
 
 fn counts_json(c: &Counts) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    for b in BRANCHES.map(timely_cc::Branch::name) {
+    for b in BRANCHES.map(timely_cc::TimelyBranch::name) {
         if let Some(n) = c.get(b) {
             m.insert(b.to_string(), n.into());
         }
@@ -45,7 +45,7 @@ fn counts_json(c: &Counts) -> serde_json::Value {
 }
 
 /// timely in the host's registry of trace kinds ([`crate::kinds`]).
-pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
+pub static ENTRY: crate::kinds::KindEntry = crate::kinds::KindEntry {
     info: &INFO,
     replay,
     #[cfg(feature = "generate")]
@@ -53,7 +53,7 @@ pub static ENTRY: crate::kind::Entry = crate::kind::Entry {
 };
 
 /// timely as a [`Kind`].
-pub const KIND: crate::kind::Kind = crate::kind::Kind(&ENTRY);
+pub const KIND: crate::kinds::Kind = crate::kinds::Kind(&ENTRY);
 
 /// Replays one trace; one summary per trace (the one driver, [`crate::driver`]).
 pub fn replay(path: &Path, opts: &ReplayOpts) -> Result<Vec<Summary>, InputError> {
@@ -72,7 +72,7 @@ pub struct Replay {
     worst: Option<(f64, At, lockstep::StepOut)>,
 }
 
-impl crate::driver::Lockstep for Replay {
+impl crate::driver::SideBySide for Replay {
     const KIND: Kind = KIND;
     const OUT_HEADER: &'static str = OUT_HEADER;
     const PLOT_SERIES: usize = 4;
@@ -100,36 +100,36 @@ impl crate::driver::Lockstep for Replay {
         _trace: &Path,
         line: u64,
         r: &Row,
-        rec: &mut crate::driver::Recorder,
+        tally: &mut crate::driver::Tally,
     ) -> Result<(), InputError> {
         let o = self.ls.step(r.t_send_ns, r.t_complete_ns, r.bytes);
-        let at = rec.at(r.t_complete_ns, Some(line));
-        rec.events += 1;
+        let at = tally.at(r.t_complete_ns, Some(line));
+        tally.events += 1;
         if o.branch_ref == "skip" {
-            rec.skipped += 1;
+            tally.skipped += 1;
         }
         // A rate branch on a measured RTT moves the state by the algorithm's rule; `init` only
         // seeds it, and an RTT of 0 ns (a trace written in µs, a send time copied into the
         // completion) is no measurement.
         if o.rtt_ns == Some(0.0) {
-            rec.implausible("zero RTTs");
+            tally.implausible("zero RTTs");
         } else if !matches!(o.branch_ref, "skip" | "init") {
-            rec.meaningful += 1;
+            tally.meaningful += 1;
         }
         self.br_ref.add(o.branch_ref);
         self.br_fixed.add(o.branch_fixed);
-        rec.agreement.add(o.branch_ref == o.branch_fixed, at);
+        tally.agreement.add(o.branch_ref == o.branch_fixed, at);
         let e = rel_err(o.rate_fixed_bps as f64, o.rate_ref_bps);
-        rec.err.add(e, at);
+        tally.err.add(e, at);
         if self.worst.as_ref().is_none_or(|w| e > w.0) {
             self.worst = Some((e, at, o));
         }
         self.forced_agree.add(o.branch_ref == o.forced_branch, at);
         self.forced_err
             .add(rel_err(o.forced_rate_bps as f64, o.rate_ref_bps), at);
-        if rec.writes_rows() {
+        if tally.writes_rows() {
             let rtt = o.rtt_ns.map(|x| x.to_string()).unwrap_or_default();
-            rec.row(format_args!(
+            tally.row(format_args!(
                 "{},{},{},{},{},{},{}",
                 at.event,
                 at.t_ns,
@@ -140,7 +140,7 @@ impl crate::driver::Lockstep for Replay {
                 o.branch_fixed
             ))?;
         }
-        rec.plot(
+        tally.plot(
             at.event,
             r.t_complete_ns,
             &[
@@ -154,7 +154,7 @@ impl crate::driver::Lockstep for Replay {
         Ok(())
     }
 
-    fn finish(self, _rec: &crate::driver::Recorder, s: &mut Summary) {
+    fn finish(self, _tally: &crate::driver::Tally, s: &mut Summary) {
         s.detail("branches ref", counts_json(&self.br_ref));
         s.detail("branches fixed", counts_json(&self.br_fixed));
         if let Some((e, at, o)) = self.worst.filter(|w| w.0 > 0.0) {
@@ -203,6 +203,6 @@ impl crate::driver::Lockstep for Replay {
 
 /// The shipped fixtures of this kind.
 #[cfg(feature = "generate")]
-pub fn fixtures() -> Vec<crate::kind::FixtureFile> {
+pub fn fixtures() -> Vec<crate::kinds::FixtureFile> {
     generate::all()
 }

@@ -7,7 +7,7 @@
 //!   record's ERF type: native InfiniBand); every frame that is not RoCEv2 is counted by reason
 //!   (RoCEv1, TCP, another UDP port, behind a third VLAN tag, …: [`NotRoce`]).
 //! * HPCC's INT block sits right after the UDP header and before the 12-byte InfiniBand BTH
-//!   (paper §4.1, Figure 7); its length `2 + 8·nhop` comes from its first nibble (data packets
+//!   (HPCC §4.1, Figure 7); its length `2 + 8·nhop` comes from its first nibble (data packets
 //!   leaving the sender carry `nhop = 0`). A payload is read so ([`Frame::Int`]) only where the
 //!   BTH after the block says one can be there: an RC ACK (opcode `0x11`) with nothing after its
 //!   BTH but an optional AETH and the ICRC (by the UDP length), or an RC packet after a block of
@@ -411,7 +411,7 @@ pub fn opcode_name(op: u8) -> String {
 /// What one Ethernet frame is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Frame<'a> {
-    /// A RoCEv2 packet in the HPCC layout (docs/hpcc.md §7): the INT block right after the UDP
+    /// A RoCEv2 packet in the HPCC layout (docs/hpcc.md § 7): the INT block right after the UDP
     /// header, then the BTH. Read so only where the BTH found after the block says it can be
     /// one: an RC ACK (opcode 0x11) carrying nothing but an optional AETH after its BTH, or an
     /// RC packet whose block has no hop (`nhop = 0`, a data packet leaving its sender).

@@ -665,7 +665,7 @@ fn help_names_every_topology_and_flow_kind_that_scenarios_and_ns3_topology_accep
 
 #[test]
 fn each_kind_help_describes_its_own_options() {
-    use sim_host::kind::Kind;
+    use sim_host::kinds::Kind;
     let fixtures = out(&sim_host(&["fixtures", "--help"]));
     for k in Kind::all() {
         let info = k.info();
@@ -744,7 +744,7 @@ fn a_relative_error_limit_for_a_kind_without_one_is_refused() {
 fn the_docs_give_every_kind_its_registry_header_row() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let robustness = std::fs::read_to_string(root().join("docs/robustness.md")).unwrap();
-    for k in sim_host::kind::Kind::all() {
+    for k in sim_host::kinds::Kind::all() {
         let h = format!("`{}`", k.header());
         assert!(readme.contains(&h), "README.md: {h}");
         assert!(robustness.contains(&h), "docs/robustness.md: {h}");

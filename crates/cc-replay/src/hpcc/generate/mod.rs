@@ -122,13 +122,13 @@ pub struct Scenario {
 /// whose speed is `r ≥ 1` times `b`'s, chosen at random) whose reported telemetry is rewritten
 /// so that `u'_s = u'_b` **exactly** while `Δts_s = c·Δts_b` (`c ∈ 2..=6`: the partner's
 /// sample is older). With `S` the hop's 1600/G factor and `D = r·q_b − q_s` (queue difference,
-/// 80-B units), Eqn 2 gives the tie when
+/// 80-B units), HPCC Eqn 2 gives the tie when
 ///
 /// `Δtx_s = r·c·Δtx_b + 5·c·Δts_b·D / (8T)`,
 ///
 /// an integer when `D` is a multiple of `8T / gcd(8T, 5·c·Δts_b)`. The generator picks `c`, a
 /// timestamp jitter of `b` (0–63 ns, which moves `Δts_b`) and the multiple `D` nearest to the
-/// model's queues, with `q_s` no larger than the partner's previous `qlen` (Alg. 1 uses the
+/// model's queues, with `q_s` no larger than the partner's previous `qlen` (HPCC Alg. 1 uses the
 /// smaller of the two), and keeps the plant only if the pair is still the busiest (exact
 /// check). The partner's counters then continue from the planted values. The two hops have
 /// different `Δts`, so which one wins the tie (the first on the path) decides `τ`.
@@ -276,7 +276,7 @@ pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
     let mut path_ix = 0usize;
     let mut hops: Vec<HopState> = Vec::new();
     let mut last_int: Vec<u8> = Vec::new();
-    // The hops of the last INT the sender stored (what Alg. 1 calls L), on the current path.
+    // The hops of the last INT the sender stored (what HPCC Alg. 1 calls L), on the current path.
     let mut stored: Option<Vec<RefHop>> = None;
     for k in 0..sc.acks {
         if path_ix + 1 < sc.paths.len() && k >= sc.paths[path_ix + 1].0 {
