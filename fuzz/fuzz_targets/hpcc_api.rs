@@ -22,7 +22,7 @@
 #![no_main]
 
 use fuzz_common::Bytes;
-use hpcc_cc::{Branch, IntView, Params, Ratio, State};
+use hpcc_cc::{HpccBranch, IntView, Params, Ratio, State};
 use libfuzzer_sys::fuzz_target;
 use cc_replay::hpcc::reference::{RefHop, Reference, encode_int};
 use cc_replay::hpcc::{Setup, quantise};
@@ -109,12 +109,12 @@ fuzz_target!(|data: &[u8]| {
         );
         match view {
             Err(_) => {
-                assert_eq!(up.branch, Branch::Bad);
+                assert_eq!(up.branch, HpccBranch::Bad);
                 assert_eq!(fixed, before, "a bad INT changed the state");
                 assert_eq!(br, "bad");
             }
             Ok(v) => {
-                assert_ne!(up.branch, Branch::Bad);
+                assert_ne!(up.branch, HpccBranch::Bad);
                 assert_ne!(br, "bad");
                 // The parsed view's hop words through the format-generic entry point are the
                 // same update.

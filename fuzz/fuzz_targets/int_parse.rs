@@ -7,7 +7,7 @@
 #![no_main]
 
 use hpcc_cc::int::{HEADER_BYTES, HOP_BYTES, encode};
-use hpcc_cc::{Branch, Config, IntError, IntView, State};
+use hpcc_cc::{HpccBranch, Config, IntError, IntView, State};
 use libfuzzer_sys::fuzz_target;
 use cc_replay::hpcc::reference::{self, decode_int};
 
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
     let mut st: State = State::new(&cfg);
     let before = st;
     let up = st.on_ack(&cfg, 1, 2, data);
-    assert_eq!(up.branch == Branch::Bad, v5.is_err(), "{up:?}");
+    assert_eq!(up.branch == HpccBranch::Bad, v5.is_err(), "{up:?}");
     if v5.is_err() {
         assert_eq!(st, before);
     }

@@ -27,7 +27,7 @@ use cc_replay::timely::lockstep::Lockstep;
 use cc_replay::timely::params;
 use cc_trace::{Param, parse_cli_set};
 use std::path::Path;
-use timely_cc::{Branch, Completion, RTT_MAX, State};
+use timely_cc::{TimelyBranch, Completion, RTT_MAX, State};
 
 fn set(k: &str, v: impl std::fmt::Display) -> Param {
     parse_cli_set(&format!("{k}={v}")).expect("KEY=VALUE")
@@ -121,11 +121,11 @@ fuzz_target!(|data: &[u8]| {
             o.rate_ref_bps
         );
         if t_complete < t_send {
-            assert_eq!(up.branch, Branch::Skip, "{ev:?}");
+            assert_eq!(up.branch, TimelyBranch::Skip, "{ev:?}");
             assert_eq!(st, before, "skip changed the state");
             assert_eq!(o.branch_ref, "skip");
         } else {
-            assert_ne!(up.branch, Branch::Skip);
+            assert_ne!(up.branch, TimelyBranch::Skip);
             let rtt = State::rtt_ns(&cfg, &ev).expect("t_complete ≥ t_send");
             assert!(rtt <= RTT_MAX);
             assert_eq!(up.rtt_ns, rtt);

@@ -26,7 +26,7 @@ use crate::{CONTEXT_WORDS, FlowContext, PccResult, Q20_ONE};
 use cc_math::Scale;
 use cc_math::wrap::wrapping_delta;
 use hpcc_cc::{
-    Branch, Config, ConfigError, HopSample, Params, Ratio, RawParts, State, U24F8, U32F32,
+    Config, ConfigError, HopSample, HpccBranch, Params, Ratio, RawParts, State, U24F8, U32F32,
 };
 
 /// Hops the adapter's flow keeps: one (the DOCA telemetry sample returns one hop).
@@ -432,7 +432,7 @@ impl HpccFlow {
         ev: &Event,
         telemetry: &[u8; TELEMETRY_BYTES],
         counters: &mut Counters,
-    ) -> (PccResult, Option<Branch>) {
+    ) -> (PccResult, Option<HpccBranch>) {
         let mut rtt_req = false;
         let mut branch = None;
         match count_event(ev, counters) {
@@ -476,7 +476,7 @@ impl HpccFlow {
         now: u32,
         telemetry: &[u8; TELEMETRY_BYTES],
         counters: &mut Counters,
-    ) -> Option<Branch> {
+    ) -> Option<HpccBranch> {
         let t = Telemetry::decode(telemetry);
         if self.repeats_last_sample(cfg, now, &t) {
             counters.inc(Counter::ProbesDuplicate);
@@ -508,7 +508,7 @@ impl HpccFlow {
         now: u32,
         t: &Telemetry,
         counters: &mut Counters,
-    ) -> Branch {
+    ) -> HpccBranch {
         let mut raw = self.hpcc.raw_parts();
         // A gap the hop's counters cannot span (half a wrap): restart the hop from this sample.
         if raw.int_header.is_some() && wrapping_delta::<32>(now, self.last_tel_ts_ns) >= cfg.gap_ns

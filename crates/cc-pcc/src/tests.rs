@@ -635,7 +635,7 @@ proptest! {
 // ---- HPCC on switch telemetry ----
 
 use crate::hpcc::hpcc_id;
-use hpcc_cc::{Branch, U24F8};
+use hpcc_cc::{HpccBranch, U24F8};
 
 fn tel(qcells: u16, index: u8, tx_bytes: u32, ts: u32) -> [u8; TELEMETRY_BYTES] {
     let mut b = [0u8; TELEMETRY_BYTES];
@@ -665,14 +665,18 @@ impl HFlow {
     }
     /// One event through the bytes, as the platform delivers it; an RTT event's telemetry is
     /// its raw data (`doca_pcc_dev_get_rtt_raw_data`).
-    fn on(&mut self, e: Event) -> (PccResult, Option<Branch>) {
+    fn on(&mut self, e: Event) -> (PccResult, Option<HpccBranch>) {
         let e = Event::decode(&e.encode());
         self.flow
             .on_event(&self.cfg, &e, &e.rtt_raw_data(), &mut self.counters)
     }
     /// A TX event that requests a probe, the TX event that carries `RTT_REQ_SENT` 10 ns later,
     /// the answer carrying `tel` 8 µs after that; the next probe `gap` ns later.
-    fn probe(&mut self, telemetry: [u8; TELEMETRY_BYTES], gap: u32) -> (PccResult, Option<Branch>) {
+    fn probe(
+        &mut self,
+        telemetry: [u8; TELEMETRY_BYTES],
+        gap: u32,
+    ) -> (PccResult, Option<HpccBranch>) {
         let (r, _) = self.on(tx(self.t));
         assert!(r.rtt_req);
         let send = self.t.wrapping_add(10);
@@ -702,9 +706,9 @@ fn telemetry_at_full_utilisation_takes_md_to_eta_of_line_rate() {
     // W = Wc·η/U + W_AI = 162 500·0.95/0.999 975 + 80 = 154 458.86 B → Q20 = W/W_max·2^20.
     let mut h = HFlow::new();
     let (_, b) = h.probe(tel(0, 3, 1_000_000 * 32, 40_000), 13_000);
-    assert_eq!(b, Some(Branch::Init));
+    assert_eq!(b, Some(HpccBranch::Init));
     let (r, b) = h.probe(tel(0, 3, (1_000_000 + 5_078) * 32, 53_000), 13_000);
-    assert_eq!(b, Some(Branch::Md));
+    assert_eq!(b, Some(HpccBranch::Md));
     let w = h.flow.hpcc.window_bytes().to_num::<f64>();
     let want = 162_500.0 * 0.95 / (162_496.0 / 162_500.0) + 80.0;
     assert!((w - want).abs() / want < 2e-5, "{w} vs {want}");
@@ -721,7 +725,7 @@ fn telemetry_at_half_utilisation_takes_ai() {
     let mut h = HFlow::new();
     h.probe(tel(0, 3, 0, 0), 13_000);
     let (r, b) = h.probe(tel(0, 3, 2_539 * 32, 13_000), 13_000);
-    assert_eq!(b, Some(Branch::Ai));
+    assert_eq!(b, Some(HpccBranch::Ai));
     assert_eq!(r.rate_q20, 1 << 20);
 }
 
@@ -732,7 +736,7 @@ fn a_queue_counts_in_256_byte_cells() {
     let mut h = HFlow::new();
     h.probe(tel(635, 1, 0, 0), 13_000);
     let (_, b) = h.probe(tel(635, 1, 0, 13_000), 13_000);
-    assert_eq!(b, Some(Branch::Md));
+    assert_eq!(b, Some(HpccBranch::Md));
     let w = h.flow.hpcc.window_bytes().to_num::<f64>();
     let want = 162_500.0 * 0.95 / (162_560.0 / 162_500.0) + 80.0;
     assert!((w - want).abs() / want < 2e-5, "{w} vs {want}");
@@ -744,7 +748,7 @@ fn another_switch_index_resyncs_the_hop() {
     h.probe(tel(0, 3, 0, 0), 13_000);
     let w = h.flow.hpcc.window_bytes();
     let (_, b) = h.probe(tel(9, 4, 99_999, 13_000), 13_000);
-    assert_eq!(b, Some(Branch::Resync));
+    assert_eq!(b, Some(HpccBranch::Resync));
     assert_eq!(h.flow.hpcc.window_bytes(), w);
 }
 
@@ -757,12 +761,12 @@ fn a_telemetry_gap_beyond_half_a_counter_wrap_restarts_the_hop() {
     h.probe(tel(0, 3, 0, 0), gap);
     let w = h.flow.hpcc.window_bytes();
     let (_, b) = h.probe(tel(0, 3, 500_000, 0), 13_000);
-    assert_eq!(b, Some(Branch::Init));
+    assert_eq!(b, Some(HpccBranch::Init));
     assert_eq!(h.counters.get(Counter::TelemetryGap), 1);
     assert_eq!(h.flow.hpcc.window_bytes(), w);
     // Just inside the gap: a normal step.
     let (_, b) = h.probe(tel(0, 3, 500_000, 13_000), 13_000);
-    assert!(matches!(b, Some(Branch::Ai | Branch::Md)));
+    assert!(matches!(b, Some(HpccBranch::Ai | HpccBranch::Md)));
     assert_eq!(h.counters.get(Counter::TelemetryGap), 1);
 }
 
@@ -801,7 +805,7 @@ fn an_hpcc_response_before_the_requested_probe_left_is_late_and_ignored() {
     h.on(sent(10_000));
     assert_eq!(h.counters.get(Counter::ProbesDeparted), 1);
     let (_, b) = h.on(answer(18_000, tel(0, 3, 0, 0)));
-    assert_eq!(b, Some(Branch::Init));
+    assert_eq!(b, Some(HpccBranch::Init));
     assert_eq!(h.counters.get(Counter::ProbesAnswered), 1);
     assert!(!h.flow.probe_outstanding());
 }
@@ -826,7 +830,7 @@ fn a_duplicate_hpcc_response_is_counted_and_keeps_the_probe_outstanding() {
     assert!(h.flow.probe_outstanding());
     // The real answer is used.
     let (_, b) = h.on(answer(h.t + 8_000, tel(4, 3, 128_000, 53_000)));
-    assert!(matches!(b, Some(Branch::Ai | Branch::Md)));
+    assert!(matches!(b, Some(HpccBranch::Ai | HpccBranch::Md)));
 }
 
 #[test]

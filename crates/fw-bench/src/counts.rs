@@ -365,7 +365,7 @@ fn hpcc_cmds(ctx: &Ctx, hops: usize, out: &mut Vec<Cmd>) -> Result<()> {
                 row: Some((
                     "HPCC",
                     "probe_hpcc_on_ack",
-                    format!("{label}, {}", hpcc_cc::Branch::name(up.branch)),
+                    format!("{label}, {}", hpcc_cc::HpccBranch::name(up.branch)),
                 )),
                 origin: format!("{}: ACK {i}", path.display()),
             });

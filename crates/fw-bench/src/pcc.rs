@@ -511,7 +511,7 @@ pub fn hpcc_steps(limit: usize) -> Result<Vec<Step>> {
             let gap = counters.get(Counter::TelemetryGap) != before.get(Counter::TelemetryGap);
             let case = match branch {
                 Some(_) if gap => "RTT + 1 hop, after a telemetry gap (restart)".to_owned(),
-                Some(b) => format!("RTT + 1 hop, {}", hpcc_cc::Branch::name(b)),
+                Some(b) => format!("RTT + 1 hop, {}", hpcc_cc::HpccBranch::name(b)),
                 None => plain_label(&e, &before, &counters),
             };
             if r.rtt_req {

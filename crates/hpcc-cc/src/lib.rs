@@ -107,30 +107,27 @@ pub enum HpccBranch {
     Ai = 5,
 }
 
-/// The crate's name for [`HpccBranch`] (the C header and multi-algorithm code use the long one).
-pub type Branch = HpccBranch;
-
 impl HpccBranch {
     /// Every branch, in code order.
-    pub const ALL: [Branch; 6] = [
-        Branch::Bad,
-        Branch::Init,
-        Branch::Resync,
-        Branch::Skip,
-        Branch::Md,
-        Branch::Ai,
+    pub const ALL: [HpccBranch; 6] = [
+        HpccBranch::Bad,
+        HpccBranch::Init,
+        HpccBranch::Resync,
+        HpccBranch::Skip,
+        HpccBranch::Md,
+        HpccBranch::Ai,
     ];
 
     /// The branch with C ABI code `code` (its discriminant), `None` for any other value.
     #[must_use]
-    pub const fn from_code(code: u8) -> Option<Branch> {
+    pub const fn from_code(code: u8) -> Option<HpccBranch> {
         match code {
-            0 => Some(Branch::Bad),
-            1 => Some(Branch::Init),
-            2 => Some(Branch::Resync),
-            3 => Some(Branch::Skip),
-            4 => Some(Branch::Md),
-            5 => Some(Branch::Ai),
+            0 => Some(HpccBranch::Bad),
+            1 => Some(HpccBranch::Init),
+            2 => Some(HpccBranch::Resync),
+            3 => Some(HpccBranch::Skip),
+            4 => Some(HpccBranch::Md),
+            5 => Some(HpccBranch::Ai),
             _ => None,
         }
     }
@@ -139,12 +136,12 @@ impl HpccBranch {
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
-            Branch::Init => "init",
-            Branch::Resync => "resync",
-            Branch::Skip => "skip",
-            Branch::Bad => "bad",
-            Branch::Md => "md",
-            Branch::Ai => "ai",
+            HpccBranch::Init => "init",
+            HpccBranch::Resync => "resync",
+            HpccBranch::Skip => "skip",
+            HpccBranch::Bad => "bad",
+            HpccBranch::Md => "md",
+            HpccBranch::Ai => "ai",
         }
     }
 }
@@ -157,7 +154,7 @@ pub struct Update {
     /// Pacing rate `R = W/T`, bit/s.
     pub rate_bps: u64,
     /// The branch taken.
-    pub branch: Branch,
+    pub branch: HpccBranch,
 }
 
 // `fixed` has no defmt support: the window goes out as its raw Q24.8 bits.
@@ -333,7 +330,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     }
 
     /// Per-ACK update (paper Algorithm 1, `NewAck`) from the raw INT bytes.
-    /// A malformed block is rejected with branch [`Branch::Bad`] and the state unchanged.
+    /// A malformed block is rejected with branch [`HpccBranch::Bad`] and the state unchanged.
     #[inline]
     pub fn on_ack(&mut self, cfg: &Config, ack_seq: u32, snd_nxt: u32, int: &[u8]) -> Update {
         let (w, branch) = self.on_ack_window(cfg, ack_seq, snd_nxt, int);
@@ -354,21 +351,21 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         ack_seq: u32,
         snd_nxt: u32,
         int: &[u8],
-    ) -> (U24F8, Branch) {
+    ) -> (U24F8, HpccBranch) {
         // The one acceptance rule of INT blocks (`IntView::parse`'s), without error details.
         let branch = match int {
             [b0, b1, body @ ..] if int::accepts::<MAX_HOPS>(int) => {
                 self.step::<IntHop>(cfg, ack_seq, snd_nxt, u16::from_be_bytes([*b0, *b1]), body)
             }
-            _ => Branch::Bad,
+            _ => HpccBranch::Bad,
         };
         (U24F8::from_bits(self.w_q8), branch)
     }
 
     /// Algorithm 1 on hop records of any [`HopSample`] format laid out as Fig. 7's INT hop:
-    /// `header` identifies the path (a change re-stores the records, [`Branch::Resync`]),
+    /// `header` identifies the path (a change re-stores the records, [`HpccBranch::Resync`]),
     /// `words` holds one 8-byte record per hop (at most `MAX_HOPS`; a shorter or longer slice is
-    /// [`Branch::Bad`], nothing changed). `on_ack` is this with [`IntHop`] and the hops of a
+    /// [`HpccBranch::Bad`], nothing changed). `on_ack` is this with [`IntHop`] and the hops of a
     /// validated INT block.
     pub fn on_hop_words<H: HopSample>(
         &mut self,
@@ -377,12 +374,12 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         header: u16,
         words: &[u8],
-    ) -> (U24F8, Branch) {
+    ) -> (U24F8, HpccBranch) {
         let hops = words.len() / int::HOP_BYTES;
         let branch = if words.len().is_multiple_of(int::HOP_BYTES) && hops <= MAX_HOPS {
             self.step::<H>(cfg, ack_seq, snd_nxt, header, words)
         } else {
-            Branch::Bad
+            HpccBranch::Bad
         };
         (U24F8::from_bits(self.w_q8), branch)
     }
@@ -392,11 +389,11 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     /// fewer registers.
     #[cold]
     #[inline(never)]
-    fn store_int(&mut self, snd_nxt: u32, header: u16, body: &[u8]) -> Branch {
+    fn store_int(&mut self, snd_nxt: u32, header: u16, body: &[u8]) -> HpccBranch {
         let branch = if self.has_int {
-            Branch::Resync
+            HpccBranch::Resync
         } else {
-            Branch::Init
+            HpccBranch::Init
         };
         self.has_int = true;
         self.int_header = header;
@@ -423,7 +420,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         header: u16,
         body: &[u8],
-    ) -> Branch {
+    ) -> HpccBranch {
         match body.first_chunk::<{ int::HOP_BYTES }>() {
             Some(c) if body.len() == int::HOP_BYTES => {
                 self.step_one_hop::<H>(cfg, ack_seq, snd_nxt, header, c)
@@ -441,7 +438,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         header: u16,
         c: &[u8; int::HOP_BYTES],
-    ) -> Branch {
+    ) -> HpccBranch {
         let Some(prev) = self
             .hops
             .first_mut()
@@ -462,7 +459,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         snd_nxt: u32,
         header: u16,
         body: &[u8],
-    ) -> Branch {
+    ) -> HpccBranch {
         if !self.has_int || header != self.int_header {
             return self.store_int(snd_nxt, header, body);
         }
@@ -471,7 +468,7 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
     }
 
     /// HPCC Alg. 1 l.8–25 from the busiest hop's `(N, Δts)` (`u' = N/(12.5·T·Δts)`,
-    /// [`hop_numerator`]; `None`: no hop measured a rate, [`Branch::Skip`]).
+    /// [`hop_numerator`]; `None`: no hop measured a rate, [`HpccBranch::Skip`]).
     #[inline(always)]
     fn update(
         &mut self,
@@ -479,9 +476,9 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
         ack_seq: u32,
         snd_nxt: u32,
         measured: Option<(u64, NonZeroU32)>,
-    ) -> Branch {
+    ) -> HpccBranch {
         let Some((best_n, best_dts)) = measured else {
-            return Branch::Skip; // Δts = 0 on every hop: no rate can be measured
+            return HpccBranch::Skip; // Δts = 0 on every hop: no rate can be measured
         };
         let (t, tau) = (cfg.params.base_rtt_ns, best_dts);
         // HPCC Alg. 1 l.8: τ = min(τ, T)
@@ -506,14 +503,14 @@ impl<const MAX_HOPS: usize> State<MAX_HOPS> {
             if update_wc {
                 self.inc_stage = 0; // HPCC Alg. 1 l.13
             }
-            (w, Branch::Md)
+            (w, HpccBranch::Md)
         } else {
             // HPCC Alg. 1 l.16: W = Wc + W_AI (saturating: a window)
             let w = self.wc_q8.saturating_add(cfg.w_ai_q8);
             if update_wc {
                 self.inc_stage = self.inc_stage.saturating_add(1); // HPCC Alg. 1 l.17
             }
-            (w, Branch::Ai)
+            (w, HpccBranch::Ai)
         };
         // docs/hpcc.md § 2: clamp W to [W_min, W_max]
         self.w_q8 = w_q8.max(cfg.w_min_q8).min(cfg.w_max_q8); // W_min ≤ W_max (config)

@@ -173,10 +173,10 @@ fn worked_measure_inflight_then_md() {
     let c = Config::PAPER;
     let mut s: State = State::new(&c);
     let a = s.on_ack(&c, 0, 1_000, &int1(1_000, 0, 100));
-    assert_eq!(a.branch, Branch::Init);
+    assert_eq!(a.branch, HpccBranch::Init);
     assert_eq!(a.window_bytes.to_bits(), c.w_max_bytes().to_bits());
     let b = s.on_ack(&c, 1_001, 2_000, &int1(2_000, 100, 200));
-    assert_eq!(b.branch, Branch::Md);
+    assert_eq!(b.branch, HpccBranch::Md);
     let u = u_f(s.u().to_bits());
     assert!((u - 1.005_633).abs() < 1e-6, "U = {u}");
     let w = w_bytes(b.window_bytes.to_bits());
@@ -214,7 +214,7 @@ fn worked_compute_wind_ai_and_md() {
 
     let mut s: State = State::from_raw_parts(base);
     let up = s.on_ack(&c, 11, 50, &next);
-    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(up.branch, HpccBranch::Ai);
     // 800·128 B / 16 384 ns / 12.5 B/ns = 0.5 exactly; 128/B = 10.24 is not a binary fraction,
     // so the fixed side is within a few units of 2^-32.
     assert!(
@@ -231,7 +231,7 @@ fn worked_compute_wind_ai_and_md() {
     // Not an update ACK (ack_seq ≤ lastUpdateSeq): W moves, Wc and incStage do not.
     let mut s: State = State::from_raw_parts(base);
     let up = s.on_ack(&c, 10, 50, &next);
-    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(up.branch, HpccBranch::Ai);
     assert_eq!(s.raw_parts().inc_stage, 0);
     assert_eq!(s.raw_parts().wc_bytes.to_bits(), 100_000 * 256);
 
@@ -241,7 +241,7 @@ fn worked_compute_wind_ai_and_md() {
         ..base
     });
     let up = s.on_ack(&c, 11, 50, &next);
-    assert_eq!(up.branch, Branch::Md);
+    assert_eq!(up.branch, HpccBranch::Md);
     let w = w_bytes(up.window_bytes.to_bits());
     assert!((w - 95_080.0).abs() < 0.01, "W = {w}");
     assert_eq!(s.raw_parts().inc_stage, 0);
@@ -256,12 +256,12 @@ fn bad_resync_and_skip() {
     // Reserved speed code: rejected, state unchanged.
     let mut bad = int1(5, 5, 5);
     bad[2] &= 0x0F;
-    assert_eq!(s.on_ack(&c, 1, 11, &bad).branch, Branch::Bad);
-    assert_eq!(s.on_ack(&c, 1, 11, &bad[..9]).branch, Branch::Bad);
+    assert_eq!(s.on_ack(&c, 1, 11, &bad).branch, HpccBranch::Bad);
+    assert_eq!(s.on_ack(&c, 1, 11, &bad[..9]).branch, HpccBranch::Bad);
     assert_eq!(s, before);
     // Same ts: every hop skipped; the INT is still stored.
     let same = int1(0, 9, 9);
-    assert_eq!(s.on_ack(&c, 1, 11, &same).branch, Branch::Skip);
+    assert_eq!(s.on_ack(&c, 1, 11, &same).branch, HpccBranch::Skip);
     assert_eq!(
         s.raw_parts().hops[0],
         IntView::<5>::parse(&same)
@@ -284,7 +284,7 @@ fn bad_resync_and_skip() {
         &mut other,
     )
     .unwrap();
-    assert_eq!(s.on_ack(&c, 2, 99, &other).branch, Branch::Resync);
+    assert_eq!(s.on_ack(&c, 2, 99, &other).branch, HpccBranch::Resync);
     assert_eq!(s.raw_parts().last_update_seq, 99);
 }
 
@@ -343,19 +343,19 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
     let last = u32::MAX - 499; // 2^32 − 500
     assert_eq!(
         s.on_ack(&c, last - 1000, last, &int1(0, 0, 0)).branch,
-        Branch::Init
+        HpccBranch::Init
     );
     assert_eq!(s.raw_parts().last_update_seq, last);
     // Δts 1 000, Δtx 8 units: u' = 0.081 92, U falls below η, AI: W = Wc + W_AI, Wc = W.
     let up = s.on_ack(&c, 300, 2_000, &int1(1_000, 8, 0));
-    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(up.branch, HpccBranch::Ai);
     let r = s.raw_parts();
     assert_eq!(
         (r.wc_bytes.to_bits(), r.last_update_seq, r.inc_stage),
         (up.window_bytes.to_bits(), 2_000, 1)
     );
     let up = s.on_ack(&c, 1_000, 3_000, &int1(2_000, 16, 0));
-    assert_eq!(up.branch, Branch::Ai);
+    assert_eq!(up.branch, HpccBranch::Ai);
     assert_eq!(
         s.raw_parts(),
         RawParts {
@@ -391,9 +391,9 @@ fn seq_after_is_serial_number_order() {
 fn eta_test_is_exact_when_u_equals_eta_at_full_weight() {
     let c = Config::PAPER;
     for (dtx, want) in [
-        (1_520, Branch::Md),
-        (1_519, Branch::Ai),
-        (1_521, Branch::Md),
+        (1_520, HpccBranch::Md),
+        (1_519, HpccBranch::Ai),
+        (1_521, HpccBranch::Md),
     ] {
         let mut s: State = State::new(&c);
         s.on_ack(&c, 0, 1, &int1(100, 7, 0));
@@ -427,7 +427,7 @@ fn zero_utilisation_goes_to_w_max_not_a_division_by_zero() {
     let mut s: State = State::from_raw_parts(st);
     let up = s.on_ack(&c, 2, 3, &int1(20_000, 0, 0));
     assert_eq!(s.u().to_bits(), 0);
-    assert_eq!(up.branch, Branch::Md);
+    assert_eq!(up.branch, HpccBranch::Md);
     assert_eq!(up.window_bytes.to_bits(), c.w_max_bytes().to_bits());
 }
 
@@ -484,10 +484,10 @@ proptest! {
             let up = s.on_ack(&c, seq.wrapping_add(1), seq, &b);
             // on_ack accepts exactly what IntView::parse accepts (one rule: int::accepts).
             if IntView::<5>::parse(&b).is_err() {
-                prop_assert_eq!(up.branch, Branch::Bad);
+                prop_assert_eq!(up.branch, HpccBranch::Bad);
                 prop_assert_eq!(s, before);
             } else {
-                prop_assert_ne!(up.branch, Branch::Bad);
+                prop_assert_ne!(up.branch, HpccBranch::Bad);
             }
         }
     }
@@ -694,7 +694,7 @@ proptest! {
         let g = u128::from(speed.bps() / 1_000_000_000);
         let num = 640 * u128::from(q) * u128::from(dts) + 1024 * u128::from(dtx) * u128::from(t);
         let den = g * u128::from(t) * u128::from(dts);
-        let want = if num * u128::from(eta_den) >= u128::from(eta_num) * den { Branch::Md } else { Branch::Ai };
+        let want = if num * u128::from(eta_den) >= u128::from(eta_num) * den { HpccBranch::Md } else { HpccBranch::Ai };
         prop_assert_eq!(up.branch, want);
     }
 
@@ -760,11 +760,11 @@ fn hop_words_of_the_int_format_take_the_same_steps_as_on_ack() {
     let before = b;
     assert_eq!(
         b.on_hop_words::<IntHop>(&cfg, 1, 2, 0x2ABC, &buf[2..9]).1,
-        Branch::Bad
+        HpccBranch::Bad
     );
     assert_eq!(
         b.on_hop_words::<IntHop>(&cfg, 1, 2, 0x6ABC, &[0x50; 48]).1,
-        Branch::Bad
+        HpccBranch::Bad
     );
     assert_eq!(b, before);
 }

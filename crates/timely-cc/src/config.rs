@@ -182,7 +182,7 @@ pub struct Config {
     /// "HAI" step is `δ` and reported as `inc` ([`Self::hai_branch`]).
     pub(crate) hai_from: u32,
     /// The branch the HAI step reports: `Hai`, or `Inc` when `N = 1` (HAI would equal `inc`).
-    pub(crate) hai_branch: crate::Branch,
+    pub(crate) hai_branch: crate::TimelyBranch,
     /// The increase `rate + δ` needs no clamp and no saturation exactly when
     /// `rate − inc_lo < inc_span` (wrapping): see [`IncRange`]. Span 0 while an optional §5
     /// rule is on, so that every increase takes the general path, which applies the rule.
@@ -456,9 +456,9 @@ impl Config {
             ser_cap_bytes,
             hai_from: if p.hai_n > 1 { p.hai_after } else { 256 },
             hai_branch: if p.hai_n > 1 {
-                crate::Branch::Hai
+                crate::TimelyBranch::Hai
             } else {
-                crate::Branch::Inc
+                crate::TimelyBranch::Inc
             },
             inc: IncRange::new(min_rate_u, max_rate_u, delta_u, optional),
             hai: IncRange::new(min_rate_u, max_rate_u, delta_hai_u, optional),

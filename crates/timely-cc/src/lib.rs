@@ -3,22 +3,22 @@
 //!
 //! One [`State`] per flow (24 bytes), one shared [`Config`] (validated and precomputed once, can
 //! be built at compile time), one call per completion: [`State::on_completion`] returns the new
-//! rate and the [`Branch`] of Algorithm 1 that was taken.
+//! rate and the [`TimelyBranch`] of Algorithm 1 that was taken.
 //!
 //! ```
-//! use timely_cc::{Branch, Completion, Config, State, U28F4};
+//! use timely_cc::{TimelyBranch, Completion, Config, State, U28F4};
 //! let cfg = Config::DEFAULT;
 //! let mut st = State::new(&cfg);
 //! // First valid sample: remembered, rate unchanged.
 //! let u = st.on_completion(&cfg, &Completion::new(0, 101_200, 1_500));
-//! assert_eq!(u.branch, Branch::Init);
+//! assert_eq!(u.branch, TimelyBranch::Init);
 //! // 601.2 µs after sending 1500 B at 10 Gb/s: the RTT engine removes ⌊1500·M/2^32⌋ =
 //! // 19 199 sixteenths of a ns of serialisation (M = ⌊2^32·12.8⌋), so the RTT is
 //! // 600 000 ns + 1/16 ns: above T_high, rate·(1 − 0.8·(1 − 500/600)) = 0.8667 · 10 Gb/s.
 //! let u = st.on_completion(&cfg, &Completion::new(0, 601_200, 1_500));
 //! assert_eq!(u.rtt_ns, U28F4::from_bits(600_000 * 16 + 1)); // 600 000 + 1/16 ns
 //! assert_eq!(u.rtt_ns.to_num::<f64>(), 600_000.0625);
-//! assert_eq!(u.branch, Branch::High);
+//! assert_eq!(u.branch, TimelyBranch::High);
 //! assert!((u.rate_bps as i64 - 8_666_666_667).abs() < 1_000, "{}", u.rate_bps);
 //! ```
 //!
@@ -27,8 +27,8 @@
 //!   with `M = ⌊2^32·128·10^9 / line_rate_bps⌋` (computed once in [`Config`]), `rtt_q4 =
 //!   clamp(16·(t_complete − t_send) − ⌊bytes·M / 2^32⌋, 0, 2^31 − 1)`: the RTT in 1/16 ns,
 //!   serialisation removed, saturating at ≈ 134.2 ms. An event with `t_complete < t_send` is
-//!   rejected: no state change, [`Branch::Skip`].
-//! * First valid sample: `prev_rtt = rtt`, `rtt_diff = 0`, rate unchanged ([`Branch::Init`]).
+//!   rejected: no state change, [`TimelyBranch::Skip`].
+//! * First valid sample: `prev_rtt = rtt`, `rtt_diff = 0`, rate unchanged ([`TimelyBranch::Init`]).
 //! * Then Algorithm 1 with the HAI counter, then clamp to `[min_rate, max_rate]`.
 //!
 //! # Number formats
@@ -133,32 +133,29 @@ pub enum TimelyBranch {
     Dec = 6,
 }
 
-/// The crate's name for [`TimelyBranch`] (the C header and multi-algorithm code use the long one).
-pub type Branch = TimelyBranch;
-
 impl TimelyBranch {
     /// Every branch, in code order.
-    pub const ALL: [Branch; 7] = [
-        Branch::Skip,
-        Branch::Init,
-        Branch::Low,
-        Branch::High,
-        Branch::Hai,
-        Branch::Inc,
-        Branch::Dec,
+    pub const ALL: [TimelyBranch; 7] = [
+        TimelyBranch::Skip,
+        TimelyBranch::Init,
+        TimelyBranch::Low,
+        TimelyBranch::High,
+        TimelyBranch::Hai,
+        TimelyBranch::Inc,
+        TimelyBranch::Dec,
     ];
 
     /// The branch with C ABI code `code` (its discriminant), `None` for any other value.
     #[must_use]
-    pub const fn from_code(code: u8) -> Option<Branch> {
+    pub const fn from_code(code: u8) -> Option<TimelyBranch> {
         match code {
-            0 => Some(Branch::Skip),
-            1 => Some(Branch::Init),
-            2 => Some(Branch::Low),
-            3 => Some(Branch::High),
-            4 => Some(Branch::Hai),
-            5 => Some(Branch::Inc),
-            6 => Some(Branch::Dec),
+            0 => Some(TimelyBranch::Skip),
+            1 => Some(TimelyBranch::Init),
+            2 => Some(TimelyBranch::Low),
+            3 => Some(TimelyBranch::High),
+            4 => Some(TimelyBranch::Hai),
+            5 => Some(TimelyBranch::Inc),
+            6 => Some(TimelyBranch::Dec),
             _ => None,
         }
     }
@@ -167,13 +164,13 @@ impl TimelyBranch {
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
-            Branch::Skip => "skip",
-            Branch::Init => "init",
-            Branch::Low => "low",
-            Branch::High => "high",
-            Branch::Hai => "hai",
-            Branch::Inc => "inc",
-            Branch::Dec => "dec",
+            TimelyBranch::Skip => "skip",
+            TimelyBranch::Init => "init",
+            TimelyBranch::Low => "low",
+            TimelyBranch::High => "high",
+            TimelyBranch::Hai => "hai",
+            TimelyBranch::Inc => "inc",
+            TimelyBranch::Dec => "dec",
         }
     }
 }
@@ -184,7 +181,7 @@ pub struct Update {
     /// The rate after the event, bit/s (a multiple of 128).
     pub rate_bps: u64,
     /// The branch taken.
-    pub branch: Branch,
+    pub branch: TimelyBranch,
     /// The measured RTT, ns (`U28F4`: serialisation removed, clamped to `[0, RTT_MAX]`; 0 for
     /// `Skip`).
     pub rtt_ns: U28F4,
@@ -278,12 +275,12 @@ pub struct TimelyOutcome(u64);
 
 impl TimelyOutcome {
     #[inline(always)]
-    const fn new(branch: Branch, rate_u128bps: u32) -> Self {
+    const fn new(branch: TimelyBranch, rate_u128bps: u32) -> Self {
         Self(branch as u64 | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
     }
 
     #[inline(always)]
-    const fn limited(branch: Branch, rate_u128bps: u32) -> Self {
+    const fn limited(branch: TimelyBranch, rate_u128bps: u32) -> Self {
         Self(branch as u64 | OUTCOME_APP_LIMITED | (rate_u128bps as u64) << OUTCOME_RATE_SHIFT)
     }
 
@@ -296,10 +293,10 @@ impl TimelyOutcome {
     /// The branch taken.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // the low byte
-    pub const fn branch(self) -> Branch {
-        match Branch::from_code(self.0 as u8) {
+    pub const fn branch(self) -> TimelyBranch {
+        match TimelyBranch::from_code(self.0 as u8) {
             Some(b) => b,
-            None => Branch::Skip, // never: only `new` and `limited` make one
+            None => TimelyBranch::Skip, // never: only `new` and `limited` make one
         }
     }
 
@@ -576,7 +573,7 @@ impl State {
     pub fn on_completion(&mut self, cfg: &Config, ev: &Completion) -> Update {
         let o = self.on_completion_rate(cfg, ev);
         let rtt = match o.branch() {
-            Branch::Skip => 0,
+            TimelyBranch::Skip => 0,
             _ => Self::rtt_q4(cfg, ev).unwrap_or(0),
         };
         o.update(rtt)
@@ -604,7 +601,7 @@ impl State {
 
     /// [`on_completion_rate`](Self::on_completion_rate) for every event its RTT engine's fast
     /// form leaves: the general RTT engine on the span `dt_ns = t_complete − t_send` (wrapping;
-    /// `before`: `t_complete < t_send`), then Algorithm 1 (or [`Branch::Skip`]).
+    /// `before`: `t_complete < t_send`), then Algorithm 1 (or [`TimelyBranch::Skip`]).
     #[cold]
     #[inline(never)]
     fn on_completion_general(
@@ -616,7 +613,7 @@ impl State {
         sending_bps: u64,
     ) -> Outcome {
         if before {
-            return Outcome::new(Branch::Skip, st.rate_u);
+            return Outcome::new(TimelyBranch::Skip, st.rate_u);
         }
         let rtt = Self::rtt_q4_of_span(cfg, dt_ns, bytes);
         st.step::<false>(cfg, rtt, bytes, sending_bps)
@@ -627,7 +624,7 @@ impl State {
     /// `rtt_ns` (serialisation delay removed as [`rtt_ns`](Self::rtt_ns) does;
     /// values above [`RTT_SAT_Q4`] saturate there). `bytes` (segment size) is used only by
     /// per-completion scaling and `sending_rate_bps` only by the application-limited rule (§5).
-    /// Never returns [`Branch::Skip`]. `on_completion(ev)` is exactly
+    /// Never returns [`TimelyBranch::Skip`]. `on_completion(ev)` is exactly
     /// `on_rtt(rtt_ns(ev), ev.bytes, ev.sending_bps)` for every event that is not skipped:
     /// both run the same code.
     pub fn on_rtt(
@@ -702,7 +699,7 @@ impl State {
             self.diff_mid = 0;
             self.diff_lo = 0;
             self.resid = 0;
-            return Outcome::new(Branch::Init, self.rate_u);
+            return Outcome::new(TimelyBranch::Init, self.rate_u);
         }
         // TIMELY Alg. 1: new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
         // Both in [0, 2^31): the difference fits i32.
@@ -742,7 +739,14 @@ impl State {
         };
         if rtt < cfg.t_low_q4 {
             // TIMELY Alg. 1: if new_rtt < T_low: rate ← rate + δ   (HAI counter untouched)
-            return self.increase(cfg, Branch::Low, cfg.inc, cfg.delta_u, bytes, sending_bps);
+            return self.increase(
+                cfg,
+                TimelyBranch::Low,
+                cfg.inc,
+                cfg.delta_u,
+                bytes,
+                sending_bps,
+            );
         }
         if rtt > cfg.t_high_q4 {
             // TIMELY Alg. 1: if new_rtt > T_high: rate ← rate · (1 − β·(1 − T_high/new_rtt))
@@ -756,7 +760,14 @@ impl State {
             if c < cfg.hai_from {
                 self.hai_count = c as u8;
                 // TIMELY Alg. 1: rate ← rate + δ
-                return self.increase(cfg, Branch::Inc, cfg.inc, cfg.delta_u, bytes, sending_bps);
+                return self.increase(
+                    cfg,
+                    TimelyBranch::Inc,
+                    cfg.inc,
+                    cfg.delta_u,
+                    bytes,
+                    sending_bps,
+                );
             }
             self.hai_count = (c - (c >> 8)) as u8;
             // TIMELY Alg. 1: rate ← rate + N·δ (`hai_branch` is `Inc` when N = 1)
@@ -870,7 +881,7 @@ impl State {
     fn increase(
         &mut self,
         cfg: &Config,
-        branch: Branch,
+        branch: TimelyBranch,
         range: config::IncRange,
         step: u32,
         bytes: u32,
@@ -898,7 +909,13 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects)] // u64 · u32 < 2^96, · 2^30 < 2^126 in u128
-    fn grow(cfg: &Config, st: &mut Self, branch: Branch, bytes: u32, sending_bps: u64) -> Outcome {
+    fn grow(
+        cfg: &Config,
+        st: &mut Self,
+        branch: TimelyBranch,
+        bytes: u32,
+        sending_bps: u64,
+    ) -> Outcome {
         if let Some(r) = cfg.params.app_limited {
             // §5: increase only if sending·den ≥ num·rate (exact in u128). An unknown sending
             // rate (`u64::MAX`) never limits: num ≤ den and rate < 2^39.
@@ -910,7 +927,7 @@ impl State {
             }
         }
         let (n, step) = match branch {
-            Branch::Hai => (cfg.params.hai_n, cfg.delta_hai_u),
+            TimelyBranch::Hai => (cfg.params.hai_n, cfg.delta_hai_u),
             _ => (1, cfg.delta_u),
         };
         let step = match st.scale_q30(cfg, bytes) {
@@ -962,7 +979,7 @@ impl State {
         };
         // Finally clamp rate to [min_rate, max_rate].
         self.rate_u = clamp(cfg, r);
-        Outcome::new(Branch::Dec, self.rate_u)
+        Outcome::new(TimelyBranch::Dec, self.rate_u)
     }
 
     /// [`dec`](Self::dec) in full: `β·g` at full width ([`beta_g_q32`]), then
@@ -974,10 +991,10 @@ impl State {
         let d = (i64::from(st.diff_hi) << 32) | i64::from(st.diff_mid);
         let cut = beta_g_q32(cfg, d);
         if cfg.scale_num != 0 {
-            return Self::cut_scaled(cfg, st, Branch::Dec, cut, bytes);
+            return Self::cut_scaled(cfg, st, TimelyBranch::Dec, cut, bytes);
         }
         st.apply_cut(cfg, cut);
-        Outcome::new(Branch::Dec, st.rate_u)
+        Outcome::new(TimelyBranch::Dec, st.rate_u)
     }
 
     /// The cut of `branch` (`Dec` or `High`) scaled by §5's `s`: `rate ← clamp(rate·(1 − s·cut))`.
@@ -986,7 +1003,13 @@ impl State {
     #[cold]
     #[inline(never)]
     #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // cut ≤ 2^62, s ≤ 2^30: the product >> 30 ≤ 2^62
-    fn cut_scaled(cfg: &Config, st: &mut Self, branch: Branch, cut: u64, bytes: u32) -> Outcome {
+    fn cut_scaled(
+        cfg: &Config,
+        st: &mut Self,
+        branch: TimelyBranch,
+        cut: u64,
+        bytes: u32,
+    ) -> Outcome {
         let s = st.scale_q30(cfg, bytes).unwrap_or(1 << 30);
         st.apply_cut(cfg, ((u128::from(cut) * u128::from(s)) >> 30) as u64);
         Outcome::new(branch, st.rate_u)
@@ -1013,10 +1036,10 @@ impl State {
         st.hai_count = 0;
         let cut = u64::from(t_high_cut_q32(cfg, rtt_q4));
         if cfg.scale_num != 0 {
-            return Self::cut_scaled(cfg, st, Branch::High, cut, bytes);
+            return Self::cut_scaled(cfg, st, TimelyBranch::High, cut, bytes);
         }
         st.apply_cut(cfg, cut);
-        Outcome::new(Branch::High, st.rate_u)
+        Outcome::new(TimelyBranch::High, st.rate_u)
     }
 
     /// §5 per-completion scaling `s = min(1, bytes·8/(rate·minRTT))` in Q30; `None` when off.

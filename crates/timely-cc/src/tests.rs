@@ -38,7 +38,10 @@ fn diff_q4(st: &State) -> i64 {
 
 fn started(rtt_ns: u64) -> State {
     let mut st = State::new(&CFG);
-    assert_eq!(st.on_completion(&CFG, &ev(0, rtt_ns)).branch, Branch::Init);
+    assert_eq!(
+        st.on_completion(&CFG, &ev(0, rtt_ns)).branch,
+        TimelyBranch::Init
+    );
     st
 }
 
@@ -85,12 +88,12 @@ fn completion_before_send_is_skipped_without_state_change() {
     let mut st = started(100_000);
     let before = st;
     let u = st.on_completion(&CFG, &Completion::new(1_000, 999, 64));
-    assert_eq!(u.branch, Branch::Skip);
+    assert_eq!(u.branch, TimelyBranch::Skip);
     assert_eq!(st, before);
     let mut fresh = State::new(&CFG);
     assert_eq!(
         fresh.on_completion(&CFG, &Completion::new(5, 4, 0)).branch,
-        Branch::Skip
+        TimelyBranch::Skip
     );
     assert!(!fresh.started());
 }
@@ -99,7 +102,7 @@ fn completion_before_send_is_skipped_without_state_change() {
 fn first_sample_only_initialises() {
     let mut st = State::new(&CFG);
     let u = st.on_completion(&CFG, &ev(0, 30_000));
-    assert_eq!((u.branch, u.rate_bps), (Branch::Init, 10_000_000_000));
+    assert_eq!((u.branch, u.rate_bps), (TimelyBranch::Init, 10_000_000_000));
     assert_eq!(st.prev_rtt_ns().to_bits(), 30_000 * 16);
     assert_eq!(diff_q4(&st), 0);
 }
@@ -109,7 +112,7 @@ fn decrease_above_t_high_worked_number() {
     // rtt 600 µs: 1 − 0.8·(1 − 500/600) = 0.86667 → 8.6667 Gb/s.
     let mut st = started(100_000);
     let u = st.on_completion(&CFG, &ev(10, 600_000));
-    assert_eq!(u.branch, Branch::High);
+    assert_eq!(u.branch, TimelyBranch::High);
     let want = 10e9 * (1.0 - 0.8 * (1.0 - 500.0 / 600.0));
     assert!(
         (u.rate_bps as f64 - want).abs() <= 128.0,
@@ -132,7 +135,7 @@ fn gradient_decrease_worked_number() {
     // g = 3500/20000 = 0.175, factor 1 − 0.8·0.175 = 0.86 → 8.6 Gb/s.
     let mut st = started(100_000);
     let u = st.on_completion(&CFG, &ev(10, 104_000));
-    assert_eq!(u.branch, Branch::Dec);
+    assert_eq!(u.branch, TimelyBranch::Dec);
     assert_eq!(diff_q4(&st), 3_500 * 16);
     assert!((u.rate_bps as f64 - 8.6e9).abs() <= 128.0, "{}", u.rate_bps);
 }
@@ -141,7 +144,7 @@ fn gradient_decrease_worked_number() {
 fn low_rtt_adds_delta_and_leaves_the_hai_counter() {
     let mut st = raw(1_000_000_000 / 128, 100_000 * 16, -128, 0, 3, true);
     let u = st.on_completion(&CFG, &ev(0, 40_000));
-    assert_eq!(u.branch, Branch::Low);
+    assert_eq!(u.branch, TimelyBranch::Low);
     assert_eq!(u.rate_bps, 1_010_000_000);
     assert_eq!(st.hai_count(), 3);
 }
@@ -154,10 +157,10 @@ fn hai_after_five_non_positive_gradients() {
     for i in 1..=8u64 {
         let u = st.on_completion(&CFG, &ev(i, 300_000 - i * 1_000));
         if i < 5 {
-            assert_eq!(u.branch, Branch::Inc, "event {i}");
+            assert_eq!(u.branch, TimelyBranch::Inc, "event {i}");
             rate += 10_000_000;
         } else {
-            assert_eq!(u.branch, Branch::Hai, "event {i}");
+            assert_eq!(u.branch, TimelyBranch::Hai, "event {i}");
             rate += 50_000_000;
         }
         assert_eq!(u.rate_bps, rate);
@@ -175,7 +178,7 @@ fn rate_is_clamped_to_min_and_max() {
     // Huge gradient: factor negative → min rate.
     let mut st = started(60_000);
     let u = st.on_completion(&CFG, &ev(1, 400_000)); // g = 0.875·340000/20000 ≫ 1
-    assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
+    assert_eq!((u.branch, u.rate_bps), (TimelyBranch::Dec, 10_000_000));
 }
 
 /// Regression (`rtt_diff` Q24.7 saturated at ±16.7 ms while RTTs reached 268 ms): a 50 ms
@@ -202,16 +205,20 @@ fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
         d = 0.125 * d + 0.875 * (r - prev);
         prev = r;
     }
-    let want = if d <= 0.0 { Branch::Inc } else { Branch::Dec };
+    let want = if d <= 0.0 {
+        TimelyBranch::Inc
+    } else {
+        TimelyBranch::Dec
+    };
     assert_eq!(branches[5], want, "f64 rtt_diff {d}");
     assert_eq!(
         branches,
         [
-            Branch::Init,
-            Branch::High,
-            Branch::Inc,
-            Branch::Inc,
-            Branch::Inc,
+            TimelyBranch::Init,
+            TimelyBranch::High,
+            TimelyBranch::Inc,
+            TimelyBranch::Inc,
+            TimelyBranch::Inc,
             want
         ]
     );
@@ -223,7 +230,7 @@ fn rtt_spike_of_50ms_does_not_saturate_the_ewma() {
 fn rtt_above_134ms_saturates() {
     let mut st = started(100_000);
     let u = st.on_completion(&CFG, &Completion::new(0, 300_000_000, 0));
-    assert_eq!(u.branch, Branch::High);
+    assert_eq!(u.branch, TimelyBranch::High);
     assert_eq!(u.rtt_ns.to_bits(), RTT_SAT_Q4);
     assert_eq!(st.prev_rtt_ns().to_bits(), RTT_SAT_Q4);
     // 1 − 0.8·(1 − 500 µs/134.2177 ms) = 0.202980…
@@ -259,7 +266,7 @@ fn per_completion_scaling_of_a_huge_gradient_reaches_min_rate() {
     st.on_completion(&cfg, &Completion::new(0, 223_679, 16_384));
     st.on_completion(&cfg, &Completion::new(0, 63_355, 16_384));
     let u = st.on_completion(&cfg, &Completion::new(0, 493_577, 1_779));
-    assert_eq!((u.branch, u.rate_bps), (Branch::Dec, 10_000_000));
+    assert_eq!((u.branch, u.rate_bps), (TimelyBranch::Dec, 10_000_000));
 }
 
 /// Found by the `timely_api` fuzz target: per-completion scaling held `8e9/(128·minRTT)` with 8
@@ -288,7 +295,7 @@ fn per_completion_scaling_lost_precision_with_a_long_min_rtt() {
         .unwrap();
         let mut st = raw((rate / 128.0) as u32, 100_000 * 16, 0, 0, 0, true);
         let u = st.on_completion(&cfg, &Completion::new(0, 150_000_000, bytes));
-        assert_eq!(u.branch, Branch::High);
+        assert_eq!(u.branch, TimelyBranch::High);
         let rtt = f64::from(u.rtt_ns.to_bits()) / 16.0;
         let cut = 0.8 * (1.0 - 500_000.0 / rtt);
         let s = (f64::from(bytes) * 8.0 / (rate * f64::from(min_rtt) * 1e-9)).min(1.0);
@@ -363,7 +370,7 @@ fn t_complete_wrapped_past_2_pow_64_was_measured_as_a_short_rtt() {
         let mut st = raw(1_000_000, 30_000 * 16, 0, 0, 0, started);
         let before = st;
         let u = st.on_completion(&CFG, &wrapped);
-        assert_eq!((u.branch, u.rtt_ns.to_bits()), (Branch::Skip, 0));
+        assert_eq!((u.branch, u.rtt_ns.to_bits()), (TimelyBranch::Skip, 0));
         assert_eq!(st, before);
     }
     // The same span just below 2^64 (no wrap): measured.
@@ -417,7 +424,7 @@ fn identical_rtts_after_a_rise_do_not_drift_the_rate() {
             let mut rate_at_residual = None;
             for i in 0..holds {
                 let u = st.on_completion(&cfg, &ev(2 + i as u64, 100_000 + step));
-                if u.branch == Branch::Dec {
+                if u.branch == TimelyBranch::Dec {
                     assert_eq!(decs, i, "α {alpha} step {step}: dec after an increase");
                     decs += 1;
                     last_dec_rate = Some(u.rate_bps);
@@ -427,7 +434,7 @@ fn identical_rtts_after_a_rise_do_not_drift_the_rate() {
                         assert_eq!(u.rate_bps, r, "α {alpha} step {step} event {i}");
                     }
                 } else {
-                    assert!(matches!(u.branch, Branch::Inc | Branch::Hai));
+                    assert!(matches!(u.branch, TimelyBranch::Inc | TimelyBranch::Hai));
                 }
             }
             let want = f64_dec_events(alpha, step as f64, holds);
@@ -682,7 +689,7 @@ fn app_limited_rule_suppresses_increases() {
     let mut e = ev(0, 40_000);
     e.sending_rate_bps = Some(700_000_000);
     let u = st.on_completion(&cfg, &e);
-    assert!(u.app_limited && u.rate_bps == 1_000_000_000 && u.branch == Branch::Low);
+    assert!(u.app_limited && u.rate_bps == 1_000_000_000 && u.branch == TimelyBranch::Low);
     // At 800 Mb/s: allowed.
     e.sending_rate_bps = Some(800_000_000);
     let u = st.on_completion(&cfg, &e);
@@ -747,7 +754,7 @@ proptest! {
             let e = Completion { t_send_ns: ts, t_complete_ns: tc, bytes, sending_rate_bps: sr };
             let ua = a.on_completion(&cfg, &e);
             match State::rtt_q4(&cfg, &e) {
-                None => prop_assert_eq!(ua.branch, Branch::Skip),
+                None => prop_assert_eq!(ua.branch, TimelyBranch::Skip),
                 Some(r) => {
                     let ub = b.on_rtt(&cfg, U28F4::from_bits(r), bytes, sr);
                     prop_assert_eq!(ua, ub);
@@ -772,7 +779,7 @@ proptest! {
             let e = Completion { t_send_ns: a, t_complete_ns: b, bytes, sending_rate_bps: s };
             let before = st;
             let u = st.on_completion(&cfg, &e);
-            if u.branch == Branch::Skip {
+            if u.branch == TimelyBranch::Skip {
                 prop_assert_eq!(st, before);
             } else {
                 prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps));
@@ -793,7 +800,7 @@ proptest! {
     fn arbitrary_raw_state_is_safe(rate: u32, prev: u32, diff: i128, resid: i16, cnt: u8, s: bool, t: u64, d in 0u64..300_000_000, bytes: u32) {
         let mut st = State::from_raw_parts(RawParts { rate_u128bps: rate, prev_rtt_ns: U28F4::from_bits(prev), rtt_diff_ns: I60F68::from_bits(diff), residual: resid, hai_count: cnt, started: s });
         let u = st.on_completion(&CFG, &Completion::new(t, t.saturating_add(d), bytes));
-        prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == Branch::Init);
+        prop_assert!((10_000_000..=10_000_000_000).contains(&u.rate_bps) || u.branch == TimelyBranch::Init);
     }
 }
 
@@ -810,7 +817,7 @@ fn hai_never_with_n_1_and_saturated_counter() {
     .unwrap();
     let mut st = raw(1_000_000, 100_000 * 16, 0, 0, 255, true);
     let u = st.on_completion(&cfg, &Completion::new(0, 90_000, 0));
-    assert_eq!(u.branch, Branch::Inc);
+    assert_eq!(u.branch, TimelyBranch::Inc);
     assert_eq!(st.hai_count(), 255);
 }
 
@@ -991,9 +998,9 @@ proptest! {
             ),
         };
         let (branch, range, step) = if hai {
-            (Branch::Hai, cfg.hai, cfg.delta_hai_u)
+            (TimelyBranch::Hai, cfg.hai, cfg.delta_hai_u)
         } else {
-            (Branch::Inc, cfg.inc, cfg.delta_u)
+            (TimelyBranch::Inc, cfg.inc, cfg.delta_u)
         };
         let mut fast = State::from_raw_parts(RawParts { rate_u128bps: rate, started: true, ..RawParts::default() });
         let mut general = fast;
@@ -1067,7 +1074,7 @@ proptest! {
 /// rate of a `dec` only clamps.
 #[test]
 fn a_vanished_gradient_counts_down_and_leaves_the_rate() {
-    for (resid, branch) in [(3i16, Branch::Dec), (-3, Branch::Inc)] {
+    for (resid, branch) in [(3i16, TimelyBranch::Dec), (-3, TimelyBranch::Inc)] {
         let rtt = 60_000u32 << 4; // between T_low and T_high
         let mut st = raw(CFG.init_rate_u / 2, rtt, 0, resid, 0, true);
         for left in (0..resid.abs()).rev() {
@@ -1076,13 +1083,13 @@ fn a_vanished_gradient_counts_down_and_leaves_the_rate() {
             assert_eq!(o.branch(), branch);
             assert_eq!(st.residual().abs(), left);
             assert_eq!(st.rtt_diff_ns().to_bits(), 0);
-            if branch == Branch::Dec {
+            if branch == TimelyBranch::Dec {
                 assert_eq!(st.rate_u128bps(), before);
             }
         }
         // The countdown over: g = 0, an increase.
         let o = st.on_rtt_rate(&CFG, U28F4::from_bits(rtt), 1500, None);
-        assert_eq!(o.branch(), Branch::Inc);
+        assert_eq!(o.branch(), TimelyBranch::Inc);
     }
 }
 
@@ -1170,7 +1177,7 @@ fn a_completion_long_before_its_send_in_one_2_32_window_is_skipped() {
     let mut st = State::new(&cfg);
     let before = st;
     let ev = Completion::new(4_286_543_145, 444_457, 4_194_556);
-    assert_eq!(st.on_completion(&cfg, &ev).branch, Branch::Skip);
+    assert_eq!(st.on_completion(&cfg, &ev).branch, TimelyBranch::Skip);
     assert_eq!(st, before);
     assert_eq!(State::rtt_ns(&cfg, &ev), None);
 }

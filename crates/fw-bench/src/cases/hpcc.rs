@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, ensure};
 use cc_trace::hpcc::HEADER;
 use cc_trace::hpcc::{Row, Setup};
-use hpcc_cc::{Branch, HpccBranch, Params, State};
+use hpcc_cc::{HpccBranch, Params, State};
 
 use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace};
 use crate::machine::Machine;
@@ -153,7 +153,7 @@ fn run_hops(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
                 "cc_hpcc_on_ack",
             )?;
             ensure!(
-                name == Branch::name(want_b) && w == want_w.to_bits(),
+                name == HpccBranch::name(want_b) && w == want_w.to_bits(),
                 "{}: ack {ack}: simulated {name} {w}, host {want_b:?} {want_w}",
                 path.display()
             );

@@ -11,7 +11,7 @@
 use anyhow::{Result, ensure};
 use cc_ffi::timely::CcTimelyParams;
 use cc_trace::timely::{HEADER, Row, params};
-use timely_cc::{Branch, Completion, Params, State, TimelyBranch};
+use timely_cc::{Completion, Params, State, TimelyBranch};
 
 use super::{Ctx, TraceFile, branch_name, fixture_paths, read_trace, words};
 use crate::machine::Machine;
@@ -153,7 +153,7 @@ fn run(m: &mut Machine, ctx: &Ctx, entry: Entry) -> Result<Vec<Sample>> {
                 "a cc_timely entry point",
             )?;
             ensure!(
-                name == Branch::name(want.branch) && rate == want.rate_bps,
+                name == TimelyBranch::name(want.branch) && rate == want.rate_bps,
                 "{}: ({ts}, {tc}, {bytes}): simulated {name} {rate} b/s, host {:?} {} b/s",
                 path.display(),
                 want.branch,

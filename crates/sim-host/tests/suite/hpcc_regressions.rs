@@ -351,7 +351,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
     r.on_ack(0, 1_000, &int_at(0));
     let up = fixed.on_ack(&st.cfg, 1_000, 2_000, &int_at(1));
     assert_eq!(r.on_ack(1_000, 2_000, &int_at(1)), "md");
-    assert_eq!(up.branch, hpcc_cc::Branch::Md);
+    assert_eq!(up.branch, hpcc_cc::HpccBranch::Md);
     let u1 = (640.0 * 253.0 * 832.0 + 1024.0 * 111.0 * 13_000.0) / (400.0 * 13_000.0 * 832.0);
     let want = 1.0 + (u1 - 1.0) * 832.0 / 13_000.0;
     let u_fix = fixed.u().to_num::<f64>();

@@ -47,7 +47,7 @@ fn every_fixture_replays_within_tolerance_in_both_modes() {
         }
     }
     // Together the fixtures exercise every branch.
-    for b in sim_host::timely::BRANCHES.map(timely_cc::Branch::name) {
+    for b in sim_host::timely::BRANCHES.map(timely_cc::TimelyBranch::name) {
         assert!(seen.contains(b), "no fixture takes branch {b}: {seen:?}");
     }
 }
