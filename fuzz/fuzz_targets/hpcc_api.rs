@@ -24,7 +24,7 @@
 use fuzz_common::Bytes;
 use hpcc_cc::{HpccBranch, IntView, Params, Ratio, State};
 use libfuzzer_sys::fuzz_target;
-use cc_replay::hpcc::reference::{RefHop, Reference, encode_int};
+use cc_replay::hpcc::reference::{RefHop, RefState, encode_int};
 use cc_replay::hpcc::{Setup, quantise};
 
 fuzz_target!(|data: &[u8]| {
@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
     let (w_min, w_max) = (cfg.w_min_bytes(), cfg.w_max_bytes());
 
     let mut fixed: State = State::new(&cfg);
-    let mut reference = Reference::new(refp);
+    let mut reference = RefState::new(refp);
     let (mut ack, mut path_id) = (0u32, 0u16);
     let mut ts = [0u32; 5];
     let mut tx = [0u32; 5];

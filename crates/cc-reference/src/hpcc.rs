@@ -232,7 +232,7 @@ pub fn encode_int(path_id: u16, hops: &[RefHop]) -> alloc::vec::Vec<u8> {
 
 /// The reference sender state.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reference {
+pub struct RefState {
     /// Parameters.
     pub p: RefParams,
     /// Window W, bytes.
@@ -249,7 +249,7 @@ pub struct Reference {
     pub prev: Option<RefInt>,
 }
 
-impl Reference {
+impl RefState {
     /// Initial state (docs/hpcc.md § 2): W = Wc = W_max, U = 1, incStage 0, lastUpdateSeq 0, no
     /// INT.
     pub fn new(p: RefParams) -> Self {
@@ -387,7 +387,7 @@ mod tests {
         assert!(ub > ua, "f64 breaks the tie: {ua} vs {ub}");
         assert!(!ea.gt(eb) && !eb.gt(ea) && ea.ge(eb));
         assert_eq!((da, db), (832, 5_600));
-        let mut r = Reference::new(RefParams::default());
+        let mut r = RefState::new(RefParams::default());
         r.on_ack(0, 1, &encode_int(3, &[a0, b0]));
         // U = 1 + (0.372 677 − 1)·832/13 000 = 0.959 85 ≥ η: MD.
         assert_eq!(r.on_ack(2, 3, &encode_int(3, &[a1, b1])), "md");
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn u_equal_to_eta_at_full_weight_is_md() {
         for (dtx, want) in [(1_520, "md"), (1_519, "ai")] {
-            let mut r = Reference::new(RefParams::default());
+            let mut r = RefState::new(RefParams::default());
             let h = |ts, tx| {
                 encode_int(
                     1,
@@ -429,7 +429,7 @@ mod tests {
     /// The worked example of the firmware tests, from the paper's formulas in f64.
     #[test]
     fn worked_example() {
-        let mut r = Reference::new(RefParams::default());
+        let mut r = RefState::new(RefParams::default());
         let h = |ts, tx, q| {
             encode_int(
                 0x123,

@@ -8,6 +8,12 @@
 //! * [`pacer`]: the segment pacer's schedule (feature `alloc`).
 //! * [`pcc`]: TIMELY on DOCA PCC probe events (probe policy, probe RTT, rate in line-rate units).
 //!
+//! Names: every type here is `Ref` followed by the name of the fixed-point type it stands beside
+//! (`hpcc::RefState` ↔ `hpcc_cc::State`, `cats::RefConductor` ↔ `cats_conductor::Conductor`,
+//! `pcc::RefTimelyFlow` ↔ `cc_pcc::TimelyFlow`, `pcc::RefHpccFlow` ↔ `cc_pcc::HpccFlow`), or of
+//! what it is where the fixed side has no such type (`RefStep`, `RefHop`); a caller can import
+//! both sides into one file without renaming either.
+//!
 //! `no_std`: `libm` supplies what `core` lacks (`floor`, `trunc`, `round`, `powi`, `log2`), so
 //! the same code runs on the host (sim-host's replay and simulator) and, soft-float, on a
 //! riscv32 core, where fw-bench counts its instructions beside the fixed-point crates'.

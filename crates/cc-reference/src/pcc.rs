@@ -22,7 +22,7 @@ const WRAP: u64 = 1 << 32;
 
 /// Parameters of the probe-RTT TIMELY reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RefPccParams {
+pub struct RefTimelyParams {
     /// Algorithm 1's parameters (rates in b/s; `max_rate_bps` is the line rate).
     pub timely: RefParams,
     /// Probe timeout, ns.
@@ -33,7 +33,7 @@ pub struct RefPccParams {
 
 /// What one event did in the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RefPccStep {
+pub enum RefTimelyStep {
     /// A TX event: whether it requested a probe, and whether it gave an outstanding one up.
     Tx {
         /// A probe is requested.
@@ -56,7 +56,7 @@ pub enum RefPccStep {
 
 /// One flow of the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RefPccFlow {
+pub struct RefTimelyFlow {
     /// Algorithm 1's state.
     pub timely: RefState,
     /// The outstanding probe's request time (ns on the 32-bit clock), if any.
@@ -70,10 +70,10 @@ fn since(a: u32, b: u32) -> u64 {
 
 /// The probe policy on a TX event at `now`: a probe is requested when none is outstanding or
 /// the outstanding one is at least `timeout_ns` old (given up).
-fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefPccStep {
+fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefTimelyStep {
     let timed_out = match *req {
         Some(r) if since(now, r as u32) < timeout_ns => {
-            return RefPccStep::Tx {
+            return RefTimelyStep::Tx {
                 probe: false,
                 timed_out: false,
             };
@@ -82,7 +82,7 @@ fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefPccStep {
         None => false,
     };
     *req = Some(u64::from(now));
-    RefPccStep::Tx {
+    RefTimelyStep::Tx {
         probe: true,
         timed_out,
     }
@@ -91,20 +91,20 @@ fn probe_on_tx(req: &mut Option<u64>, now: u32, timeout_ns: u64) -> RefPccStep {
 /// Whether a response whose request left at `req_send` answers the outstanding probe (then no
 /// longer outstanding): it left at or after the request, in serial order modulo 2^32. `Err`
 /// says why not.
-fn probe_answers(req: &mut Option<u64>, req_send: u32) -> Result<(), RefPccStep> {
+fn probe_answers(req: &mut Option<u64>, req_send: u32) -> Result<(), RefTimelyStep> {
     match *req {
-        None => Err(RefPccStep::Unsolicited),
+        None => Err(RefTimelyStep::Unsolicited),
         Some(r) if since(req_send, r as u32) < WRAP / 2 => {
             *req = None;
             Ok(())
         }
-        Some(_) => Err(RefPccStep::Late),
+        Some(_) => Err(RefTimelyStep::Late),
     }
 }
 
-impl RefPccFlow {
+impl RefTimelyFlow {
     /// A new flow at the initial rate, no probe outstanding.
-    pub fn new(p: &RefPccParams) -> Self {
+    pub fn new(p: &RefTimelyParams) -> Self {
         Self {
             timely: RefState::new(&p.timely),
             probe_req_ns: None,
@@ -112,24 +112,24 @@ impl RefPccFlow {
     }
 
     /// The rate as a fraction of line rate.
-    pub fn rate_fraction(&self, p: &RefPccParams) -> f64 {
+    pub fn rate_fraction(&self, p: &RefTimelyParams) -> f64 {
         self.timely.rate_bps / p.timely.max_rate_bps
     }
 
     /// A TX event at `now`.
-    pub fn on_tx(&mut self, p: &RefPccParams, now: u32) -> RefPccStep {
+    pub fn on_tx(&mut self, p: &RefTimelyParams, now: u32) -> RefTimelyStep {
         probe_on_tx(&mut self.probe_req_ns, now, p.probe_timeout_ns)
     }
 
     /// An RTT probe response at `ts` with the three timestamps it carries.
     pub fn on_response(
         &mut self,
-        p: &RefPccParams,
+        p: &RefTimelyParams,
         ts: u32,
         req_send: u32,
         req_recv: u32,
         resp_send: u32,
-    ) -> RefPccStep {
+    ) -> RefTimelyStep {
         if let Err(why) = probe_answers(&mut self.probe_req_ns, req_send) {
             return why;
         }
@@ -138,10 +138,10 @@ impl RefPccFlow {
             rtt -= since(resp_send, req_recv) as i64;
         }
         if rtt < 0 {
-            return RefPccStep::Invalid;
+            return RefTimelyStep::Invalid;
         }
         let rtt_ns = (rtt as f64).min(f64::from((1u32 << 31) - 1) / 16.0);
-        RefPccStep::Sample(self.timely.on_rtt(&p.timely, rtt_ns, 0, None))
+        RefTimelyStep::Sample(self.timely.on_rtt(&p.timely, rtt_ns, 0, None))
     }
 }
 
@@ -149,8 +149,8 @@ impl RefPccFlow {
 mod tests {
     use super::*;
 
-    fn params() -> RefPccParams {
-        RefPccParams {
+    fn params() -> RefTimelyParams {
+        RefTimelyParams {
             timely: RefParams::default(),
             probe_timeout_ns: 300_000,
             keep_turnaround: false,
@@ -160,16 +160,16 @@ mod tests {
     #[test]
     fn an_rtt_across_the_clock_wrap_is_measured_modulo_2_32() {
         let p = params();
-        let mut f = RefPccFlow::new(&p);
+        let mut f = RefTimelyFlow::new(&p);
         let t0 = u32::MAX - 1_000;
         assert!(matches!(
             f.on_tx(&p, t0),
-            RefPccStep::Tx { probe: true, .. }
+            RefTimelyStep::Tx { probe: true, .. }
         ));
         // Sent 100 ns after the request, answered 30 µs later (past the wrap), turnaround 2 µs.
         let s = f.on_response(&p, t0.wrapping_add(30_100), t0 + 100, 7, 2_007);
         assert!(
-            matches!(s, RefPccStep::Sample(r) if r.rtt_ns == Some(28_000.0)),
+            matches!(s, RefTimelyStep::Sample(r) if r.rtt_ns == Some(28_000.0)),
             "{s:?}"
         );
     }
@@ -177,11 +177,11 @@ mod tests {
     #[test]
     fn a_response_from_before_the_request_is_late() {
         let p = params();
-        let mut f = RefPccFlow::new(&p);
+        let mut f = RefTimelyFlow::new(&p);
         f.on_tx(&p, 1_000_000);
         assert_eq!(
             f.on_response(&p, 1_100_000, 999_000, 0, 0),
-            RefPccStep::Late
+            RefTimelyStep::Late
         );
         assert!(f.probe_req_ns.is_some());
     }
@@ -189,7 +189,7 @@ mod tests {
 
 /// Parameters of the HPCC-on-telemetry reference (docs/pcc.md, "HPCC on switch telemetry").
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RefPccHpccParams {
+pub struct RefHpccParams {
     /// Algorithm 1's parameters (`nic_rate_bps` is the line rate).
     pub hpcc: crate::hpcc::RefParams,
     /// The switch port's speed code (1 = 10G … 9 = 1.6T).
@@ -198,7 +198,7 @@ pub struct RefPccHpccParams {
     pub probe_timeout_ns: u64,
 }
 
-impl RefPccHpccParams {
+impl RefHpccParams {
     /// The telemetry gap from which the hop restarts: half the shorter wrap of the record's
     /// counters as the adapter keeps them — the byte count in 32-byte units modulo 2^20
     /// (2^25 bytes at the link's speed) and the timestamp modulo 2^24 ns — in whole ns.
@@ -252,7 +252,7 @@ pub enum RefProbe {
 /// What one event did in the HPCC reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RefHpccStep {
-    /// A TX event (as [`RefPccStep::Tx`]).
+    /// A TX event (as [`RefTimelyStep::Tx`]).
     Tx {
         /// A probe is requested.
         probe: bool,
@@ -280,7 +280,7 @@ pub enum RefHpccStep {
 
 /// One HPCC flow of the reference: Algorithm 1 on one hop per answered probe.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RefPccHpccFlow {
+pub struct RefHpccFlow {
     /// Window W, bytes.
     pub w: f64,
     /// Reference window Wc, bytes.
@@ -297,9 +297,9 @@ pub struct RefPccHpccFlow {
     pub probe: RefProbe,
 }
 
-impl RefPccHpccFlow {
+impl RefHpccFlow {
     /// A new flow: `W = Wc = W_max`, `U = 1`, no hop stored.
-    pub fn new(p: &RefPccHpccParams) -> Self {
+    pub fn new(p: &RefHpccParams) -> Self {
         Self {
             w: p.hpcc.w_max(),
             wc: p.hpcc.w_max(),
@@ -312,7 +312,7 @@ impl RefPccHpccFlow {
     }
 
     /// The rate `W/T` as a fraction of line rate, `W/W_max`.
-    pub fn rate_fraction(&self, p: &RefPccHpccParams) -> f64 {
+    pub fn rate_fraction(&self, p: &RefHpccParams) -> f64 {
         self.w / p.hpcc.w_max()
     }
 
@@ -320,7 +320,7 @@ impl RefPccHpccFlow {
     /// left now, and its timeout counts from now). A probe is requested when none is
     /// outstanding or the outstanding one is `probe_timeout_ns` past its request (not left) or
     /// its departure.
-    pub fn on_tx(&mut self, p: &RefPccHpccParams, now: u32, departed: bool) -> RefHpccStep {
+    pub fn on_tx(&mut self, p: &RefHpccParams, now: u32, departed: bool) -> RefHpccStep {
         if departed && let RefProbe::Requested(_) = self.probe {
             self.probe = RefProbe::Departed(now);
         }
@@ -330,7 +330,7 @@ impl RefPccHpccFlow {
             RefProbe::Requested(t) | RefProbe::Departed(t) => Some(u64::from(t)),
         };
         match probe_on_tx(&mut since_ns, now, p.probe_timeout_ns) {
-            RefPccStep::Tx { probe, timed_out } => {
+            RefTimelyStep::Tx { probe, timed_out } => {
                 if probe {
                     self.probe = RefProbe::Requested(now);
                 }
@@ -341,12 +341,7 @@ impl RefPccHpccFlow {
     }
 
     /// A probe response at `now` (NIC clock) carrying `tel` as its raw data.
-    pub fn on_response(
-        &mut self,
-        p: &RefPccHpccParams,
-        now: u32,
-        tel: &RefTelemetry,
-    ) -> RefHpccStep {
+    pub fn on_response(&mut self, p: &RefHpccParams, now: u32, tel: &RefTelemetry) -> RefHpccStep {
         let within_gap = since(now, self.last_tel_ns) < p.gap_ns();
         if within_gap
             && self
@@ -411,8 +406,8 @@ impl RefPccHpccFlow {
 mod hpcc_tests {
     use super::*;
 
-    fn params() -> RefPccHpccParams {
-        RefPccHpccParams {
+    fn params() -> RefHpccParams {
+        RefHpccParams {
             hpcc: crate::hpcc::RefParams::default(),
             link_code: 5,
             probe_timeout_ns: 300_000,
@@ -431,7 +426,7 @@ mod hpcc_tests {
     #[test]
     fn a_telemetry_response_is_taken_only_after_its_probe_left() {
         let p = params();
-        let mut f = RefPccHpccFlow::new(&p);
+        let mut f = RefHpccFlow::new(&p);
         assert_eq!(f.on_response(&p, 10, &tel(1)), RefHpccStep::Unsolicited);
         assert!(matches!(
             f.on_tx(&p, 100, false),
@@ -451,7 +446,7 @@ mod hpcc_tests {
     #[test]
     fn the_timeout_runs_from_the_departure() {
         let p = params();
-        let mut f = RefPccHpccFlow::new(&p);
+        let mut f = RefHpccFlow::new(&p);
         f.on_tx(&p, 0, false);
         f.on_tx(&p, 200_000, true);
         assert!(matches!(

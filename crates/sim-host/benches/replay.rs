@@ -110,7 +110,7 @@ fn timely(limit: usize, passes: usize) {
 }
 
 fn hpcc(limit: usize, passes: usize) {
-    use sim_host::hpcc::{Setup, reference::Reference};
+    use sim_host::hpcc::{Setup, reference::RefState};
     // One event is one ACK with its INT block, already decoded from hex (as on the wire).
     // (ack_seq, snd_nxt, INT bytes) per ACK.
     type Acks = Vec<(u32, u32, Vec<u8>)>;
@@ -145,7 +145,7 @@ fn hpcc(limit: usize, passes: usize) {
     let (n, d) = time(passes, || {
         let mut n = 0;
         for (su, acks) in &traces {
-            let mut st = Reference::new(su.refp);
+            let mut st = RefState::new(su.refp);
             for (a, s, int) in acks {
                 black_box(st.on_ack(u64::from(*a), u64::from(*s), int));
                 n += 1;

@@ -14,7 +14,7 @@ use crate::ctrl::PRESET_KEY;
 use crate::paths;
 use crate::record::Format;
 use crate::scenario::{ControllerKind, Loaded, Reaction};
-use cc_reference::hpcc::{RefParams, Reference as RefFlow};
+use cc_reference::hpcc::{RefParams, RefState as RefFlow};
 use cc_trace::Param;
 use std::path::PathBuf;
 use std::sync::Arc;

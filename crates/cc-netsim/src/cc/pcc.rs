@@ -9,8 +9,8 @@ use crate::record::Format;
 use crate::scenario::{ControllerKind, Loaded};
 use cc_pcc::EventType;
 use cc_reference::pcc::{
-    RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccHpccParams, RefPccParams, RefPccStep,
-    RefTelemetry,
+    RefHpccFlow, RefHpccParams, RefHpccStep, RefTelemetry, RefTimelyFlow, RefTimelyParams,
+    RefTimelyStep,
 };
 use cc_trace::Param;
 use cc_trace::pcc::params::Setup as PccSetup;
@@ -149,7 +149,7 @@ impl Algo for Pcc {
             (ControllerKind::Reference | ControllerKind::Ns3, PccSetup::Timely(b)) => {
                 Box::new(Flow {
                     side: TimelyRef {
-                        f: RefPccFlow::new(&b.reference),
+                        f: RefTimelyFlow::new(&b.reference),
                         p: b.reference,
                     },
                     line_bps,
@@ -159,7 +159,7 @@ impl Algo for Pcc {
             (ControllerKind::Reference | ControllerKind::Ns3, PccSetup::Hpcc(b)) => {
                 Box::new(Flow {
                     side: HpccRef {
-                        f: RefPccHpccFlow::new(&b.reference),
+                        f: RefHpccFlow::new(&b.reference),
                         p: b.reference,
                     },
                     line_bps,
@@ -236,8 +236,8 @@ impl Side for Fixed {
 
 /// TIMELY on probe RTTs, the f64 reference.
 struct TimelyRef {
-    f: RefPccFlow,
-    p: RefPccParams,
+    f: RefTimelyFlow,
+    p: RefTimelyParams,
 }
 
 impl Side for TimelyRef {
@@ -249,7 +249,7 @@ impl Side for TimelyRef {
         match ev.event_type() {
             Some(EventType::Tx) => matches!(
                 self.f.on_tx(&self.p, ev.ts_ns),
-                RefPccStep::Tx { probe: true, .. }
+                RefTimelyStep::Tx { probe: true, .. }
             ),
             Some(EventType::Rtt) => {
                 let r = ev.rtt();
@@ -272,8 +272,8 @@ impl Side for TimelyRef {
 
 /// HPCC on switch telemetry, the f64 reference.
 struct HpccRef {
-    f: RefPccHpccFlow,
-    p: RefPccHpccParams,
+    f: RefHpccFlow,
+    p: RefHpccParams,
 }
 
 impl Side for HpccRef {

@@ -3,7 +3,7 @@
 
 use super::Row;
 use super::params::Setup;
-use super::reference::Reference;
+use super::reference::RefState;
 use crate::driver::{SideBySide, Tally};
 use crate::kinds::Kind;
 use crate::opts::{Mode, ReplayOpts};
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub const OUT_HEADER: &str = "event,t_ns,u_ref,u_fixed,window_ref_bytes,window_fixed_bytes,rate_ref_bps,rate_fixed_bps,branch_ref,branch_fixed";
 
 /// Quantises the reference state into the firmware's raw parts (forced mode).
-pub fn quantise(r: &Reference) -> RawParts {
+pub fn quantise(r: &RefState) -> RawParts {
     let q = |x: f64, scale: f64| (x * scale).round().clamp(0.0, f64::from(u32::MAX)) as u32;
     // U in Q32.32; `as` saturates at u64::MAX (unreachable: U < 2^27, see hpcc-cc docs).
     let q64 = |x: f64| (x * hpcc_cc::U_ONE as f64).round().max(0.0) as u64;
@@ -50,7 +50,7 @@ pub struct Replay {
     setup: Setup,
     mode: Mode,
     fixed: State,
-    reference: Reference,
+    reference: RefState,
     u_err_max: f64,
     u_ref_max: f64,
     branches: Counts,
@@ -144,7 +144,7 @@ impl SideBySide for Replay {
             setup: *setup,
             mode,
             fixed: State::new(&setup.cfg),
-            reference: Reference::new(setup.refp),
+            reference: RefState::new(setup.refp),
             u_err_max: 0.0,
             u_ref_max: 0.0,
             branches: Counts::default(),

@@ -11,7 +11,7 @@
 //! the byte counter and switch clock starting anywhere, an idle pause). Seeded `rand_pcg::Pcg64Mcg`, no clock, no environment.
 
 use super::params::{self, Setup};
-use super::reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
+use super::reference::{RefHpccFlow, RefHpccStep, RefTelemetry, RefTimelyFlow, RefTimelyStep};
 use crate::kinds::FixtureFile;
 use cc_trace::Param;
 use rand_core::Rng;
@@ -97,15 +97,15 @@ enum Pending {
 
 /// A flow's reference, by algorithm: what paces the stream and asks for its probes.
 enum GenRef {
-    Timely(RefPccFlow),
-    Hpcc(RefPccHpccFlow),
+    Timely(RefTimelyFlow),
+    Hpcc(RefHpccFlow),
 }
 
 impl GenRef {
     fn new(setup: &Setup) -> Self {
         match setup {
-            Setup::Timely(b) => GenRef::Timely(RefPccFlow::new(&b.reference)),
-            Setup::Hpcc(b) => GenRef::Hpcc(RefPccHpccFlow::new(&b.reference)),
+            Setup::Timely(b) => GenRef::Timely(RefTimelyFlow::new(&b.reference)),
+            Setup::Hpcc(b) => GenRef::Hpcc(RefHpccFlow::new(&b.reference)),
         }
     }
 
@@ -115,7 +115,7 @@ impl GenRef {
             (GenRef::Timely(f), Setup::Timely(b)) => {
                 matches!(
                     f.on_tx(&b.reference, ts),
-                    RefPccStep::Tx { probe: true, .. }
+                    RefTimelyStep::Tx { probe: true, .. }
                 )
             }
             (GenRef::Hpcc(f), Setup::Hpcc(b)) => {

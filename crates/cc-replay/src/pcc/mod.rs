@@ -34,7 +34,7 @@ use cc_pcc::{
 };
 use cc_trace::InputError;
 use params::Setup;
-use reference::{RefHpccStep, RefPccFlow, RefPccHpccFlow, RefPccStep, RefTelemetry};
+use reference::{RefHpccFlow, RefHpccStep, RefTelemetry, RefTimelyFlow, RefTimelyStep};
 use std::collections::BTreeMap;
 use std::path::Path;
 use timely_cc::{RTT_SAT_Q4, U28F4};
@@ -75,8 +75,8 @@ fn type_name(code: u8) -> &'static str {
 
 /// One flow's reference, by algorithm.
 enum RefFlow {
-    Timely(RefPccFlow),
-    Hpcc(RefPccHpccFlow),
+    Timely(RefTimelyFlow),
+    Hpcc(RefHpccFlow),
 }
 
 /// One flow on both sides.
@@ -267,7 +267,7 @@ fn delta(after: &Counters, before: &Counters, c: Counter) -> u32 {
 /// probe answer read from the stored state, see the module doc).
 fn timely_step(
     b: &params::Both,
-    rf: &mut RefPccFlow,
+    rf: &mut RefTimelyFlow,
     ctx: &mut FlowContext,
     ev: &Event,
     counters: &mut Counters,
@@ -285,13 +285,13 @@ fn timely_step(
                 x.resp_send_ts_ns,
             )
         }
-        _ => RefPccStep::Other,
+        _ => RefTimelyStep::Other,
     };
     // Meaningful: a probe answer that steps TIMELY Alg. 1 (not `init`), the only event TIMELY
     // acts on; a TX event is the probe policy's, compared but not a step of the algorithm (a
     // stream whose probes are never answered never moves the rate).
     let (branch, rtt_ns, meaningful) = match step {
-        RefPccStep::Tx { probe, timed_out } => (
+        RefTimelyStep::Tx { probe, timed_out } => (
             match (probe, timed_out) {
                 (true, true) => "timeout",
                 (true, false) => "probe",
@@ -300,11 +300,11 @@ fn timely_step(
             None,
             false,
         ),
-        RefPccStep::Sample(s) => (s.branch, s.rtt_ns, s.branch != "init"),
-        RefPccStep::Late => ("late", None, false),
-        RefPccStep::Unsolicited => ("unsolicited", None, false),
-        RefPccStep::Invalid => ("invalid", None, false),
-        RefPccStep::Other => ("counted", None, false),
+        RefTimelyStep::Sample(s) => (s.branch, s.rtt_ns, s.branch != "init"),
+        RefTimelyStep::Late => ("late", None, false),
+        RefTimelyStep::Unsolicited => ("unsolicited", None, false),
+        RefTimelyStep::Invalid => ("invalid", None, false),
+        RefTimelyStep::Other => ("counted", None, false),
     };
     let o_ref = Outcome {
         branch,
@@ -348,7 +348,7 @@ fn timely_step(
 /// store, which is what `hpcc_on_event` does, keeping the branch it returns).
 fn hpcc_step(
     b: &params::HpccBoth,
-    rf: &mut RefPccHpccFlow,
+    rf: &mut RefHpccFlow,
     ctx: &mut FlowContext,
     ev: &Event,
     counters: &mut Counters,
@@ -468,8 +468,8 @@ impl crate::driver::SideBySide for Replay {
         let flow = self.flows.entry(r.flow).or_insert_with(|| Flow {
             ctx: [0; 12],
             reference: match setup {
-                Setup::Timely(b) => RefFlow::Timely(RefPccFlow::new(&b.reference)),
-                Setup::Hpcc(b) => RefFlow::Hpcc(RefPccHpccFlow::new(&b.reference)),
+                Setup::Timely(b) => RefFlow::Timely(RefTimelyFlow::new(&b.reference)),
+                Setup::Hpcc(b) => RefFlow::Hpcc(RefHpccFlow::new(&b.reference)),
             },
         });
         let before = self.counters;

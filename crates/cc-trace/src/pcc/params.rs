@@ -6,7 +6,7 @@
 use super::{HPCC_KEYS, TIMELY_KEYS};
 use crate::{InputError, Param};
 use cc_pcc::{HPCC_PARAM_NUM, HPCC_PARAMS, HpccPccConfig, TIMELY_PARAM_NUM, TimelyPccConfig};
-use cc_reference::pcc::{RefPccHpccParams, RefPccParams};
+use cc_reference::pcc::{RefHpccParams, RefTimelyParams};
 use cc_reference::timely::RefParams;
 use std::path::Path;
 
@@ -55,12 +55,12 @@ pub struct HpccBoth {
     /// The adapter's configuration.
     pub cfg: HpccPccConfig,
     /// The reference's parameters.
-    pub reference: RefPccHpccParams,
+    pub reference: RefHpccParams,
 }
 
 /// The HPCC reference's parameters from the table's values (id order as in docs/pcc.md).
-pub fn hpcc_reference(v: &[u32; HPCC_PARAM_NUM]) -> RefPccHpccParams {
-    RefPccHpccParams {
+pub fn hpcc_reference(v: &[u32; HPCC_PARAM_NUM]) -> RefHpccParams {
+    RefHpccParams {
         hpcc: cc_reference::hpcc::RefParams {
             nic_rate_bps: f64::from(v[0]) * 1e6,
             base_rtt_ns: f64::from(v[1]),
@@ -121,14 +121,14 @@ pub struct Both {
     /// The adapter's configuration.
     pub cfg: TimelyPccConfig,
     /// The reference's parameters.
-    pub reference: RefPccParams,
+    pub reference: RefTimelyParams,
 }
 
 /// The reference's parameters from the table's values (id order as in docs/pcc.md): rates in
 /// Mb/s, ratios in thousandths, the initial rate a Q20 fraction of line rate.
-pub fn reference(v: &[u32; TIMELY_PARAM_NUM]) -> RefPccParams {
+pub fn reference(v: &[u32; TIMELY_PARAM_NUM]) -> RefTimelyParams {
     let line = f64::from(v[0]) * 1e6;
-    RefPccParams {
+    RefTimelyParams {
         timely: RefParams {
             line_rate_bps: u64::from(v[0]) * 1_000_000,
             min_rate_bps: f64::from(v[1]) * 1e6,

@@ -110,7 +110,7 @@ fn run_hpcc(m: &mut Machine, ctx: &Ctx, hops: usize) -> Result<Vec<Sample>> {
         let c = m.push_bytes(&[0; CTX_BYTES as usize], 8)?;
         let int = m.alloc(INT_MAX_BYTES as u32, 8)?;
         m.call("ref_hpcc_init", &[c, pa])?;
-        let mut host = rh::Reference::new(*p);
+        let mut host = rh::RefState::new(*p);
         let mut measured = 0usize;
         for (ack, nxt, bytes) in acks {
             if measured >= share {

@@ -106,7 +106,7 @@ fn seq_wrap_fixture_crosses_2_pow_32_and_wc_keeps_updating() {
     let wrap = wrapped[0];
     assert!((5_000..20_000).contains(&wrap), "wrap at ACK {wrap}");
     // The reference over the trace's u32 columns: lastUpdateSeq moves after the wrap.
-    let mut r = reference::Reference::new(sc.params);
+    let mut r = reference::RefState::new(sc.params);
     let mut updates_after = 0;
     for (i, row) in rows.iter().enumerate() {
         let before = r.last_update_seq;

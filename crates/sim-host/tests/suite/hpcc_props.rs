@@ -4,7 +4,7 @@ use hpcc_cc::{Config, Params, Ratio, State};
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use sim_host::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, TieSpec, simulate};
-use sim_host::hpcc::reference::{RefHop, RefParams, Reference, encode_int};
+use sim_host::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
 use sim_host::hpcc::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 
@@ -17,7 +17,7 @@ proptest! {
     ) {
         let cfg = Config::PAPER;
         let mut fixed: State = State::new(&cfg);
-        let mut r = Reference::new(RefParams::default());
+        let mut r = RefState::new(RefParams::default());
         let b = f64::from([0u32, 10, 25, 40, 50, 100, 200, 400, 800, 1600][usize::from(code)]) / 8.0;
         let (mut ts, mut tx, mut seq) = (start_ts, f64::from(start_tx) * 128.0, 0u32);
         let mut agree = 0usize;
@@ -72,7 +72,7 @@ proptest! {
             min_rate_bps: min_rate.trunc(),
         };
         let mut fixed: State = State::new(&cfg);
-        let mut r = Reference::new(refp);
+        let mut r = RefState::new(refp);
         let mut hops: Vec<RefHop> = codes.iter().map(|&code| RefHop { code, ts: 0, tx: 0, qlen: 0 }).collect();
         let (mut agree, mut worst, mut seq) = (0usize, 0.0f64, 0u32);
         for (i, &(dts, load, q, kind, upd)) in steps.iter().enumerate() {
@@ -112,7 +112,7 @@ proptest! {
         let cfg = Config::new(params).unwrap();
         let refp = RefParams { base_rtt_ns: f64::from(t_ns), min_rate_bps: 20e9, ..RefParams::default() };
         let mut fixed: State = State::new(&cfg);
-        let mut r = Reference::new(refp);
+        let mut r = RefState::new(refp);
         let (mut ts, mut tx) = (0u32, 0u32);
         let n = 3000u32;
         let mut agree = 0u32;

@@ -3,7 +3,7 @@
 //! `sim-host replay hpcc` reports; where both windows sit at a clamp (W_min or W_max) the window
 //! proves nothing, so those tests also assert U or the branch.
 
-use sim_host::hpcc::reference::{RefHop, RefParams, Reference, encode_int};
+use sim_host::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
 use sim_host::hpcc::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 use sim_host::summary::Summary;
@@ -346,7 +346,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
     let st = setup(&[]);
     // Both sides, first tie: U after the first hop's τ.
     let mut fixed = hpcc_cc::State::<5>::new(&st.cfg);
-    let mut r = Reference::new(st.refp);
+    let mut r = RefState::new(st.refp);
     fixed.on_ack(&st.cfg, 0, 1_000, &int_at(0));
     r.on_ack(0, 1_000, &int_at(0));
     let up = fixed.on_ack(&st.cfg, 1_000, 2_000, &int_at(1));
@@ -384,7 +384,7 @@ fn tie_between_hops_goes_to_first_hop_on_both_sides() {
 /// offset by `off` (modulo 2^32).
 fn run_seq(st: Setup, off: u32, n: u32) -> Vec<(u32, u64, &'static str, f64, f64)> {
     let mut fixed = hpcc_cc::State::<5>::new(&st.cfg);
-    let mut r = Reference::new(st.refp);
+    let mut r = RefState::new(st.refp);
     let mut out = Vec::new();
     let (mut ts, mut tx) = (0u32, 0u32);
     for k in 0..n {
@@ -464,7 +464,7 @@ fn wc_updates_after_seq_wraps_2_pow_32() {
         assert_eq!(s.agreement.ratio, 1.0, "{}", s.render());
     }
     // The reference on its own, with u64 byte counts past 2^32 (as the generators pass them).
-    let mut r = Reference::new(RefParams::default());
+    let mut r = RefState::new(RefParams::default());
     let int = |k: u32| {
         encode_int(
             1,
@@ -582,7 +582,7 @@ fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
         ..Params::PAPER
     };
     let Setup { cfg, refp } = Setup::new(params).unwrap();
-    let mut r = Reference::new(refp);
+    let mut r = RefState::new(refp);
     (r.w, r.wc, r.u, r.inc_stage, r.last_update_seq) =
         (162.5, 162_500.0, 1621.103658809193, 0, 161_000);
     r.prev = Some(RefInt {

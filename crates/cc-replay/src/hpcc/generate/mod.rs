@@ -22,7 +22,7 @@
 
 pub mod capture;
 
-use super::reference::{RefHop, RefParams, Reference, encode_int, hop_utilisation};
+use super::reference::{RefHop, RefParams, RefState, encode_int, hop_utilisation};
 use cc_trace::hpcc::AckRow;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -268,7 +268,7 @@ fn uniform(rng: &mut Pcg64Mcg) -> f64 {
 pub fn simulate(sc: &Scenario) -> Vec<AckRow> {
     let mut rng = Pcg64Mcg::new(u128::from(sc.seed) | 1 << 100);
     let p = sc.params;
-    let mut sender = Reference::new(p);
+    let mut sender = RefState::new(p);
     let nic = p.nic_rate_bps / 8e9; // bytes/ns
     let mut t = 0.0f64;
     let mut acked: u64 = sc.seq0;
