@@ -13,6 +13,10 @@
 //! * [`stats`], [`record`]: what is measured, and `--record` traces in the replay formats.
 //! * [`run_loaded`] runs a scenario and writes its outputs; the [`Report`] (report.rs) is what
 //!   it measured.
+//!
+//! Its documentation is also for its developers (`cargo doc --document-private-items`): module
+//! pages link to the private items they describe.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cc;
 pub mod ctrl;

@@ -14,6 +14,10 @@
 //! the `generate` feature.
 //!
 //! The crate never depends on the simulator (`cc-netsim`); the simulator never depends on it.
+//!
+//! Its documentation is also for its developers (`cargo doc --document-private-items`): module
+//! pages link to the private items they describe.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cats;
 pub mod driver;

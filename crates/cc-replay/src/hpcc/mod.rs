@@ -7,7 +7,7 @@
 //!   for a flow fed ACK by ACK).
 //! * this module: the CSV INT trace's row ([`Row`]) and the INT block's text forms.
 //! * [`capture`]: RoCEv2 captures replayed, flow by flow (`cc_trace::capture` reads and pairs them).
-//! * [`generate`]: deterministic fixture generators.
+//! * `generate`: deterministic fixture generators.
 //!
 //! The same files as every algorithm folder (reference, params, lockstep, generate), plus the
 //! capture reader.

@@ -1,5 +1,5 @@
 //! pacer: the segment pacer (`cc-pacer`) against the f64 reference ([`reference`](mod@reference)), replaying
-//! event traces; fixture generators ([`generate`]).
+//! event traces; fixture generators (`generate`).
 //!
 //! Trace: CSV `t_ns,event,flow,value` with `# set KEY=VALUE` lines ([`params`]). Events:
 //! * `rate`: the flow's rate is `value` b/s (paced at `⌊value/128⌋` units of 128 b/s);
@@ -20,7 +20,7 @@
 //!
 //! Files, as in every algorithm folder: [`reference`](mod@reference) (the f64 reference, from the paper),
 //! [`params`] (both sides' configuration from `# set` and `--set`), [`lockstep`] (both sides
-//! driven by one event), [`generate`] (fixture generators); this module holds the trace row and
+//! driven by one event), `generate` (fixture generators); this module holds the trace row and
 //! the algorithm's place in the one replay driver (`Replay`).
 
 #[cfg(feature = "generate")]

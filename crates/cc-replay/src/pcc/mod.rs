@@ -1,6 +1,6 @@
 //! pcc: DOCA PCC event traces replayed through the `cc-pcc` adapter (TIMELY on probe RTTs or
 //! HPCC on switch telemetry, one per trace) beside the f64 reference of the same conventions
-//! (`cc_reference::pcc`), and the fixture generators ([`generate`]).
+//! (`cc_reference::pcc`), and the fixture generators (`generate`).
 //!
 //! Each row is one platform event, encoded into the 44 bytes the platform delivers and decoded
 //! by the adapter (`Event::encode` / `Event::decode`), then handed to `timely_on_event` (or

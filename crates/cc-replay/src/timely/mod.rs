@@ -6,7 +6,7 @@
 //!
 //! Files, as in every algorithm folder: [`reference`](mod@reference) (the f64 reference, from the paper),
 //! [`params`] (both sides' configuration from `# set` and `--set`), [`lockstep`] (both sides
-//! driven by one event), [`generate`] (fixture generators); this module holds the trace row and
+//! driven by one event), `generate` (fixture generators); this module holds the trace row and
 //! the algorithm's place in the one replay driver (`Replay`).
 
 #[cfg(feature = "generate")]

@@ -45,7 +45,7 @@
 //!
 //! By concern: this module classifies frames and counts what is ignored; [`read`] walks pcap
 //! and pcapng files; [`pair`] groups packets into one-way streams and pairs ACK streams with
-//! data streams; [`psn`] extends PSNs; [`write`] builds frames and writes captures (the shipped
+//! data streams; [`psn`] extends PSNs; [`write`](mod@write) builds frames and writes captures (the shipped
 //! fixtures and `sim --record`).
 
 pub mod pair;

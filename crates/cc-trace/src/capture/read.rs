@@ -253,7 +253,7 @@ fn shb_params(path: &Path, body: &[u8], be: bool) -> Result<Vec<Param>, String> 
 }
 
 /// The parameters a capture carries: the `set KEY=VALUE` comments of a pcapng's (first) section
-/// header, in order ([`shb_params`]); none for a pcap, whose header has no room for them. A
+/// header, in order; none for a pcap, whose header has no room for them. A
 /// replay applies them first and `--set` after, as it does a trace's `# set` lines.
 pub fn capture_params(path: &Path) -> Result<Vec<Param>, InputError> {
     let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
