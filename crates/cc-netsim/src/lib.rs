@@ -16,6 +16,17 @@
 //!
 //! Its documentation is also for its developers (`cargo doc --document-private-items`): module
 //! pages link to the private items they describe.
+//!
+//! ```
+//! use cc_netsim::{SimOpts, run_loaded, scenario};
+//! use std::path::Path;
+//!
+//! let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios/hpcc_incast_7to1.toml");
+//! let loaded = scenario::load(&file).unwrap();
+//! // Runs the network with the fixed-point crate in every NIC; nothing is printed or written.
+//! let run = run_loaded(&loaded, &SimOpts::default(), &mut |_, _| {}).unwrap();
+//! assert!(run.report.violations.is_empty());
+//! ```
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cc;

@@ -15,6 +15,17 @@
 //!
 //! The crate never depends on the simulator (`cc-netsim`); the simulator never depends on it.
 //!
+//! ```
+//! use cc_replay::{files::replay_file, opts::ReplayOpts};
+//! use std::path::Path;
+//!
+//! let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/timely/incast.csv");
+//! // Detects the kind from the header row and replays both sides event by event.
+//! let summaries = replay_file(None, &trace, &trace, &ReplayOpts::default()).unwrap();
+//! assert_eq!(summaries[0].kind, "timely");
+//! assert!(summaries[0].within_tolerance);
+//! ```
+//!
 //! Its documentation is also for its developers (`cargo doc --document-private-items`): module
 //! pages link to the private items they describe.
 #![allow(rustdoc::private_intra_doc_links)]
