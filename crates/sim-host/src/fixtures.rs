@@ -3,7 +3,7 @@
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
 use crate::kinds::Kind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use crate::kinds::FixtureFile;
 
@@ -50,4 +50,43 @@ pub fn run(dir: &Path, kinds: &[Kind], check: bool) -> i32 {
         }
     }
     code
+}
+
+/// `sim-host fixtures`' options.
+#[derive(clap::Args)]
+pub struct FixturesArgs {
+    /// Where the fixtures live.
+    #[arg(long, default_value = "fixtures")]
+    pub dir: PathBuf,
+    /// Compare instead of writing; exit 1 if any file differs.
+    #[arg(long)]
+    pub check: bool,
+    /// Only this kind (the help lists the registry's kinds).
+    #[arg(long, value_parser = crate::kinds::parse_kind, help = only_help())]
+    pub only: Option<Kind>,
+}
+
+/// `fixtures --only`'s help: every kind of the registry.
+fn only_help() -> String {
+    format!(
+        "Only this kind ({})",
+        Kind::all().map(Kind::name).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `sim-host fixtures`: write or check.
+pub fn cmd(a: FixturesArgs) -> i32 {
+    let FixturesArgs { dir, check, only } = a;
+    let kinds: Vec<Kind> = match only {
+        Some(k) => vec![k],
+        None => Kind::all().collect(),
+    };
+    if check && !dir.is_dir() {
+        eprintln!(
+            "error: {}: not a directory (fixtures --check compares the files in it)",
+            dir.display()
+        );
+        return crate::replay::EXIT_INPUT;
+    }
+    run(&dir, &kinds, check)
 }

@@ -18,7 +18,9 @@ pub use cc_replay::{cats, driver, files, hpcc, kinds, opts, pacer, pcc, summary,
 /// The trace reader, parameters and the registry of trace kinds (`cc-trace`).
 pub use cc_trace as trace;
 
+pub mod cli;
 pub mod fixtures;
+pub mod int;
 pub mod recorded;
 pub mod replay;
 pub mod sim;

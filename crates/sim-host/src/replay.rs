@@ -4,7 +4,7 @@
 
 use crate::files::{find_traces_inside, output_in, replay_file};
 use crate::summary::{Summary, pct};
-use cc_trace::InputError;
+use cc_trace::{InputError, Param, parse_cli_set};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -402,4 +402,247 @@ pub fn table(sums: &[Summary]) -> String {
         );
     }
     t
+}
+
+/// The exit codes, for `replay --help`.
+pub const EXIT_CODES: &str = "Exit codes: 0 every trace within tolerance; 1 a fidelity figure outside \
+tolerance; 2 bad input or usage (the message names the file, the line and what is wrong), or a \
+trace or capture flow with nothing meaningful to compare (reported as NOTHING TO COMPARE with the \
+reason).";
+
+/// `replay all --help`: what `all` does.
+const ALL_HELP: &str = "Every kind, recognised by each file's header row (captures are hpcc); a \
+directory is walked (links inside it followed as long as they stay inside it, each file once). \
+`--set KEY=VALUE` applies to every kind that has KEY; `--set KIND.KEY=VALUE` to one kind; a key no \
+kind has, or that no trace of the run uses, is a usage error (exit 2). Every report lists the \
+parameters in force and where each came from. `replay KIND --help` gives each kind's format and \
+keys.";
+
+/// Options shared by every `replay` kind.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// A trace file, `-` for standard input, or a directory of traces.
+    pub path: PathBuf,
+    /// Set a parameter, KEY=VALUE (repeatable; the keys, defaults and limits are listed below).
+    /// Wins over `# set` lines; a key the kind does not have is refused.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
+    pub set: Vec<Param>,
+    /// Write one row per event (a directory when PATH is a directory: one file per trace, its
+    /// relative path + `.out.csv`). Never an input; written whole or not at all.
+    #[arg(long, value_name = "OUT.csv")]
+    pub out: Option<PathBuf>,
+    /// Draw an SVG plot (a directory when PATH is a directory: relative path + `.svg`).
+    #[arg(long, value_name = "OUT.svg")]
+    pub plot: Option<PathBuf>,
+    /// In a directory, pass over `.csv` files whose header row names no trace kind (without it
+    /// they are errors: exit 2).
+    #[arg(long)]
+    pub skip_unknown: bool,
+    /// Print the summary as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// free: both sides run independently; forced: re-seed the fixed side from the reference
+    /// after every event (the kinds that have a state to re-seed).
+    #[arg(long, value_enum, default_value_t = Mode::Free)]
+    pub mode: Mode,
+    /// Minimum branch (or order) agreement, a ratio in [0, 1] [default: per kind, below].
+    #[arg(long, value_name = "RATIO")]
+    pub min_agreement: Option<f64>,
+    /// Maximum p99 relative error of the rate or window [default: per kind, below].
+    #[arg(long, value_name = "RATIO")]
+    max_p99_rel_err: Option<f64>,
+    /// Maximum relative error of the rate or window [default: per kind, below].
+    #[arg(long, value_name = "RATIO")]
+    pub max_rel_err: Option<f64>,
+    /// Minimum share of a trace's events that must be meaningful (a step of the algorithm; see
+    /// each kind) for a verdict, a ratio in [0, 1] [default: 0.5]. At least one such event is
+    /// always needed.
+    #[arg(long, value_name = "RATIO")]
+    pub min_meaningful: Option<f64>,
+}
+
+/// The help of the options whose meaning depends on the kind, from its registry entry: whether
+/// it has a forced mode, what its agreement counts and its default limits, whether it has a
+/// relative error, what a meaningful event is.
+fn kind_options(cmd: clap::Command, k: Kind) -> clap::Command {
+    let info = k.info();
+    let t = info.tolerances;
+    let mode = if info.has_forced_mode {
+        "free: both sides run independently; forced: re-seed the fixed side from the reference \
+         after every event"
+            .to_string()
+    } else {
+        format!(
+            "free, the only mode of {}: it has no state to re-seed (forced is refused)",
+            k.name()
+        )
+    };
+    let rel = |what: &str, d: f64| match info.rel_err_of {
+        Some(q) => format!("{what} relative error of the {q} [default: {d:e}]"),
+        None => format!(
+            "Not for {}: it compares the {} of its decisions and has no relative error (refused)",
+            k.name(),
+            info.agreement
+        ),
+    };
+    let forced = info.has_forced_mode;
+    cmd.mut_arg("mode", |a| a.help(mode).hide_possible_values(!forced))
+        .mut_arg("min_agreement", |a| {
+            a.help(format!(
+                "Minimum {} agreement, a ratio in [0, 1] [default: {}]",
+                info.agreement, t.min_agreement
+            ))
+        })
+        .mut_arg("max_p99_rel_err", |a| {
+            a.help(rel("Maximum p99", t.max_p99_rel_err))
+        })
+        .mut_arg("max_rel_err", |a| a.help(rel("Maximum", t.max_rel_err)))
+        .mut_arg("min_meaningful", |a| {
+            a.help(format!(
+                "Minimum share of the events that must be meaningful for a verdict, a ratio in \
+                 [0, 1] [default: 0.5]; meaningful here: {}. At least one meaningful event is \
+                 always needed",
+                info.meaningful
+            ))
+        })
+}
+
+/// The per-kind defaults of the tolerances, for `replay all --help`.
+fn tolerance_defaults() -> String {
+    Kind::all()
+        .map(|k| {
+            let t = k.info().tolerances;
+            match k.info().rel_err_of {
+                Some(q) => format!(
+                    "{}: {} agreement ≥ {}, {q} error p99 ≤ {:e}, max ≤ {:e}",
+                    k.name(),
+                    k.info().agreement,
+                    t.min_agreement,
+                    t.max_p99_rel_err,
+                    t.max_rel_err
+                ),
+                None => format!(
+                    "{}: {} agreement ≥ {} (no relative error)",
+                    k.name(),
+                    k.info().agreement,
+                    t.min_agreement
+                ),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
+/// `all`; each takes [`ReplayArgs`] and lists its format and keys in `--help`.
+pub struct ReplayCmd {
+    /// `None`: `all`.
+    pub kind: Option<Kind>,
+    /// Its options.
+    pub args: ReplayArgs,
+}
+
+impl clap::FromArgMatches for ReplayCmd {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = m.subcommand() else {
+            return Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand));
+        };
+        let kind = match name {
+            "all" => None,
+            n => Some(
+                Kind::named(n)
+                    .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?,
+            ),
+        };
+        Ok(Self {
+            kind,
+            args: ReplayArgs::from_arg_matches(sub)?,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for ReplayCmd {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        use clap::Args as _;
+        let mut cmd = cmd.subcommand(ReplayArgs::augment_args(
+            clap::Command::new("all")
+                .about("Every kind, recognised by header row.")
+                .after_long_help(format!(
+                    "{ALL_HELP}\n\nDefault limits: {}.\n\n{EXIT_CODES}",
+                    tolerance_defaults()
+                )),
+        ));
+        for k in Kind::all() {
+            cmd = cmd.subcommand(kind_options(
+                ReplayArgs::augment_args(
+                    clap::Command::new(k.name())
+                        .about(format!("{}.", capitalised(k.info().about)))
+                        .after_long_help(format!("{}\n{EXIT_CODES}", k.info().help())),
+                ),
+                k,
+            ));
+        }
+        cmd.subcommand_required(true)
+    }
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        name == "all" || Kind::named(name).is_some()
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// `sim-host replay`: the options checked, then [`run`].
+pub fn cmd(c: ReplayCmd) -> i32 {
+    let ReplayCmd { kind, args: a } = c;
+
+    for (name, v) in [
+        ("--min-agreement", a.min_agreement),
+        ("--min-meaningful", a.min_meaningful),
+    ] {
+        if let Some(v) = v
+            && !(0.0..=1.0).contains(&v)
+        {
+            eprintln!("error: {name} {v}: must be a ratio in [0, 1] (0.999 = 99.9 %)");
+            return EXIT_INPUT;
+        }
+    }
+    for (name, v) in [
+        ("--min-agreement", a.min_agreement),
+        ("--max-p99-rel-err", a.max_p99_rel_err),
+        ("--max-rel-err", a.max_rel_err),
+    ] {
+        if let Some(v) = v
+            && !(v.is_finite() && v >= 0.0)
+        {
+            eprintln!("error: {name} {v}: must be a finite number ≥ 0");
+            return EXIT_INPUT;
+        }
+    }
+    let opts = ReplayOpts {
+        params: a.set,
+        out: a.out,
+        plot: a.plot,
+        mode: a.mode,
+        tol: TolOverride {
+            min_agreement: a.min_agreement,
+            max_p99_rel_err: a.max_p99_rel_err,
+            max_rel_err: a.max_rel_err,
+        },
+        skip_unknown: a.skip_unknown,
+        min_meaningful: a.min_meaningful,
+        shown_as: None,
+    };
+    run(kind, &a.path, &opts, a.json)
 }

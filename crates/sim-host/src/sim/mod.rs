@@ -9,7 +9,9 @@ pub mod sweep;
 
 use cc_netsim::web::{WebFlow, WebReport, WebRun};
 use cc_output::plot::{self, Panel, Series};
+use cc_trace::{Param, parse_cli_set};
 use std::path::Path;
+use std::path::PathBuf;
 
 /// Loads `file`, runs it and writes the outputs asked for, plots included.
 pub fn run_file(file: &Path, o: &SimOpts) -> Result<(Report, engine::Sim), SimError> {
@@ -715,4 +717,184 @@ fn web_plot(
         &panels,
     )?;
     Ok(p.display().to_string())
+}
+
+/// `sim-host sim`'s options.
+#[derive(clap::Args)]
+pub struct SimArgs {
+    /// The scenario file (fixtures/scenarios/*.toml); several with --results (a sweep).
+    #[arg(required = true, num_args = 1..)]
+    pub scenario: Vec<PathBuf>,
+    /// Sweep: write one self-describing result file per (scenario, controller, seed) into
+    /// DIR, named by a hash of all three; without --controller both controllers run.
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// Sweep: run the I-th of N shares of the jobs (0-based), e.g. a job array index.
+    #[arg(long, value_name = "I/N", requires = "results")]
+    pub shard: Option<String>,
+    /// Sweep: seeds, e.g. 1..9 (9 excluded) or 1,4,7 [default: each scenario's].
+    #[arg(long, value_name = "LIST", requires = "results")]
+    pub seeds: Option<String>,
+    /// Write SVG figures into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Write the per-flow CSV, the time series and the summary JSON into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Record the chosen flows' TIMELY completions / HPCC ACKs / CATS conductor events as
+    /// replayable CSV traces (HPCC also as a pcapng capture).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// fixed: the firmware crates; reference: the f64 references (cats: the conductor); ns3: HPCC in the authors' ns-3 arithmetic
+    /// [default: the scenario's].
+    #[arg(long, value_enum)]
+    pub controller: Option<scenario::ControllerKind>,
+    /// RNG seed [default: the scenario's].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Override an algorithm parameter (the `replay --set` keys), repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_cli_set)]
+    pub set: Vec<Param>,
+    /// Write the HPCC authors' ns-3 simulator's files into this directory: fct.txt,
+    /// pfc.txt, qlen.txt, and the topology.txt and flow.txt of the run (docs/sim.md).
+    #[arg(long, value_name = "DIR")]
+    ns3_out: Option<PathBuf>,
+    /// Read the network from an ns-3 topology file: a star, a dumbbell, a two-tier
+    /// leaf-spine (leaf_spine) or a three-tier fat tree (fat_tree) wired as the authors'
+    /// mix/fat.txt, recognised from its links; it replaces the scenario's [topology] shape
+    /// keys (docs/robustness.md §6g).
+    #[arg(long, value_name = "FILE")]
+    ns3_topology: Option<PathBuf>,
+    /// Read the flows from an ns-3 flow file; they replace the scenario's [[flows]].
+    #[arg(long, value_name = "FILE")]
+    ns3_flows: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `sim --help`'s text after the options: the scenario's keys, with the algorithms of the
+/// controller registry and the `[params]` each parses.
+pub fn sim_help() -> String {
+    let registry = cc::REGISTRY;
+    let names: Vec<&str> = registry.iter().map(|e| e.name).collect();
+    let params: Vec<String> = registry
+        .iter()
+        .map(|e| format!("{}: {}", e.name, e.setup))
+        .collect();
+    format!(
+        "Scenario: TOML with name, algorithm ({}), controller, seed, \
+duration_ns, mtu_bytes, segment_bytes, ack_every, reaction, [params] ({}), \
+[web] (cats: page, scheduler cats|fifo, baseline, pacing_rate_bps, window_bytes, initial_window_packets), [topology] (star|dumbbell|leaf_spine|fat_tree), [[flows]] (long|incast|poisson|poisson_incast) and [output]; see \
+docs/sim.md. Several scenarios with --results DIR make a sweep (scenario x controller x seed, \
+--seeds, --shard I/N for a job array; combine with `sim-host merge`). Exit codes: 0 the run \
+finished and every invariant held; 1 an \
+invariant failed; 2 a bad scenario (the message names the file and the key) or an output that \
+could not be written.",
+        names.join("|"),
+        params.join("; ")
+    )
+}
+
+/// `sim-host sim`: one scenario ([`cli`]), or a sweep of several (`--results`).
+pub fn cmd(a: SimArgs) -> i32 {
+    let SimArgs {
+        scenario,
+        results,
+        shard,
+        seeds,
+        plot,
+        out,
+        record,
+        controller,
+        seed,
+        set,
+        ns3_out,
+        ns3_topology,
+        ns3_flows,
+        json,
+    } = a;
+    match results {
+        Some(dir) => {
+            use scenario::ControllerKind;
+            if plot.is_some()
+                || out.is_some()
+                || record.is_some()
+                || seed.is_some()
+                || json
+                || ns3_out.is_some()
+                || ns3_topology.is_some()
+                || ns3_flows.is_some()
+            {
+                eprintln!(
+                    "error: a sweep (--results) takes --seeds, --shard, --controller and --set only"
+                );
+                return crate::replay::EXIT_INPUT;
+            }
+            let parsed = shard
+                .as_deref()
+                .map_or(Ok((0, 1)), sweep::parse_shard)
+                .and_then(|sh| {
+                    seeds
+                        .as_deref()
+                        .map_or(Ok(Vec::new()), sweep::parse_seeds)
+                        .map(|sd| (sh, sd))
+                });
+            match parsed {
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    crate::replay::EXIT_INPUT
+                }
+                Ok((sh, sd)) => {
+                    let cs = match controller {
+                        Some(c) => vec![c],
+                        None => vec![ControllerKind::Fixed, ControllerKind::Reference],
+                    };
+                    let jobs = sweep::jobs(&scenario, &cs, &sd);
+                    match sweep::run(&jobs, sh, &dir, &set) {
+                        Ok(done) => {
+                            cc_output::outln!(
+                                "shard {}/{}: {} of {} jobs, results in {}",
+                                sh.0,
+                                sh.1,
+                                done.files.len(),
+                                jobs.len(),
+                                dir.display()
+                            );
+                            for v in &done.violated {
+                                eprintln!("INVARIANTS VIOLATED: {v}");
+                            }
+                            if crate::output::stdout_failed() {
+                                2
+                            } else {
+                                done.exit_code()
+                            }
+                        }
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            crate::replay::EXIT_INPUT
+                        }
+                    }
+                }
+            }
+        }
+        None => {
+            if scenario.len() != 1 {
+                eprintln!("error: several scenarios are a sweep: give --results DIR");
+                return crate::replay::EXIT_INPUT;
+            }
+            let o = SimOpts {
+                plot,
+                out,
+                record,
+                controller,
+                seed,
+                set,
+                ns3_out,
+                ns3_topology,
+                ns3_flows,
+            };
+            cli(&scenario[0], &o, json)
+        }
+    }
 }

@@ -1133,6 +1133,70 @@ fn file_digest(p: &Path) -> std::io::Result<(u64, u64)> {
     }
 }
 
+/// `slowdown --help`'s exit codes.
+pub const SLOWDOWN_EXIT_CODES: &str = "Exit codes: 0 the analysis was written; 2 an unreadable or \
+malformed input (file, line and what is wrong), a --label count other than the input count, \
+--dport with a per-flow CSV, an output naming an input, a file given twice, identical files or \
+one run's per-flow CSV and fct.txt in one series (each flow would count twice), --end-ns at or \
+before --warmup-ns, or a series with no finished flow after the warm-up (nothing is written \
+then). Each input's run is named from the sim --out summary beside it; a series pooling runs of \
+different scenarios, parameters or controllers is said in a note and a warning.";
+
+/// `sim-host slowdown`'s options.
+#[derive(clap::Args)]
+pub struct SlowdownArgs {
+    /// Per-flow CSVs (`sim --out`) or ns-3 fct.txt files; inputs with one --label merge.
+    #[arg(required = true, num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
+    /// The series name of each input, in order (legend, CSV) [default: the path].
+    #[arg(long, value_name = "NAME")]
+    pub label: Vec<String>,
+    /// Leave out flows that start before this time, ns.
+    #[arg(long, value_name = "NS", default_value_t = 0)]
+    pub warmup_ns: u64,
+    /// The end of the load window, ns [default: the last flow start].
+    #[arg(long, value_name = "NS")]
+    pub end_ns: Option<u64>,
+    /// Host link rate times hosts, b/s: reports the window's realised load.
+    #[arg(long, value_name = "BPS")]
+    pub capacity_bps: Option<f64>,
+    /// fct.txt: keep only this destination port (100 normal, 200 incast, as fct_analysis.py -t).
+    #[arg(long, value_name = "PORT")]
+    pub dport: Option<u16>,
+    /// Write the bins as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: Option<PathBuf>,
+    /// Draw p50/p95/p99 slowdown against flow size (log axis), one line per series.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// `sim-host slowdown`: the options checked, then [`cli`].
+pub fn cmd(a: SlowdownArgs) -> i32 {
+    let SlowdownArgs {
+        inputs,
+        label,
+        warmup_ns,
+        end_ns,
+        capacity_bps,
+        dport,
+        out,
+        plot,
+    } = a;
+
+    if let Some(c) = capacity_bps.filter(|c| !(c.is_finite() && *c > 0.0)) {
+        eprintln!("error: --capacity-bps {c}: a positive number of b/s");
+        return crate::replay::EXIT_INPUT;
+    }
+    let o = Opts {
+        warmup_ns,
+        end_ns,
+        capacity_bps,
+        dport,
+    };
+    cli(&inputs, &label, &o, out.as_deref(), plot.as_deref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1028,6 +1028,36 @@ pub fn merge_cli(
     }
 }
 
+/// `sim-host merge`'s options.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Directories of result files.
+    #[arg(required = true, num_args = 1..)]
+    pub dirs: Vec<PathBuf>,
+    /// Write the table here instead of standard output.
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: Option<PathBuf>,
+    /// Also write the summary across seeds (mean, sd, min, max per scenario, controller and
+    /// metric) as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub summary: Option<PathBuf>,
+    /// Also draw one SVG per scenario into this directory: every metric per seed, the
+    /// fixed-point controller beside the f64 reference.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+}
+
+/// `sim-host merge`.
+pub fn merge_cmd(a: MergeArgs) -> i32 {
+    let MergeArgs {
+        dirs,
+        out,
+        summary,
+        plot,
+    } = a;
+    merge_cli(&dirs, out.as_deref(), summary.as_deref(), plot.as_deref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
