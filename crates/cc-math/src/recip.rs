@@ -322,7 +322,8 @@ mod tests {
         }
     }
 
-    /// The HPCC issue's goal: max relative error ≤ 2^-14 over every 24-bit input.
+    /// The table's documented bound (this module's docs): max relative error ≤ 2^-14 over every
+    /// 24-bit input.
     #[test]
     fn exhaustive_24_bit_error_below_2_pow_minus_14() {
         let (err, at) = max_rel_error(&RECIP, (1 << 24) - 1);

@@ -251,7 +251,7 @@ const fn hop_of_wire(w: u64) -> HopPrev {
 }
 
 impl<const MAX_HOPS: usize> State<MAX_HOPS> {
-    /// Initial state (issue convention): `W = Wc = W_max`, `U = 1`, `incStage = 0`,
+    /// Initial state (docs/hpcc.md § 2): `W = Wc = W_max`, `U = 1`, `incStage = 0`,
     /// `lastUpdateSeq = 0`, no stored INT.
     #[must_use]
     pub const fn new(cfg: &Config) -> Self {

@@ -6,7 +6,7 @@
 //!    the whole pre-parsed event list, so parsing and I/O are excluded.
 //! 2. End to end on one core: `sim-host replay KIND FILE` as the command line runs it (open,
 //!    read, parse, both sides, statistics, the judged summary; no `--out` or `--plot`), per kind
-//!    over its shipped CSV fixtures, and over the large traces: the NIC-like TIMELY trace
+//!    over its shipped CSV fixtures, and over large generated traces: the NIC-like TIMELY trace
 //!    of 5 M events (`--example timely_nic_trace 5000000 100e9 7`) and an HPCC trace of 302 k
 //!    ACKs recorded by the simulator (`hpcc_long_short` run for 27.5 ms), both written to a
 //!    temporary directory first; free mode, and forced mode on the large traces.

@@ -372,7 +372,7 @@ impl Config {
         if bg_mul < (1 << 16) {
             return Err(ConfigError::BetaOverMinRttTooSmall);
         }
-        // Issue convention: M = ⌊2^32 · 128·10^9 / line_rate⌋ (serialisation per byte in
+        // docs/timely.md § Conventions: M = ⌊2^32 · 128·10^9 / line_rate⌋ (serialisation per byte in
         // 1/16 ns, Q.32); M < 2^49 (line ≥ 1 Mb/s).
         let m = (128_000_000_000u128 << 32) / p.line_rate_bps as u128;
         let ser_m_hi = (m >> 32) as u32; // ≤ 128 000

@@ -693,7 +693,7 @@ impl State {
             return Self::step_general(cfg, self, rtt, bytes, sending_bps);
         }
         if GENERAL && prev & NOT_STARTED != 0 {
-            // Issue convention: first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
+            // docs/timely.md § Conventions: the first sample sets prev_rtt, rtt_diff = 0, rate unchanged.
             self.prev_rtt_q4 = rtt;
             self.diff_hi = 0;
             self.diff_mid = 0;
