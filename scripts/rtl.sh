@@ -47,6 +47,17 @@ case "${1:-}" in
     ;;
 esac
 
+# install_wheel <name==version>: into $PY/<name>, unless that version is there.
+install_wheel() {
+  local dir="$PY/${1%%==*}"
+  [ "$(cat "$dir/.pinned" 2>/dev/null)" = "$1" ] && return 0
+  echo "rtl: installing $1 into $dir" >&2
+  rm -rf "$dir"
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$dir" "$1"
+  echo "$1" >"$dir/.pinned"
+}
+
+# setup <wheels…>
 setup() {
   if ! command -v verilator >/dev/null; then
     local sudo=""
@@ -55,13 +66,8 @@ setup() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq verilator >/dev/null
   fi
-  local stamp="$PY/.pinned"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "${WHEELS[*]}" ]; then
-    echo "rtl: installing ${WHEELS[*]} into $PY" >&2
-    rm -rf "$PY"
-    python3 -m pip install -q --disable-pip-version-check --no-deps --target "$PY" "${WHEELS[@]}"
-    echo "${WHEELS[*]}" >"$stamp"
-  fi
+  local w
+  for w in "$@"; do install_wheel "$w"; done
   rustup target list --installed | grep -q "^$TARGET\$" || rustup target add "$TARGET"
 }
 
@@ -87,7 +93,7 @@ verilate() {
   shift 3
   local dir="$RTL/$core"
   mkdir -p "$dir"
-  if [ -x "$dir/Vtb" ] && [ -z "$(find "$TB" "$PY/.pinned" -newer "$dir/Vtb" -print -quit)" ]; then
+  if [ -x "$dir/Vtb" ] && [ -z "$(find "$TB" "$PY"/*/.pinned -newer "$dir/Vtb" -print -quit)" ]; then
     return 0
   fi
   echo "rtl: verilating $core" >&2
@@ -103,7 +109,7 @@ verilate() {
 }
 
 build_cv32e40p() {
-  local src="$PWD/$PY/pythondata_cpu_cv32e40p/system_verilog" dir="$RTL/cv32e40p"
+  local src="$PWD/$PY/pythondata-cpu-cv32e40p/pythondata_cpu_cv32e40p/system_verilog" dir="$RTL/cv32e40p"
   mkdir -p "$dir/patched"
   # Verilator 5.006 rejects cv32e40p_cs_registers.sv (BLKANDNBLK): the tie-offs of the counters
   # and events not implemented are continuous assignments to elements of arrays whose other
@@ -124,19 +130,19 @@ build_cv32e40p() {
 
 build_picorv32() {
   verilate picorv32 CORE_PICORV32 picorv32_top.sv \
-    "$PWD/$PY/pythondata_cpu_picorv32/verilog/picorv32.v"
+    "$PWD/$PY/pythondata-cpu-picorv32/pythondata_cpu_picorv32/verilog/picorv32.v"
 }
 
 build_vexriscv() {
   verilate vexriscv CORE_VEXRISCV vexriscv_top.sv \
-    "$PWD/$PY/pythondata_cpu_vexriscv/verilog/VexRiscv_IMAC.v"
+    "$PWD/$PY/pythondata-cpu-vexriscv/pythondata_cpu_vexriscv/verilog/VexRiscv_IMAC.v"
 }
 
 build_ibex() {
   # Ibex's RTL instantiates lowRISC primitives (prim_*) from the same wheel: the generic
   # implementations (vendor/lowrisc_ip/ip/prim_generic) behind the simulation wrappers of its
   # own DV tree (dv/uvm/core_ibex/common/prim), found by module name (-y).
-  local src="$PWD/$PY/pythondata_cpu_ibex/system_verilog"
+  local src="$PWD/$PY/pythondata-cpu-ibex/pythondata_cpu_ibex/system_verilog"
   local ip="$src/vendor/lowrisc_ip/ip"
   verilate ibex CORE_IBEX ibex_top.sv -I"$ip/prim/rtl" -I"$src/rtl" -I"$src/vendor/lowrisc_ip/dv/sv/dv_utils" \
     -y "$src/dv/uvm/core_ibex/common/prim" -y "$ip/prim_generic/rtl" -y "$ip/prim/rtl" -y "$src/rtl" \
@@ -144,7 +150,11 @@ build_ibex() {
     "$src/rtl/ibex_pkg.sv"
 }
 
-setup
+if [ "$mode" = ci ]; then
+  setup "${WHEELS[0]}"
+else
+  setup "${WHEELS[@]}"
+fi
 harness
 build_cv32e40p
 if [ "$mode" != ci ]; then

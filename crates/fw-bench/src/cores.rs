@@ -22,6 +22,7 @@
 
 use std::fmt;
 
+use crate::machine::Retired;
 use crate::timing::{Cv32e40p, Insn, Kind};
 
 /// The soft cores `fw-bench rtl` measures.
@@ -65,17 +66,6 @@ impl Core {
     pub fn from_slug(s: &str) -> Option<Core> {
         Core::ALL.into_iter().find(|c| c.slug() == s)
     }
-
-    /// A fresh timing model of this core with `mem`'s wait states.
-    pub fn model(self, mem: MemConfig) -> Model {
-        Model {
-            core: self,
-            mem,
-            cv32: Cv32e40p::new(),
-            prev: None,
-            icache: vec![None; ICACHE_LINES],
-        }
-    }
 }
 
 /// Wait states of the testbench's memory: instruction fetches and data accesses.
@@ -114,116 +104,435 @@ impl fmt::Display for MemConfig {
     }
 }
 
-/// VexRiscv I$: 4096 bytes, 32-byte lines, one way (`VexRiscv_IMAC.yaml`).
-const ICACHE_LINES: usize = 4096 / 32;
-/// VexRiscv: cycles of an I$ miss beyond the 8 words of the refill.
-pub const VEX_ICACHE_MISS: u64 = 4;
-/// PicoRV32: `mul*` through `picorv32_pcpi_fast_mul`.
-pub const PICO_MUL: u64 = 7;
+/// VexRiscv caches: 4096 bytes, 32-byte lines, one way (`VexRiscv_IMAC.yaml`; LiteX's
+/// `GenCoreDefault.scala`: `InstructionCacheConfig`/`DataCacheConfig`, `bytePerLine = 32`).
+const CACHE_LINES: usize = 4096 / 32;
+
+/// Per-core parameters: the cycles of each instruction class, the penalties beyond, and how
+/// instruction fetch works.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// ALU, `lui`, `auipc`, CSR, `ecall`, `fence`, Zbb.
+    pub alu: u64,
+    /// `mul`.
+    pub mul: u64,
+    /// `mulh`, `mulhsu`, `mulhu`.
+    pub mulh: u64,
+    /// Loads.
+    pub load: u64,
+    /// Stores.
+    pub store: u64,
+    /// `jal`.
+    pub jal: u64,
+    /// `jalr`.
+    pub jalr: u64,
+    /// Branch not taken.
+    pub branch: u64,
+    /// Branch taken.
+    pub branch_taken: u64,
+    /// Division (a fixed figure; no per-event path divides).
+    pub div: u64,
+    /// A jump or taken branch to a 32-bit instruction at an address ≡ 2 (mod 4).
+    pub split_target: u64,
+    /// Any 32-bit instruction at an address ≡ 2 (mod 4) (a core fetching whole aligned words).
+    pub split_insn: u64,
+    /// An instruction using the register the load before it wrote.
+    pub load_use: u64,
+    /// A taken backward branch (VexRiscv's static prediction takes it in decode).
+    pub backward_taken: u64,
+    /// An instruction cache miss (VexRiscv; beyond the words of the line, each `1 + iws`).
+    pub icache_miss: u64,
+    /// A data cache load miss (VexRiscv; beyond the words of the line, each `1 + dws`).
+    pub dcache_miss: u64,
+    /// The caller's `jalr` into the callee as the measurement sees it (the empty sequence
+    /// subtracted; on VexRiscv it also holds the return into the harness).
+    pub call: u64,
+    /// Instruction memory: `Some(depth)` for a core that prefetches whole words into a buffer of
+    /// `depth` words (CV32E40P, Ibex); `None` for one that fetches each instruction itself
+    /// (PicoRV32). Used only with instruction wait states.
+    pub prefetch: Option<u32>,
+}
+
+impl Core {
+    /// This core's parameters.
+    pub fn params(self) -> Params {
+        match self {
+            // The CV32E40P model proper is crate::timing's; these serve the fetch model.
+            Core::Cv32e40p => Params {
+                alu: 1,
+                mul: 1,
+                mulh: 5,
+                load: 1,
+                store: 1,
+                jal: 2,
+                jalr: 2,
+                branch: 1,
+                branch_taken: 3,
+                div: 35,
+                split_target: 1,
+                split_insn: 0,
+                load_use: 1,
+                backward_taken: 3,
+                icache_miss: 0,
+                dcache_miss: 0,
+                call: 2,
+                prefetch: Some(PREFETCH_DEPTH),
+            },
+            // Ibex documentation, "Pipeline Details": stall cycles + 1.
+            Core::Ibex => Params {
+                alu: 1,
+                mul: 3,
+                mulh: 4,
+                load: 2,
+                store: 2,
+                jal: 2,
+                jalr: 2,
+                branch: 1,
+                branch_taken: 3,
+                div: 38,
+                split_target: 1,
+                split_insn: 0,
+                load_use: 0,
+                backward_taken: 3,
+                icache_miss: 0,
+                dcache_miss: 0,
+                call: 2,
+                prefetch: Some(PREFETCH_DEPTH),
+            },
+            // PicoRV32 README, "Cycles per Instruction Performance"; mul* and the alignment
+            // penalties measured (the README gives none).
+            Core::PicoRv32 => Params {
+                alu: 3,
+                mul: PICO_MUL,
+                mulh: PICO_MUL,
+                load: 5,
+                store: 5,
+                jal: 3,
+                jalr: 6,
+                branch: 3,
+                branch_taken: 5,
+                div: 40,
+                split_target: 1,
+                split_insn: 1,
+                load_use: 0,
+                backward_taken: 5,
+                icache_miss: 0,
+                dcache_miss: 0,
+                call: PICO_CALL,
+                prefetch: None,
+            },
+            // VexRiscv: measured (its README gives the stages, not per-instruction cycles).
+            Core::VexRiscv => Params {
+                alu: 1,
+                mul: 1,
+                mulh: 1,
+                load: 1,
+                store: VEX_STORE,
+                jal: 1,
+                jalr: VEX_JALR,
+                branch: 1,
+                branch_taken: VEX_BRANCH_TAKEN,
+                div: 34,
+                split_target: 0,
+                split_insn: 0,
+                load_use: VEX_LOAD_USE,
+                backward_taken: VEX_BACKWARD_TAKEN,
+                icache_miss: VEX_ICACHE_MISS,
+                dcache_miss: VEX_DCACHE_MISS,
+                call: VEX_CALL,
+                prefetch: None,
+            },
+        }
+    }
+}
+
+/// CV32E40P and Ibex: words the prefetcher may hold ahead of decode (fitted).
+pub const PREFETCH_DEPTH: u32 = 2;
+/// PicoRV32 (measured): the caller's `jalr` as the measurement sees it.
+pub const PICO_CALL: u64 = 6;
+/// VexRiscv (measured): the caller's `jalr` and the return into the harness.
+pub const VEX_CALL: u64 = 12;
+/// PicoRV32: `mul*` through `picorv32_pcpi_fast_mul` (measured).
+pub const PICO_MUL: u64 = 6;
+/// VexRiscv (measured): a store (write-through data cache: every store is a bus write).
+pub const VEX_STORE: u64 = 1;
+/// VexRiscv (measured): `jalr`, resolved in the memory stage.
+pub const VEX_JALR: u64 = 4;
+/// VexRiscv (measured): a taken forward branch (predicted not taken).
+pub const VEX_BRANCH_TAKEN: u64 = 2;
+/// VexRiscv (measured): a taken backward branch (predicted taken).
+pub const VEX_BACKWARD_TAKEN: u64 = 2;
+/// VexRiscv (measured): load-use.
+pub const VEX_LOAD_USE: u64 = 3;
+/// VexRiscv (measured): an I$ miss beyond its 8 words.
+pub const VEX_ICACHE_MISS: u64 = 2;
+/// VexRiscv (measured): a D$ load miss beyond its 8 words.
+pub const VEX_DCACHE_MISS: u64 = 2;
+
+/// What a model counted in the calls it ran (for the page's breakdowns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Instruction cache misses (VexRiscv).
+    pub icache_misses: u64,
+    /// Data cache load misses (VexRiscv).
+    pub dcache_misses: u64,
+    /// Cycles waiting for instruction fetch (wait states).
+    pub fetch_wait: u64,
+}
 
 /// A core's timing model, stateful across the calls of a case.
 pub struct Model {
     core: Core,
     mem: MemConfig,
+    params: Params,
     cv32: Cv32e40p,
     /// The previous instruction (hazards).
-    prev: Option<Insn>,
-    /// VexRiscv I$ tags (line address), `None`: invalid.
+    prev: Option<Retired>,
+    /// VexRiscv I$ and D$ tags (line numbers).
     icache: Vec<Option<u32>>,
+    dcache: Vec<Option<u32>>,
+    /// Code the harness runs between calls (its loop and the measured sequence): byte ranges.
+    harness: Vec<(u32, u32)>,
+    /// The harness's `jalr` into the callee.
+    caller: Option<u32>,
+    /// Counted so far.
+    pub counts: Counts,
+}
+
+impl Core {
+    /// A fresh timing model of this core with `mem`'s wait states.
+    pub fn model(self, mem: MemConfig) -> Model {
+        Model {
+            core: self,
+            mem,
+            params: self.params(),
+            cv32: Cv32e40p::new(),
+            prev: None,
+            icache: vec![None; CACHE_LINES],
+            dcache: vec![None; CACHE_LINES],
+            harness: Vec::new(),
+            caller: None,
+            counts: Counts::default(),
+        }
+    }
 }
 
 impl Model {
-    /// The cycles of one call: the caller's `jalr`, then `trace` (the callee's retired
-    /// instructions with their addresses).
-    pub fn call_cycles(&mut self, trace: &[(u32, Insn)]) -> u64 {
+    /// The harness code run between calls (`(start, end)` byte ranges) and the address of its
+    /// `jalr` into the callee: a cache model fetches them around each call.
+    pub fn set_harness(&mut self, ranges: Vec<(u32, u32)>, caller: Option<u32>) {
+        self.harness = ranges;
+        self.caller = caller;
+    }
+
+    /// The cycles of one call: the caller's `jalr` (to a 32-bit instruction at an address ≡ 2
+    /// mod 4 if `entry_split`), then `trace` (the callee's retired instructions).
+    pub fn call_cycles(&mut self, entry_split: bool, trace: &[Retired]) -> u64 {
         self.cv32.reset();
         self.prev = None;
-        let call = Insn::new(Kind::Jalr, 1, [31, 0]);
-        let mut cycles = self.insn(None, &call);
-        for (pc, i) in trace {
-            cycles += self.insn(Some(*pc), i);
+        if self.core == Core::VexRiscv {
+            for (a, b) in self.harness.clone() {
+                let mut pc = a & !31;
+                while pc < b {
+                    self.icache[(pc / 32) as usize % CACHE_LINES] = Some(pc / 32);
+                    pc += 32;
+                }
+            }
+        }
+        let mut call = Insn::new(Kind::Jalr, 1, [31, 0]);
+        call.split_target = entry_split;
+        let caller = Retired {
+            pc: self.caller.unwrap_or(0),
+            wide: true,
+            insn: call,
+        };
+        let fetch = self.params.prefetch.is_some() && self.mem.iws > 0;
+        let mut pipe = Fetch::new(self.mem.iws, self.params.prefetch.unwrap_or(1));
+        let mut cycles = 0;
+        for (k, r) in std::iter::once(&caller).chain(trace).enumerate() {
+            let c = if k == 0 && self.core != Core::Cv32e40p {
+                self.prev = Some(*r);
+                self.params.call
+                    + if entry_split {
+                        self.params.split_target
+                    } else {
+                        0
+                    }
+            } else {
+                self.insn(r)
+            };
+            cycles = if fetch { pipe.issue(r, c) } else { cycles + c };
+        }
+        if self.core == Core::VexRiscv
+            && let Some(c) = self.caller
+        {
+            // The return: the harness's instruction after the `jalr`.
+            cycles += self.icache_fetch(c + 4);
+        }
+        self.prev = None;
+        if fetch {
+            self.counts.fetch_wait += pipe.waited;
         }
         cycles
     }
 
-    fn insn(&mut self, pc: Option<u32>, i: &Insn) -> u64 {
+    fn insn(&mut self, r: &Retired) -> u64 {
+        let i = &r.insn;
+        let p = self.params;
         let c = match self.core {
             Core::Cv32e40p => self.cv32.cycles(i),
-            Core::Ibex => ibex(i, self.prev.as_ref()),
-            Core::PicoRv32 => pico(i),
-            Core::VexRiscv => {
-                let miss = pc.map_or(0, |pc| self.fetch(pc));
-                vex(i, self.prev.as_ref()) + miss
+            _ => {
+                let base = match i.kind {
+                    Kind::Integer | Kind::Zbb | Kind::System | Kind::Csr { .. } => p.alu,
+                    Kind::Mul => p.mul,
+                    Kind::MulHigh => p.mulh,
+                    Kind::Div { .. } => p.div,
+                    Kind::Memory { load: true, .. } => p.load,
+                    Kind::Memory { load: false, .. } => p.store,
+                    Kind::Jal | Kind::FenceI => p.jal,
+                    Kind::Jalr => p.jalr,
+                    Kind::Branch { taken: false } => p.branch,
+                    Kind::Branch { taken: true } => p.branch_taken,
+                };
+                let load_use = match &self.prev {
+                    Some(Retired {
+                        insn:
+                            Insn {
+                                kind: Kind::Memory { load: true, .. },
+                                rd,
+                                ..
+                            },
+                        ..
+                    }) if *rd != 0 && i.rs.contains(rd) => p.load_use,
+                    _ => 0,
+                };
+                let split = if i.split_target { p.split_target } else { 0 };
+                let split_insn = if r.wide && r.pc % 4 == 2 {
+                    p.split_insn
+                } else {
+                    0
+                };
+                // PicoRV32 fetches every instruction itself: a wait state per fetch.
+                let fetch = if self.core == Core::PicoRv32 {
+                    u64::from(self.mem.iws) * (1 + u64::from(r.wide && r.pc % 4 == 2))
+                } else {
+                    0
+                };
+                base + load_use + split + split_insn + fetch
             }
         };
-        self.prev = Some(*i);
-        c
+        let mut extra = 0;
+        if self.core == Core::VexRiscv {
+            extra += self.icache_fetch(r.pc);
+            if r.wide && r.pc % 32 == 30 {
+                extra += self.icache_fetch(r.pc + 2);
+            }
+            if let Kind::Memory { load, addr, .. } = i.kind
+                && addr < 0x8000_0000
+            {
+                let line = addr / 32;
+                let slot = &mut self.dcache[line as usize % CACHE_LINES];
+                if load && *slot != Some(line) {
+                    *slot = Some(line);
+                    self.counts.dcache_misses += 1;
+                    extra += p.dcache_miss + 8 * (1 + u64::from(self.mem.dws));
+                }
+            }
+        }
+        self.prev = Some(*r);
+        c + extra
     }
 
     /// VexRiscv: the I$ miss cost of fetching `pc` (0 on a hit).
-    fn fetch(&mut self, pc: u32) -> u64 {
+    fn icache_fetch(&mut self, pc: u32) -> u64 {
         let line = pc / 32;
-        let slot = &mut self.icache[line as usize % ICACHE_LINES];
+        let slot = &mut self.icache[line as usize % CACHE_LINES];
         if *slot == Some(line) {
             return 0;
         }
         *slot = Some(line);
-        VEX_ICACHE_MISS + 8 * (1 + u64::from(self.mem.iws))
+        self.counts.icache_misses += 1;
+        self.params.icache_miss + 8 * (1 + u64::from(self.mem.iws))
     }
 }
 
-fn ibex(i: &Insn, _prev: Option<&Insn>) -> u64 {
-    match i.kind {
-        Kind::Integer | Kind::Zbb | Kind::System => 1,
-        Kind::Csr { .. } => 1,
-        Kind::Mul => 3,
-        Kind::MulHigh => 4,
-        Kind::Div { divisor, .. } => {
-            if divisor == 0 {
-                2
-            } else {
-                38
+/// Instruction fetch with wait states for a prefetching core: words arrive one every
+/// `1 + iws` cycles from a redirect on, at most `depth` words ahead of the instruction issuing;
+/// an instruction issues when its pipeline slot is free and its words have arrived.
+struct Fetch {
+    period: u64,
+    iws: u64,
+    depth: u64,
+    /// Time the pipeline can issue the next instruction (zero-wait schedule with the waits).
+    t: u64,
+    /// Arrival time of the last word requested, and that word's number.
+    last: Option<(u32, u64)>,
+    /// Issue times of the words consumed, most recent last (for the depth limit).
+    consumed: std::collections::VecDeque<(u32, u64)>,
+    /// A redirect is pending: the next instruction's word starts a new stream at this time.
+    redirect_at: Option<u64>,
+    waited: u64,
+}
+
+impl Fetch {
+    fn new(iws: u32, depth: u32) -> Self {
+        Self {
+            period: 1 + u64::from(iws),
+            iws: u64::from(iws),
+            depth: u64::from(depth),
+            t: 0,
+            last: None,
+            consumed: std::collections::VecDeque::new(),
+            redirect_at: Some(0),
+            waited: 0,
+        }
+    }
+
+    /// Issues `r`, which takes `c` cycles on a zero-wait memory; returns the time after it.
+    fn issue(&mut self, r: &Retired, c: u64) -> u64 {
+        let first = r.pc / 4;
+        let last_word = (r.pc + if r.wide { 3 } else { 1 }) / 4;
+        let mut ready = self.t;
+        for w in first..=last_word {
+            let arrive = self.arrival(w);
+            ready = ready.max(arrive);
+        }
+        self.waited += ready - self.t;
+        self.consumed.push_back((last_word, ready));
+        while self.consumed.len() > 8 {
+            self.consumed.pop_front();
+        }
+        self.t = ready + c;
+        if r.insn.redirects() {
+            // The zero-wait cost already holds the refill of one word; the new stream starts so
+            // that with no wait states its first word arrives just in time.
+            self.redirect_at = Some(self.t);
+            self.last = None;
+        }
+        self.t
+    }
+
+    fn arrival(&mut self, w: u32) -> u64 {
+        match self.last {
+            Some((lw, at)) if w <= lw => at.min(self.t),
+            Some((lw, at)) if w == lw + 1 => {
+                // Requested once the previous word is in and the buffer has room.
+                let room = self
+                    .consumed
+                    .iter()
+                    .rev()
+                    .nth(self.depth.saturating_sub(1) as usize)
+                    .map_or(0, |x| x.1);
+                let a = (at + self.period).max(room + self.period);
+                self.last = Some((w, a));
+                a
+            }
+            _ => {
+                let start = self.redirect_at.take().unwrap_or(self.t);
+                let a = start + self.iws;
+                self.last = Some((w, a));
+                a
             }
         }
-        Kind::Memory { .. } => 2,
-        Kind::Jal | Kind::Jalr | Kind::FenceI => 2 + u64::from(i.split_target),
-        Kind::Branch { taken: false } => 1,
-        Kind::Branch { taken: true } => 3 + u64::from(i.split_target),
     }
-}
-
-fn pico(i: &Insn) -> u64 {
-    match i.kind {
-        Kind::Integer | Kind::Zbb | Kind::System | Kind::Csr { .. } => 3,
-        Kind::Mul | Kind::MulHigh => PICO_MUL,
-        Kind::Div { .. } => 40,
-        Kind::Memory { load: true, .. } => 5,
-        Kind::Memory { load: false, .. } => 5,
-        Kind::Jal | Kind::FenceI => 3,
-        Kind::Jalr => 6,
-        Kind::Branch { taken: false } => 3,
-        Kind::Branch { taken: true } => 5,
-    }
-}
-
-fn vex(i: &Insn, prev: Option<&Insn>) -> u64 {
-    let load_use = match prev {
-        Some(Insn {
-            kind: Kind::Memory { load: true, .. },
-            rd,
-            ..
-        }) if *rd != 0 && i.rs.contains(rd) => 1,
-        _ => 0,
-    };
-    load_use
-        + match i.kind {
-            Kind::Integer | Kind::Zbb | Kind::System | Kind::Csr { .. } => 1,
-            Kind::Mul | Kind::MulHigh => 1,
-            Kind::Div { .. } => 34,
-            Kind::Memory { .. } => 1,
-            Kind::Jal => 1,
-            Kind::Jalr | Kind::FenceI => 4,
-            Kind::Branch { taken: false } => 1,
-            Kind::Branch { taken: true } => 4,
-        }
 }

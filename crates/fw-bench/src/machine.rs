@@ -178,9 +178,24 @@ pub enum Recorded {
         args: [u32; 8],
         /// Its result, count and estimated cycles on rvsim.
         result: CallResult,
-        /// Every retired instruction: its `pc` and what a timing model sees of it.
-        trace: Vec<(u32, Insn)>,
+        /// The callee's first instruction is a 32-bit one at an address ≡ 2 (mod 4) (the
+        /// caller's `jalr` takes two fetches on some cores).
+        entry_split: bool,
+        /// Every retired instruction of the callee.
+        trace: Vec<Retired>,
     },
+}
+
+/// One retired instruction of a recorded call: where it was, its size, and what a timing model
+/// sees of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retired {
+    /// Its address.
+    pub pc: u32,
+    /// A 32-bit instruction (else a 16-bit compressed one).
+    pub wide: bool,
+    /// What the timing models see.
+    pub insn: Insn,
 }
 
 /// Per-`pc` retired instructions and estimated cycles `(instret, cycles)`, attributed to
@@ -223,7 +238,7 @@ pub struct Machine {
     /// What the host did since [`Machine::start_recording`].
     recording: Option<Vec<Recorded>>,
     /// The retired instructions of the call in progress, when recording.
-    trace: Vec<(u32, Insn)>,
+    trace: Vec<Retired>,
 }
 
 impl Machine {
@@ -408,6 +423,7 @@ impl Machine {
         }
         let mut sink = Vec::new();
         self.trace.clear();
+        let entry_split = self.split_fetch_at(pc);
         match self.exec(&mut cpu, &mut sink)? {
             Stop::Returned {
                 instret,
@@ -430,6 +446,7 @@ impl Machine {
                         pc,
                         args: words,
                         result,
+                        entry_split,
                         trace: std::mem::take(&mut self.trace),
                     });
                 }
@@ -512,7 +529,8 @@ impl Machine {
                 let c = timing.cycles(&insn);
                 cycles += c;
                 if self.recording.is_some() {
-                    self.trace.push((pc, insn));
+                    let wide = self.fetch_word(pc).is_some();
+                    self.trace.push(Retired { pc, wide, insn });
                 }
                 if let Some(p) = self.profile.as_mut() {
                     let e = p.0.entry(pc).or_insert((0, 0));

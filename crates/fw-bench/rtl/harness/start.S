@@ -39,6 +39,7 @@ harness_stack_top:
 .macro MEASURED name, cyc, ins, call
     .section .text.\name, "ax"
     .globl \name
+    .type \name, @function
     .balign 4
 \name:
     addi    sp, sp, -64
@@ -85,6 +86,7 @@ harness_stack_top:
     lw      s4, 40(sp)
     addi    sp, sp, 64
     ret
+    .size \name, . - \name
 .endm
     .option push
     .option norvc
