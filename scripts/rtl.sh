@@ -71,10 +71,8 @@ setup() {
   rustup target list --installed | grep -q "^$TARGET\$" || rustup target add "$TARGET"
 }
 
-harness() {
-  echo "rtl: libcc_ffi.a for $TARGET and the harness" >&2
-  cargo build --release -q -p cc-ffi --target "$TARGET"
-  mkdir -p "$RTL/harness"
+# link <elf> <dir of hot.ld>: the harness image with libcc_ffi.a.
+link() {
   # Every C ABI function stays linked (-u), as the C example keeps them by calling them.
   local keep
   keep=$(grep -o '^[a-zA-Z].* \**cc_[a-z0-9_]*(' crates/cc-ffi/include/cc_ffi.h |
@@ -82,9 +80,23 @@ harness() {
   # shellcheck disable=SC2086
   riscv64-unknown-elf-gcc -march=rv32imc_zicsr -mabi=ilp32 -O2 -ffreestanding -fno-builtin \
     -nostdlib -nostartfiles -static -Wall -Wextra -Werror -std=c11 -ffunction-sections \
-    -fdata-sections -T "$HARNESS/link.ld" -Wl,--gc-sections -Wl,--no-warn-rwx-segments $keep \
-    -Wl,-Map,"$RTL/harness/harness.map" -o "$RTL/harness/harness.elf" \
+    -fdata-sections -T "$HARNESS/link.ld" -L "$2" -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
+    $keep -Wl,-Map,"${1%.elf}.map" -o "$1" \
     "$HARNESS/start.S" "$HARNESS/harness.c" "$CARGO_TARGET/$TARGET/release/libcc_ffi.a"
+}
+
+harness() {
+  echo "rtl: libcc_ffi.a for $TARGET and the harness" >&2
+  cargo build --release -q -p cc-ffi --target "$TARGET"
+  mkdir -p "$RTL/harness/plain" "$RTL/harness/hot"
+  : >"$RTL/harness/plain/hot.ld"
+  link "$RTL/harness/harness.elf" "$RTL/harness/plain"
+}
+
+# The hot-code layout (§4): the functions each entry point's calls execute, contiguous.
+harness_hot() {
+  "${BENCH[@]}" rtl-layout --limit "$LIMIT" --ld "$RTL/harness/hot/hot.ld" >/dev/null
+  link "$RTL/harness/harness-hot.elf" "$RTL/harness/hot"
 }
 
 # verilate <core> <define> <top.sv> <verilator arguments…>: builds $RTL/<core>/Vtb.
@@ -162,9 +174,10 @@ if [ "$mode" != ci ]; then
   build_vexriscv
   build_ibex
 fi
+BENCH=(cargo run --release -q -p fw-bench --)
+[ "$mode" = ci ] || harness_hot
 [ "$mode" = build ] && exit 0
 
-BENCH=(cargo run --release -q -p fw-bench --)
 case $mode in
   ci)
     # A few calls of every C ABI entry point on CV32E40P; then the recorded figures.
@@ -172,10 +185,11 @@ case $mode in
     "${BENCH[@]}" rtl-model
     ;;
   full)
-    "${BENCH[@]}" rtl --limit "$LIMIT" --mem i0d0 --mem i1d0 "$@"
+    "${BENCH[@]}" rtl --limit "$LIMIT" --mem i0d0 --mem i1d0 \
+      --layout-harness "$RTL/harness/harness-hot.elf" "$@"
     ;;
   record)
     "${BENCH[@]}" rtl --limit "$LIMIT" --mem i0d0 --mem i1d0 \
-      --tsv crates/fw-bench/rtl/recorded.tsv --update docs/performance.md "$@"
+      --layout-harness "$RTL/harness/harness-hot.elf" --tsv crates/fw-bench/rtl/recorded.tsv --update docs/performance.md "$@"
     ;;
 esac

@@ -186,9 +186,13 @@ enum Cmd {
         /// Markdown file whose fw-bench-rtl block is replaced; without it, print the block.
         #[arg(long)]
         update: Option<PathBuf>,
-        /// Fail (exit 1) if a row's model error leaves its core's bound (5 %; VexRiscv 15 %).
+        /// Fail (exit 1) if a row's model error leaves its core's bound.
         #[arg(long)]
         check_bounds: bool,
+        /// The harness image with the hot-code layout (`rtl-layout --ld`): its VexRiscv rows
+        /// beside the plain image's.
+        #[arg(long)]
+        layout_harness: Option<PathBuf>,
     },
     /// Each core's timing model on the recorded cases, against the recorded RTL figures: fails
     /// (exit 1) if a row's error leaves its core's bound or the recorded calls no longer match.
@@ -198,6 +202,16 @@ enum Cmd {
         /// The recorded figures (`fw-bench rtl --tsv`).
         #[arg(long, default_value = "crates/fw-bench/rtl/recorded.tsv")]
         recorded: PathBuf,
+    },
+    /// The hot path of every C ABI entry point on the harness image (functions executed, bytes,
+    /// instruction-cache self-conflicts) and, with --ld, a linker-script fragment laying them out
+    /// contiguously.
+    RtlLayout {
+        #[command(flatten)]
+        rtl: RtlArgs,
+        /// Write the linker-script fragment here.
+        #[arg(long)]
+        ld: Option<PathBuf>,
     },
     /// Regenerate the fw-bench block of docs/performance.md (or print it).
     Report {
@@ -403,6 +417,7 @@ fn real_main() -> Result<ExitCode> {
             tsv,
             update,
             check_bounds,
+            layout_harness,
         } => {
             let limit = rtl.limit.unwrap_or(256);
             let cores: Vec<Core> = if cores.is_empty() {
@@ -464,7 +479,26 @@ fn real_main() -> Result<ExitCode> {
                         v
                     })
             };
-            let block = fw_bench::rtl::doc_block(&rep, limit, &goal_rows);
+            let mut block = fw_bench::rtl::doc_block(&rep, limit, &goal_rows);
+            if let Some(hot) = &layout_harness {
+                let hot_cases = fw_bench::rtl::record(hot, &ctx, rtl.only.as_deref())?;
+                let hot_jobs: Vec<_> = hot_cases
+                    .iter()
+                    .map(|case| fw_bench::rtl::Job {
+                        case,
+                        core: Core::VexRiscv,
+                        mem: MemConfig::default(),
+                    })
+                    .collect();
+                let hot_rep = fw_bench::rtl::run(&hot_jobs, &tb_dir, threads)?;
+                let paths = fw_bench::rtl::hot_paths(&hot_cases, Machine::load(hot)?.elf());
+                block.push_str(&fw_bench::rtl::layout_markdown(
+                    &rep.rows,
+                    &hot_rep.rows,
+                    &paths,
+                    &goal_rows,
+                ));
+            }
             if let Some(path) = &tsv {
                 std::fs::write(
                     path,
@@ -532,6 +566,21 @@ fn real_main() -> Result<ExitCode> {
                 "rtl-model: {checked} rows of {}: every core's model within its bound of the recorded RTL",
                 recorded.display()
             );
+        }
+        Cmd::RtlLayout { rtl, ld } => {
+            let ctx = Ctx {
+                fixtures: rtl.fixtures.clone(),
+                limit: rtl.limit.unwrap_or(256),
+            };
+            let cases = fw_bench::rtl::record(&rtl.harness, &ctx, rtl.only.as_deref())?;
+            let m = Machine::load(&rtl.harness)?;
+            let paths = fw_bench::rtl::hot_paths(&cases, m.elf());
+            print!("{}", fw_bench::rtl::hot_markdown(&paths));
+            if let Some(path) = ld {
+                std::fs::write(&path, fw_bench::rtl::hot_ld(&paths))
+                    .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!("wrote {}", path.display());
+            }
         }
         Cmd::Report { images, update } => {
             let (images, zbb, ctx) = images.split();
