@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C ABI measured on four soft cores' RTL under Verilator (issue 35; docs/performance.md,
+# The C ABI measured on four soft cores' RTL under Verilator (docs/performance.md,
 # "Cycles on RTL"):
 #   1. installs what is missing: Debian's verilator (apt-get), the cores' RTL from PyPI's LiteX
 #      data packages (pip, pinned below, into target/rtl/py), the riscv32imc Rust target;
@@ -93,7 +93,7 @@ harness() {
   link "$RTL/harness/harness.elf" "$RTL/harness/plain"
 }
 
-# The hot-code layout (§4): the functions each entry point's calls execute, contiguous.
+# The hot-code layout: the functions each entry point's calls execute, contiguous.
 harness_hot() {
   "${BENCH[@]}" rtl-layout --limit "$LIMIT" --ld "$RTL/harness/hot/hot.ld" >/dev/null
   link "$RTL/harness/harness-hot.elf" "$RTL/harness/hot"

@@ -582,7 +582,7 @@ pub fn tsv(rows: &[RtlRow]) -> String {
 }
 
 /// The largest model error (in percent, either sign) a core's rows may show on a memory
-/// configuration. Zero wait states: the issue's goal of 5 % on CV32E40P, Ibex and PicoRV32;
+/// configuration. Zero wait states: the goal of 5 % on CV32E40P, Ibex and PicoRV32;
 /// VexRiscv misses its 15 % goal (docs/performance.md says why), so its bound only stops drift.
 /// With wait states the models are rougher (the fetch model of [`crate::cores`]).
 pub fn default_bound(core: Core, mem: MemConfig) -> f64 {
@@ -1082,7 +1082,8 @@ pub fn hot_markdown(paths: &[HotPath]) -> String {
     s
 }
 
-/// Issue 35 §4's goal for VexRiscv over CV32E40P cycles on a row, if any.
+/// The layout goal for VexRiscv over CV32E40P cycles on a row, if any: HPCC's one-hop `ai`
+/// within 1.3×, TIMELY and CATS within 1.2× (docs/performance.md, "Hot code").
 fn layout_goal(algorithm: &str, case: &str) -> Option<f64> {
     match algorithm {
         "TIMELY" | "CATS" => Some(1.2),
@@ -1111,7 +1112,7 @@ pub fn layout_markdown(
          with `fw-bench rtl-layout`'s linker-script fragment after the harness loop at the \
          head of `.text`: each entry point starts a 4 KiB window at the offset where that loop \
          ends, followed by the functions its per-event calls execute (each function once). Median cycles at zero wait states, the calls as above; *ratio* is hot VexRiscv \
-         over CV32E40P, against issue 35's goal (HPCC 1 hop `ai` ≤ 1.3, TIMELY and CATS ≤ 1.2); \
+         over CV32E40P, against the layout goal (HPCC 1 hop `ai` ≤ 1.3, TIMELY and CATS ≤ 1.2); \
          I$ and D$ misses are the VexRiscv model's per call (median), *refill cycles* what it \
          charges for them, and the last column what is left of VexRiscv's excess over CV32E40P: \
          its pipeline (taken branches, jumps, stores and load-use cost more than on CV32E40P).\n\n\
