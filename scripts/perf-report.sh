@@ -14,13 +14,16 @@
 #   4b. fw-bench counts: per-call instruction counts on riscv64imac (+ Zbb) and riscv32imac
 #      under QEMU user mode, on fixture events and the DOCA PCC adapter's generated event
 #      streams (the rv64 block);
+#   4c. the C ABI on four soft cores' RTL under Verilator (scripts/rtl.sh --record: CV32E40P,
+#      Ibex, VexRiscv, PicoRV32; measured cycles beside each core's model; the RTL block and
+#      crates/fw-bench/rtl/recorded.tsv);
 #   5. host replay throughput (crates/sim-host/benches/replay.rs): events/s, fixed vs f64 reference,
 #      and end to end on one core per kind (events/s and MB/s; the large TIMELY and HPCC
 #      traces of docs/performance.md § "Host replay throughput" included, HPCC as CSV and as a
 #      capture).
 #
 # Usage: scripts/perf-report.sh [--quick | --host]
-#   --quick   a few calls per case (steps 1-4), print the block instead of writing the doc (what
+#   --quick   a few calls per case (steps 1-4, not 4c: CI runs scripts/rtl.sh --ci), print the block instead of writing the doc (what
 #             CI runs: it checks the firmware benchmark still builds and runs; it never fails on
 #             a number). Step 5's bench runs in `cargo test` in its quick mode, so --quick skips
 #             it: `cargo bench` would build sim-host once more, in the bench profile.
@@ -101,5 +104,7 @@ else
     cargo run --release -q -p fw-bench -- report "${args[@]}" --limit 100000 --update docs/performance.md
     echo "== fw-bench counts (riscv64 under QEMU)" >&2
     cargo run --release -q -p fw-bench -- counts "${counts[@]}" --limit 20000 --update docs/performance.md
+    echo "== the C ABI on soft-core RTL (scripts/rtl.sh --record)" >&2
+    bash scripts/rtl.sh --record
     host_tables
 fi

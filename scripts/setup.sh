@@ -7,6 +7,8 @@
 #                                  them by itself here: RUSTUP_AUTO_INSTALL=0), the riscv cross
 #                                  binutils/gcc and qemu-user (qemu-riscv32, qemu-riscv64) used
 #                                  by the firmware gates, the C example and the rv64 counts,
+#                                  Verilator and pip for the RTL step (scripts/rtl.sh installs
+#                                  the cores' RTL from PyPI itself, pinned),
 #                                  and the nightly toolchain for the fuzz step
 # Debian packages are installed with apt-get as root, or through sudo; with neither, the script
 # prints the command to run and stops.
@@ -58,5 +60,8 @@ command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
 { command -v qemu-riscv32 && command -v qemu-riscv64; } >/dev/null || need+=(qemu-user)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
+# Verilator (scripts/rtl.sh: the C ABI on soft-core RTL; CI's CV32E40P step).
+command -v verilator >/dev/null || need+=(verilator)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 install_debs "${need[@]+"${need[@]}"}"
 echo "setup: toolchain $toolchain with riscv32imac/riscv32imc/riscv64imac targets, riscv cross binutils and gcc, qemu-riscv32/64 ready"

@@ -4,7 +4,9 @@
 #   among them) → firmware gates → fixtures unchanged → replay of every shipped fixture within
 #   tolerance → docs/results.md against a run → every command the docs show, run as written
 #   (scripts/doc_commands.py) → C example on the simulator → DOCA PCC adapter
-#   under QEMU → firmware benchmark smoke run → bounded fuzzing (scripts/fuzz.sh --ci).
+#   under QEMU → firmware benchmark smoke run → a few calls of every C ABI entry point on the
+#   CV32E40P RTL under Verilator and the per-core models against the recorded RTL figures
+#   (scripts/rtl.sh --ci) → bounded fuzzing (scripts/fuzz.sh --ci).
 # Each step prints one `step:` line; the last line counts the steps that passed and failed.
 # The fuzz targets build (nightly, their own target directory, so no lock is shared) starts in the
 # background at the lowest CPU priority right after set-up: it takes the core the other steps
@@ -82,6 +84,8 @@ step "every command the docs show runs as written (scripts/doc_commands.py, and 
 step "C example firmware links and runs on the riscv32 simulator and QEMU" make -s -C examples/c-firmware check
 step "DOCA PCC callbacks on rv64imac_zbb under QEMU give the host's rates" make -s -C examples/doca-pcc check
 step "firmware benchmark builds and runs (a few calls per case; never fails on a number)" bash scripts/perf-report.sh --quick
+step "C ABI on CV32E40P RTL under Verilator equals the host; every core's model holds to the recorded RTL figures" \
+  bash scripts/rtl.sh --ci
 step "fuzz: every cargo-fuzz target 10 s on fixture seeds and past crashes (nightly)" fuzz_step
 
 if ((failed)); then

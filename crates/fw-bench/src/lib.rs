@@ -19,6 +19,7 @@
 //! * [`report`] assembles `docs/performance.md`'s generated section.
 
 pub mod cases;
+pub mod cores;
 pub mod counts;
 pub mod elf;
 pub mod machine;
@@ -26,6 +27,7 @@ pub mod names;
 pub mod pcc;
 pub mod qemu;
 pub mod report;
+pub mod rtl;
 pub mod size;
 pub mod table;
 pub mod timing;

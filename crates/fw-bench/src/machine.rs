@@ -126,6 +126,9 @@ pub struct CallResult {
     pub cycles: u64,
     /// `cycles − instret` by cause.
     pub stalls: Stalls,
+    /// This call's number on its machine (0 for the first): what a [`Recorded::Call`] and a
+    /// [`crate::table::Sample`] are matched by.
+    pub seq: u64,
 }
 
 impl CallResult {
@@ -147,6 +150,52 @@ pub struct ProgramResult {
     pub cycles: u64,
     /// Bytes the program wrote with `write` (a7 = 64) to fd 1 or 2.
     pub output: Vec<u8>,
+}
+
+/// One thing the host did to a machine while it was recording ([`Machine::start_recording`]):
+/// `fw-bench rtl` replays the same writes, calls and reads on a soft core's RTL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Bytes the host copied into simulated memory.
+    Write {
+        /// Where.
+        addr: u32,
+        /// What.
+        data: Vec<u8>,
+    },
+    /// Bytes the host read back (the RTL must hold the same).
+    Read {
+        /// Where.
+        addr: u32,
+        /// What rvsim's memory held.
+        data: Vec<u8>,
+    },
+    /// A call and what it did on rvsim.
+    Call {
+        /// The function's address.
+        pc: u32,
+        /// `a0..a7` (unused ones 0).
+        args: [u32; 8],
+        /// Its result, count and estimated cycles on rvsim.
+        result: CallResult,
+        /// The callee's first instruction is a 32-bit one at an address ≡ 2 (mod 4) (the
+        /// caller's `jalr` takes two fetches on some cores).
+        entry_split: bool,
+        /// Every retired instruction of the callee.
+        trace: Vec<Retired>,
+    },
+}
+
+/// One retired instruction of a recorded call: where it was, its size, and what a timing model
+/// sees of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retired {
+    /// Its address.
+    pub pc: u32,
+    /// A 32-bit instruction (else a 16-bit compressed one).
+    pub wide: bool,
+    /// What the timing models see.
+    pub insn: Insn,
 }
 
 /// Per-`pc` retired instructions and estimated cycles `(instret, cycles)`, attributed to
@@ -184,6 +233,12 @@ pub struct Machine {
     profile: Option<PcCounts>,
     /// The cycles beyond one per instruction of every call and run since profiling started.
     profile_stalls: Stalls,
+    /// Calls made so far ([`CallResult::seq`]).
+    calls: u64,
+    /// What the host did since [`Machine::start_recording`].
+    recording: Option<Vec<Recorded>>,
+    /// The retired instructions of the call in progress, when recording.
+    trace: Vec<Retired>,
 }
 
 impl Machine {
@@ -225,7 +280,23 @@ impl Machine {
             funcs,
             profile: None,
             profile_stalls: Stalls::default(),
+            calls: 0,
+            recording: None,
+            trace: Vec::new(),
         }
+    }
+
+    /// Starts recording every write, read and call the host makes ([`Recorded`]).
+    pub fn start_recording(&mut self) {
+        self.recording.get_or_insert_with(Vec::new);
+    }
+
+    /// What was recorded since [`Machine::start_recording`] (recording goes on, afresh).
+    pub fn take_recording(&mut self) -> Vec<Recorded> {
+        self.recording
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Reads and loads an ELF file.
@@ -274,16 +345,29 @@ impl Machine {
             .slice_mut(addr, data.len() as u32)
             .with_context(|| format!("write of {} bytes at {addr:#x}: unmapped", data.len()))?;
         dst.copy_from_slice(data);
+        if let Some(r) = self.recording.as_mut() {
+            r.push(Recorded::Write {
+                addr,
+                data: data.to_vec(),
+            });
+        }
         Ok(())
     }
 
     /// Copies `len` bytes out of simulated memory.
     pub fn read_bytes(&mut self, addr: u32, len: u32) -> Result<Vec<u8>> {
-        Ok(self
+        let data = self
             .mem
             .slice_mut(addr, len)
             .with_context(|| format!("read of {len} bytes at {addr:#x}: unmapped"))?
-            .to_vec())
+            .to_vec();
+        if let Some(r) = self.recording.as_mut() {
+            r.push(Recorded::Read {
+                addr,
+                data: data.clone(),
+            });
+        }
+        Ok(data)
     }
 
     /// Allocates scratch space for `data` (aligned to `align`), copies it in, returns the address.
@@ -338,18 +422,36 @@ impl Machine {
             cpu.x[10 + i] = a;
         }
         let mut sink = Vec::new();
+        self.trace.clear();
+        let entry_split = self.split_fetch_at(pc);
         match self.exec(&mut cpu, &mut sink)? {
             Stop::Returned {
                 instret,
                 cycles,
                 stalls,
-            } => Ok(CallResult {
-                a0: cpu.x[10],
-                a1: cpu.x[11],
-                instret,
-                cycles,
-                stalls,
-            }),
+            } => {
+                let result = CallResult {
+                    a0: cpu.x[10],
+                    a1: cpu.x[11],
+                    instret,
+                    cycles,
+                    stalls,
+                    seq: self.calls,
+                };
+                self.calls += 1;
+                if let Some(r) = self.recording.as_mut() {
+                    let mut words = [0; 8];
+                    words[..args.len()].copy_from_slice(args);
+                    r.push(Recorded::Call {
+                        pc,
+                        args: words,
+                        result,
+                        entry_split,
+                        trace: std::mem::take(&mut self.trace),
+                    });
+                }
+                Ok(result)
+            }
             Stop::Exited { code, .. } => {
                 bail!("the function called exit({code}) instead of returning")
             }
@@ -426,6 +528,10 @@ impl Machine {
                 }
                 let c = timing.cycles(&insn);
                 cycles += c;
+                if self.recording.is_some() {
+                    let wide = self.fetch_word(pc).is_some();
+                    self.trace.push(Retired { pc, wide, insn });
+                }
                 if let Some(p) = self.profile.as_mut() {
                     let e = p.0.entry(pc).or_insert((0, 0));
                     e.0 += 1;

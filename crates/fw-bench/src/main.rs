@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use fw_bench::cases::Ctx;
+use fw_bench::cores::{Core, MemConfig};
 use fw_bench::machine::Machine;
 use fw_bench::report::{self, Images};
 use fw_bench::{counts, qemu, size, table};
@@ -162,6 +163,56 @@ enum Cmd {
         #[arg(long)]
         update: Option<PathBuf>,
     },
+    /// The C ABI cases on soft-core RTL under Verilator (scripts/rtl.sh builds the harness and
+    /// the models): measured cycles per call beside each core's timing model.
+    Rtl {
+        #[command(flatten)]
+        rtl: RtlArgs,
+        /// Cores (cv32e40p, ibex, vexriscv, picorv32); default: every one whose model is built.
+        #[arg(long = "core")]
+        cores: Vec<String>,
+        /// Memory configurations `i<N>d<M>`: N wait states on instruction fetches, M on data.
+        #[arg(long = "mem", default_values_t = [String::from("i0d0")])]
+        mems: Vec<String>,
+        /// Verilator models `<dir>/<core>/Vtb`.
+        #[arg(long, default_value = "target/rtl")]
+        tb_dir: PathBuf,
+        /// Testbench processes at once.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Write the rows as tab-separated values (the recorded figures `rtl-model` checks).
+        #[arg(long)]
+        tsv: Option<PathBuf>,
+        /// Markdown file whose fw-bench-rtl block is replaced; without it, print the block.
+        #[arg(long)]
+        update: Option<PathBuf>,
+        /// Fail (exit 1) if a row's model error leaves its core's bound.
+        #[arg(long)]
+        check_bounds: bool,
+        /// The harness image with the hot-code layout (`rtl-layout --ld`): its VexRiscv rows
+        /// beside the plain image's.
+        #[arg(long)]
+        layout_harness: Option<PathBuf>,
+    },
+    /// Each core's timing model on the recorded cases, against the recorded RTL figures: fails
+    /// (exit 1) if a row's error leaves its core's bound or the recorded calls no longer match.
+    RtlModel {
+        #[command(flatten)]
+        rtl: RtlArgs,
+        /// The recorded figures (`fw-bench rtl --tsv`).
+        #[arg(long, default_value = "crates/fw-bench/rtl/recorded.tsv")]
+        recorded: PathBuf,
+    },
+    /// The hot path of every C ABI entry point on the harness image (functions executed, bytes,
+    /// instruction-cache self-conflicts) and, with --ld, a linker-script fragment laying them out
+    /// contiguously.
+    RtlLayout {
+        #[command(flatten)]
+        rtl: RtlArgs,
+        /// Write the linker-script fragment here.
+        #[arg(long)]
+        ld: Option<PathBuf>,
+    },
     /// Regenerate the fw-bench block of docs/performance.md (or print it).
     Report {
         #[command(flatten)]
@@ -170,6 +221,22 @@ enum Cmd {
         #[arg(long)]
         update: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args, Clone)]
+struct RtlArgs {
+    /// The RTL harness image (riscv32imc, libcc_ffi.a; scripts/rtl.sh builds it).
+    #[arg(long, default_value = "target/rtl/harness/harness.elf")]
+    harness: PathBuf,
+    /// Directory of fixtures the cases draw events from.
+    #[arg(long, default_value = "fixtures")]
+    fixtures: PathBuf,
+    /// Maximum calls per case (rtl-model: the recorded file's).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Only cases whose symbol contains this.
+    #[arg(long)]
+    only: Option<String>,
 }
 
 fn parse_word(s: &str) -> Result<u32, String> {
@@ -341,6 +408,180 @@ fn real_main() -> Result<ExitCode> {
                 None => print!("{block}"),
             }
         }
+        Cmd::Rtl {
+            rtl,
+            cores,
+            mems,
+            tb_dir,
+            threads,
+            tsv,
+            update,
+            check_bounds,
+            layout_harness,
+        } => {
+            let limit = rtl.limit.unwrap_or(256);
+            let cores: Vec<Core> = if cores.is_empty() {
+                Core::ALL
+                    .into_iter()
+                    .filter(|c| tb_dir.join(c.slug()).join("Vtb").exists())
+                    .collect()
+            } else {
+                cores
+                    .iter()
+                    .map(|c| Core::from_slug(c).with_context(|| format!("no core `{c}`")))
+                    .collect::<Result<_>>()?
+            };
+            if cores.is_empty() {
+                bail!(
+                    "no Verilator model in {} (scripts/rtl.sh builds them)",
+                    tb_dir.display()
+                );
+            }
+            let mems: Vec<MemConfig> = mems
+                .iter()
+                .map(|m| MemConfig::from_slug(m).with_context(|| format!("bad --mem `{m}`")))
+                .collect::<Result<_>>()?;
+            let ctx = Ctx {
+                fixtures: rtl.fixtures.clone(),
+                limit,
+            };
+            eprintln!(
+                "fw-bench rtl: harness {}, at most {limit} calls per case, cores {}, memory {}",
+                rtl.harness.display(),
+                cores.iter().map(|c| c.slug()).collect::<Vec<_>>().join(" "),
+                mems.iter().map(|m| m.slug()).collect::<Vec<_>>().join(" ")
+            );
+            let cases = fw_bench::rtl::record(&rtl.harness, &ctx, rtl.only.as_deref())?;
+            let mut jobs = Vec::new();
+            for &core in &cores {
+                for &mem in &mems {
+                    for case in &cases {
+                        jobs.push(fw_bench::rtl::Job { case, core, mem });
+                    }
+                }
+            }
+            let rep = fw_bench::rtl::run(&jobs, &tb_dir, threads)?;
+            let goal_rows: Vec<(String, String, String)> = {
+                // The rows whose case has an issue goal, in table order.
+                fw_bench::cases::CASES
+                    .iter()
+                    .flat_map(|c| {
+                        rep.rows
+                            .iter()
+                            .filter(|r| r.symbol == c.symbol && (c.goal)(&r.case).is_some())
+                            .map(|r| (r.algorithm.clone(), r.symbol.clone(), r.case.clone()))
+                            .collect::<Vec<_>>()
+                    })
+                    .fold(Vec::new(), |mut v, k| {
+                        if !v.contains(&k) {
+                            v.push(k);
+                        }
+                        v
+                    })
+            };
+            let mut block = fw_bench::rtl::doc_block(&rep, limit, &goal_rows);
+            if let Some(hot) = &layout_harness {
+                let hot_cases = fw_bench::rtl::record(hot, &ctx, rtl.only.as_deref())?;
+                let hot_jobs: Vec<_> = hot_cases
+                    .iter()
+                    .map(|case| fw_bench::rtl::Job {
+                        case,
+                        core: Core::VexRiscv,
+                        mem: MemConfig::default(),
+                    })
+                    .collect();
+                let hot_rep = fw_bench::rtl::run(&hot_jobs, &tb_dir, threads)?;
+                let paths = fw_bench::rtl::hot_paths(&hot_cases, Machine::load(hot)?.elf());
+                block.push_str(&fw_bench::rtl::layout_markdown(
+                    &rep.rows,
+                    &hot_rep.rows,
+                    &paths,
+                    &goal_rows,
+                ));
+            }
+            if let Some(path) = &tsv {
+                std::fs::write(
+                    path,
+                    format!(
+                        "# fw-bench rtl: RTL figures recorded by scripts/rtl.sh --record (Verilator {}); \
+                         checked by `fw-bench rtl-model`\n# limit {limit}\n{}",
+                        verilator_version(),
+                        fw_bench::rtl::tsv(&rep.rows)
+                    ),
+                )
+                .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!("wrote {}", path.display());
+            }
+            match &update {
+                Some(path) => {
+                    let doc = std::fs::read_to_string(path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    std::fs::write(path, fw_bench::rtl::splice(&doc, &block)?)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("updated {}", path.display());
+                }
+                None => print!("{block}"),
+            }
+            if check_bounds {
+                let bad = fw_bench::rtl::out_of_bounds(&rep.rows, fw_bench::rtl::default_bound);
+                for b in &bad {
+                    eprintln!("model error out of bounds: {b}");
+                }
+                if !bad.is_empty() {
+                    return Ok(ExitCode::from(1));
+                }
+                eprintln!(
+                    "every call's result equals rvsim's (and the host's); {} rows within the model bounds",
+                    rep.rows.len()
+                );
+            }
+        }
+        Cmd::RtlModel { rtl, recorded } => {
+            let text = std::fs::read_to_string(&recorded)
+                .with_context(|| format!("reading {}", recorded.display()))?;
+            let (limit, rows) = fw_bench::rtl::parse_tsv(&text)?;
+            if let Some(l) = rtl.limit
+                && l != limit
+            {
+                bail!(
+                    "--limit {l}: {} was recorded with {limit}",
+                    recorded.display()
+                );
+            }
+            let ctx = Ctx {
+                fixtures: rtl.fixtures.clone(),
+                limit,
+            };
+            let cases = fw_bench::rtl::record(&rtl.harness, &ctx, rtl.only.as_deref())?;
+            let (bad, checked) =
+                fw_bench::rtl::check_recorded(&cases, &rows, fw_bench::rtl::default_bound)?;
+            for b in &bad {
+                eprintln!("{b}");
+            }
+            if !bad.is_empty() || checked == 0 {
+                eprintln!("rtl-model: {} problems, {checked} rows checked", bad.len());
+                return Ok(ExitCode::from(1));
+            }
+            println!(
+                "rtl-model: {checked} rows of {}: every core's model within its bound of the recorded RTL",
+                recorded.display()
+            );
+        }
+        Cmd::RtlLayout { rtl, ld } => {
+            let ctx = Ctx {
+                fixtures: rtl.fixtures.clone(),
+                limit: rtl.limit.unwrap_or(256),
+            };
+            let cases = fw_bench::rtl::record(&rtl.harness, &ctx, rtl.only.as_deref())?;
+            let m = Machine::load(&rtl.harness)?;
+            let paths = fw_bench::rtl::hot_paths(&cases, m.elf());
+            print!("{}", fw_bench::rtl::hot_markdown(&paths));
+            if let Some(path) = ld {
+                std::fs::write(&path, fw_bench::rtl::hot_ld(&paths))
+                    .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!("wrote {}", path.display());
+            }
+        }
         Cmd::Report { images, update } => {
             let (images, zbb, ctx) = images.split();
             let block = report::generate(&images, zbb.as_ref(), &ctx)?;
@@ -357,4 +598,15 @@ fn real_main() -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `verilator --version`'s first line, or "not found".
+fn verilator_version() -> String {
+    std::process::Command::new("verilator")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().next().map(str::to_owned))
+        .unwrap_or_else(|| "not found".to_owned())
 }

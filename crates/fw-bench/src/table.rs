@@ -19,6 +19,9 @@ pub struct Sample {
     /// instruction by cause; `None` where only instructions were counted (QEMU's traces,
     /// `fw-bench counts`).
     pub cycles: Option<(u64, Stalls)>,
+    /// The call's [`CallResult::seq`] on its machine, for a call on rvsim (`fw-bench rtl`
+    /// matches the RTL's measurement of the same call by it).
+    pub call: Option<u64>,
 }
 
 impl Sample {
@@ -28,6 +31,7 @@ impl Sample {
             case: case.into(),
             instret,
             cycles: None,
+            call: None,
         }
     }
 
@@ -37,6 +41,7 @@ impl Sample {
             case: case.into(),
             instret: r.instret,
             cycles: Some((r.cycles, r.stalls)),
+            call: Some(r.seq),
         }
     }
 }
@@ -242,6 +247,7 @@ mod tests {
             case: case.to_owned(),
             instret,
             cycles: Some((cycles, stalls)),
+            call: None,
         }
     }
 

@@ -1,0 +1,61 @@
+// PicoRV32 (RV32IMC: COMPRESSED_ISA, ENABLE_MUL with the fast multiplier, ENABLE_DIV; counters
+// rdcycle/rdinstret; no IRQ) on its native memory interface, brought out for tb.cpp.
+module top (
+    input  logic        clk_i,
+    input  logic        rst_ni,
+    output logic        trap,
+    output logic        mem_valid,
+    output logic        mem_instr,
+    input  logic        mem_ready,
+    output logic [31:0] mem_addr,
+    output logic [31:0] mem_wdata,
+    output logic [ 3:0] mem_wstrb,
+    input  logic [31:0] mem_rdata
+);
+  picorv32 #(
+      .ENABLE_COUNTERS(1),
+      .ENABLE_COUNTERS64(0),
+      .ENABLE_REGS_16_31(1),
+      .ENABLE_REGS_DUALPORT(1),
+      .BARREL_SHIFTER(1),
+      .COMPRESSED_ISA(1),
+      .CATCH_MISALIGN(1),
+      .CATCH_ILLINSN(1),
+      .ENABLE_PCPI(0),
+      .ENABLE_MUL(0),
+      .ENABLE_FAST_MUL(1),
+      .ENABLE_DIV(1),
+      .ENABLE_IRQ(0),
+      .ENABLE_TRACE(0),
+      .PROGADDR_RESET(32'h0),
+      .STACKADDR(32'hffff_ffff)
+  ) core (
+      .clk(clk_i),
+      .resetn(rst_ni),
+      .trap,
+      .mem_valid,
+      .mem_instr,
+      .mem_ready,
+      .mem_addr,
+      .mem_wdata,
+      .mem_wstrb,
+      .mem_rdata,
+      .mem_la_read(),
+      .mem_la_write(),
+      .mem_la_addr(),
+      .mem_la_wdata(),
+      .mem_la_wstrb(),
+      .pcpi_valid(),
+      .pcpi_insn(),
+      .pcpi_rs1(),
+      .pcpi_rs2(),
+      .pcpi_wr(1'b0),
+      .pcpi_rd(32'h0),
+      .pcpi_wait(1'b0),
+      .pcpi_ready(1'b0),
+      .irq(32'h0),
+      .eoi(),
+      .trace_valid(),
+      .trace_data()
+  );
+endmodule

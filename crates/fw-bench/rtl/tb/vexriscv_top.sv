@@ -1,0 +1,50 @@
+// VexRiscv, LiteX's IMAC configuration (VexRiscv_IMAC.v: RV32IMAC, 4 KiB direct-mapped I$ and
+// D$, 32-byte lines) on its two Wishbone buses, brought out for tb.cpp; reset vector 0.
+module top (
+    input  logic        clk,
+    input  logic        reset,
+    output logic        iBusWishbone_CYC,
+    output logic        iBusWishbone_STB,
+    input  logic        iBusWishbone_ACK,
+    output logic [29:0] iBusWishbone_ADR,
+    input  logic [31:0] iBusWishbone_DAT_MISO,
+    output logic        dBusWishbone_CYC,
+    output logic        dBusWishbone_STB,
+    input  logic        dBusWishbone_ACK,
+    output logic        dBusWishbone_WE,
+    output logic [29:0] dBusWishbone_ADR,
+    input  logic [31:0] dBusWishbone_DAT_MISO,
+    output logic [31:0] dBusWishbone_DAT_MOSI,
+    output logic [ 3:0] dBusWishbone_SEL
+);
+  VexRiscv core (
+      .externalResetVector(32'h0),
+      .timerInterrupt(1'b0),
+      .softwareInterrupt(1'b0),
+      .externalInterruptArray(32'h0),
+      .iBusWishbone_CYC,
+      .iBusWishbone_STB,
+      .iBusWishbone_ACK,
+      .iBusWishbone_WE(),
+      .iBusWishbone_ADR,
+      .iBusWishbone_DAT_MISO,
+      .iBusWishbone_DAT_MOSI(),
+      .iBusWishbone_SEL(),
+      .iBusWishbone_ERR(1'b0),
+      .iBusWishbone_CTI(),
+      .iBusWishbone_BTE(),
+      .dBusWishbone_CYC,
+      .dBusWishbone_STB,
+      .dBusWishbone_ACK,
+      .dBusWishbone_WE,
+      .dBusWishbone_ADR,
+      .dBusWishbone_DAT_MISO,
+      .dBusWishbone_DAT_MOSI,
+      .dBusWishbone_SEL,
+      .dBusWishbone_ERR(1'b0),
+      .dBusWishbone_CTI(),
+      .dBusWishbone_BTE(),
+      .clk,
+      .reset
+  );
+endmodule
