@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what CI runs (.ci/run calls this and nothing else):
 #   set-up (targets, cross tools) → format → lints → host tests (the host bench's quick mode
-#   among them) → firmware gates → fixtures unchanged → replay of every shipped fixture within
+#   among them) → firmware gates → the publishable crates packaged and built from their tarballs
+#   → fixtures unchanged → replay of every shipped fixture within
 #   tolerance → docs/results.md against a run → every command the docs show, run as written
 #   (scripts/doc_commands.py) → C example on the simulator → DOCA PCC adapter
 #   under QEMU → firmware benchmark smoke run → a few calls of every C ABI entry point on the
