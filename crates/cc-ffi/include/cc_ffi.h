@@ -720,6 +720,12 @@ typedef struct CcTimelyState {
   uint8_t started;
 } CcTimelyState;
 
+// Every branch, in code order.
+#define CcHpccBranch_ALL { CcHpccBranch_Bad, CcHpccBranch_Init, CcHpccBranch_Resync, CcHpccBranch_Skip, CcHpccBranch_Md, CcHpccBranch_Ai, }
+
+// Every branch, in code order.
+#define CcTimelyBranch_ALL { CcTimelyBranch_Skip, CcTimelyBranch_Init, CcTimelyBranch_Low, CcTimelyBranch_High, CcTimelyBranch_Hai, CcTimelyBranch_Inc, CcTimelyBranch_Dec, }
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -98,9 +98,9 @@ pub const HPCC_PARAMS: usize = 7;
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // called by fw-bench with a pointer to zeroed memory
-pub extern "C" fn ref_hpcc_init(r: &mut hpcc::Reference, p: &[f64; HPCC_PARAMS]) {
+pub extern "C" fn ref_hpcc_init(r: &mut hpcc::RefState, p: &[f64; HPCC_PARAMS]) {
     let [nic, t, eta_num, eta_den, max_stage, w_ai, min_rate] = *p;
-    *r = hpcc::Reference::new(hpcc::RefParams {
+    *r = hpcc::RefState::new(hpcc::RefParams {
         nic_rate_bps: nic,
         base_rtt_ns: t,
         eta_num: eta_num as u64,
@@ -120,7 +120,7 @@ pub const INT_MAX_BYTES: usize = 2 + 8 * hpcc::MAX_HOPS;
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // called by fw-bench
 pub extern "C" fn ref_hpcc_on_ack(
-    r: &mut hpcc::Reference,
+    r: &mut hpcc::RefState,
     ack_seq: u32,
     snd_nxt: u32,
     int: &[u8; INT_MAX_BYTES],
@@ -143,7 +143,7 @@ pub extern "C" fn _start() -> ! {
     ]);
     ref_timely_init(&mut t, &tp);
     let a = ref_timely_on_completion(&mut t, black_box(0), black_box(60_000), black_box(64_000));
-    let mut h = hpcc::Reference::new(hpcc::RefParams::default());
+    let mut h = hpcc::RefState::new(hpcc::RefParams::default());
     ref_hpcc_init(
         &mut h,
         &black_box([100e9, 13e3, 95.0, 100.0, 5.0, 80.0, 1e8]),
