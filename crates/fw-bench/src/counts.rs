@@ -665,16 +665,7 @@ pub fn generate(images: &[Image], ctx: &Ctx) -> Result<String> {
 
 /// Replaces the block between [`BEGIN`] and [`END`] in `doc` by `generated`.
 pub fn splice(doc: &str, generated: &str) -> Result<String> {
-    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
-        bail!("markers `{BEGIN}` / `{END}` not found");
-    };
-    ensure!(b < e, "end marker before begin marker");
-    Ok(format!(
-        "{}{BEGIN}\n\n{}\n{}",
-        &doc[..b],
-        generated.trim_end(),
-        &doc[e..]
-    ))
+    crate::report::splice_between(doc, BEGIN, END, generated)
 }
 
 #[cfg(test)]

@@ -513,14 +513,21 @@ pub fn state_markdown(target: Option<&[(u32, u32, u32)]>) -> String {
 
 /// Replaces the block between [`BEGIN`] and [`END`] in `doc` by `generated`.
 pub fn splice(doc: &str, generated: &str) -> Result<String> {
-    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
-        bail!("markers `{BEGIN}` / `{END}` not found");
+    splice_between(doc, BEGIN, END, generated)
+}
+
+/// Replaces what lies between the markers `begin` and `end` in `doc` by `generated` (a blank
+/// line after `begin`, `generated` without trailing white space, a line end before `end`): the
+/// one rule of every generated block of the docs pages fw-bench writes.
+pub fn splice_between(doc: &str, begin: &str, end: &str, generated: &str) -> Result<String> {
+    let (Some(b), Some(e)) = (doc.find(begin), doc.find(end)) else {
+        bail!("markers `{begin}` / `{end}` not found");
     };
     if e < b {
         bail!("end marker before begin marker");
     }
     Ok(format!(
-        "{}{BEGIN}\n\n{}\n{}",
+        "{}{begin}\n\n{}\n{}",
         &doc[..b],
         generated.trim_end(),
         &doc[e..]

@@ -763,15 +763,7 @@ const END: &str = "<!-- fw-bench-rtl:end -->";
 
 /// `doc` with its RTL block replaced by `block`.
 pub fn splice(doc: &str, block: &str) -> Result<String> {
-    let b = doc.find(BEGIN).context("no fw-bench-rtl:begin marker")?;
-    let e = doc.find(END).context("no fw-bench-rtl:end marker")?;
-    ensure!(b < e, "fw-bench-rtl markers out of order");
-    Ok(format!(
-        "{}{BEGIN}\n\n{}\n{}",
-        &doc[..b],
-        block.trim(),
-        &doc[e..]
-    ))
+    crate::report::splice_between(doc, BEGIN, END, block.trim_start())
 }
 
 /// A row of a recorded-figures file ([`tsv`]).
