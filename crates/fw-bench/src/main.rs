@@ -462,7 +462,7 @@ fn real_main() -> Result<ExitCode> {
             }
             let rep = fw_bench::rtl::run(&jobs, &tb_dir, threads)?;
             let goal_rows: Vec<(String, String, String)> = {
-                // The rows whose case has an issue goal, in table order.
+                // The rows whose case has a goal (docs/performance.md, "Goals"), in table order.
                 fw_bench::cases::CASES
                     .iter()
                     .flat_map(|c| {
