@@ -8,7 +8,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// How the fixed-point side is driven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Mode {
     /// The two sides run independently: one early disagreement shows as a lasting offset.
     #[default]

@@ -167,7 +167,8 @@ pub struct Page {
 }
 
 /// Which implementation runs each flow's controller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum ControllerKind {
     /// The fixed-point firmware crate, through its public API.
