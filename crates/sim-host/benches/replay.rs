@@ -24,11 +24,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use cats_conductor::{Conductor, Decision, Descriptor};
-use sim_host::cats::reference::{RefConductor, RefDecision};
-use sim_host::cats::{Event as CatsEvent, Row as CatsRow};
-use sim_host::kinds::Kind;
+use cc_replay::cats::reference::{RefConductor, RefDecision};
+use cc_replay::cats::{Event as CatsEvent, Row as CatsRow};
+use cc_replay::kinds::Kind;
+use cc_trace::{TraceReader, merged_params};
 use sim_host::replay::{Mode, ReplayOpts};
-use sim_host::trace::{TraceReader, merged_params};
 use timely_cc::{Completion, State};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
@@ -65,15 +65,15 @@ fn row(kind: &str, side: &str, n: u64, d: Duration) {
 }
 
 fn timely(limit: usize, passes: usize) {
-    type Sides = (timely_cc::Config, sim_host::timely::reference::RefParams);
-    let mut traces: Vec<(Sides, Vec<sim_host::timely::Row>)> = Vec::new();
+    type Sides = (timely_cc::Config, cc_replay::timely::reference::RefParams);
+    let mut traces: Vec<(Sides, Vec<cc_replay::timely::Row>)> = Vec::new();
     for p in fixtures("timely") {
         let mut r = TraceReader::open(&p).expect("open");
-        r.expect_header(sim_host::timely::HEADER).expect("header");
+        r.expect_header(cc_replay::timely::HEADER).expect("header");
         let both =
-            sim_host::timely::params::build(&p, &merged_params(r.params(), &[])).expect("params");
+            cc_replay::timely::params::build(&p, &merged_params(r.params(), &[])).expect("params");
         let mut rows = Vec::new();
-        while let Some(x) = r.next_row::<sim_host::timely::Row>() {
+        while let Some(x) = r.next_row::<cc_replay::timely::Row>() {
             rows.push(x.expect("row").1);
             if rows.len() >= limit {
                 break;
@@ -98,7 +98,7 @@ fn timely(limit: usize, passes: usize) {
     let (n, d) = time(passes, || {
         let mut n = 0;
         for ((_, p), rows) in &traces {
-            let mut st = sim_host::timely::reference::RefState::new(p);
+            let mut st = cc_replay::timely::reference::RefState::new(p);
             for r in rows {
                 black_box(st.on_completion(p, r.t_send_ns, r.t_complete_ns, r.bytes, None));
                 n += 1;
@@ -110,17 +110,17 @@ fn timely(limit: usize, passes: usize) {
 }
 
 fn hpcc(limit: usize, passes: usize) {
-    use sim_host::hpcc::{Setup, reference::RefState};
+    use cc_replay::hpcc::{Setup, reference::RefState};
     // One event is one ACK with its INT block, already decoded from hex (as on the wire).
     // (ack_seq, snd_nxt, INT bytes) per ACK.
     type Acks = Vec<(u32, u32, Vec<u8>)>;
     let mut traces: Vec<(Setup, Acks)> = Vec::new();
     for p in fixtures("hpcc") {
         let mut r = TraceReader::open(&p).expect("open");
-        r.expect_header(sim_host::hpcc::HEADER).expect("header");
+        r.expect_header(cc_replay::hpcc::HEADER).expect("header");
         let su = Setup::from_params(&merged_params(r.params(), &[])).expect("params");
         let mut acks = Vec::new();
-        while let Some(x) = r.next_row::<sim_host::hpcc::Row>() {
+        while let Some(x) = r.next_row::<cc_replay::hpcc::Row>() {
             let (line, x) = x.expect("row");
             let int = x.int_bytes(&p, line).expect("hex");
             acks.push((x.ack_seq, x.snd_nxt, int));
@@ -160,8 +160,8 @@ fn cats(limit: usize, passes: usize) {
     let mut traces = Vec::new();
     for p in fixtures("cats") {
         let mut r = TraceReader::open(&p).expect("open");
-        r.expect_header(sim_host::cats::HEADER).expect("header");
-        let su = sim_host::cats::setup(&p, &merged_params(r.params(), &[])).expect("setup");
+        r.expect_header(cc_replay::cats::HEADER).expect("header");
+        let su = cc_replay::cats::setup(&p, &merged_params(r.params(), &[])).expect("setup");
         let mut ev = Vec::new();
         while let Some(x) = r.next_row::<CatsRow>() {
             let (line, x) = x.expect("row");
@@ -177,7 +177,7 @@ fn cats(limit: usize, passes: usize) {
     let (n, d) = time(passes, || {
         let mut n = 0;
         for (su, ev) in &traces {
-            let mut c: Box<Conductor<{ sim_host::cats::QUEUE_CAPACITY }>> = Box::default();
+            let mut c: Box<Conductor<{ cc_replay::cats::QUEUE_CAPACITY }>> = Box::default();
             let mut space = su.snd_buf_bytes;
             let s = |space: u64| u32::try_from(space).unwrap_or(u32::MAX);
             for (h, e) in ev.iter().enumerate() {
@@ -268,7 +268,7 @@ fn end_to_end(kind: &str, what: &str, files: &[PathBuf], mode: Mode, passes: usi
 /// The NIC-like TIMELY trace of `events` completions, as `--example timely_nic_trace EVENTS
 /// 100e9 7` writes it.
 fn nic_trace(path: &Path, events: usize) {
-    use sim_host::timely::generate::{NicKnobs, NicTrace};
+    use cc_replay::timely::generate::{NicKnobs, NicTrace};
     use std::io::Write as _;
     let line = 100_000_000_000;
     let k = NicKnobs::mixed(line);
@@ -288,10 +288,10 @@ fn nic_trace(path: &Path, events: usize) {
 fn recorded_hpcc(dir: &Path, duration_ns: u64) -> PathBuf {
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios/hpcc_long_short.toml");
-    let mut l = sim_host::sim::scenario::load(&file).expect("scenario");
+    let mut l = cc_netsim::scenario::load(&file).expect("scenario");
     l.sc.duration_ns = duration_ns;
     l.sc.output.record_flows = Some(vec![0]);
-    let o = sim_host::sim::SimOpts {
+    let o = cc_netsim::SimOpts {
         record: Some(dir.to_path_buf()),
         ..Default::default()
     };

@@ -1,5 +1,5 @@
 //! Writes a NIC-like TIMELY trace of any length to stdout (the generator of the shipped
-//! `fixtures/timely/nic_*.csv`, `sim_host::timely::generate::NicTrace`), streaming, so a
+//! `fixtures/timely/nic_*.csv`, `cc_replay::timely::generate::NicTrace`), streaming, so a
 //! 10-million-event trace needs no memory:
 //!
 //! ```sh
@@ -9,7 +9,7 @@
 //!
 //! Arguments: events, line rate in b/s, seed (all optional: 10 000 000, 100 Gb/s, 1).
 
-use sim_host::timely::generate::{NicKnobs, NicTrace};
+use cc_replay::timely::generate::{NicKnobs, NicTrace};
 use std::io::{BufWriter, Write};
 
 fn main() -> std::io::Result<()> {

@@ -73,7 +73,7 @@ pub fn main() -> ExitCode {
     };
     // One rule for every subcommand: a write to standard output that failed (a full disk, a
     // closed pipe) leaves an incomplete output, which is an error with a message and exit 2.
-    let code = if crate::output::stdout_failed() {
+    let code = if cc_output::output::stdout_failed() {
         eprintln!(
             "error: cannot write to standard output (a full disk or a closed pipe): the output \
              is incomplete"

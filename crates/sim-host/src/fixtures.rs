@@ -2,16 +2,16 @@
 //! committed files are exactly what the generators produce. Every generator is deterministic
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
-use crate::kinds::Kind;
+use cc_replay::kinds::Kind;
 use std::path::{Path, PathBuf};
 
-pub use crate::kinds::FixtureFile;
+pub use cc_replay::kinds::FixtureFile;
 
 /// The files a kind's generators produce: `cc-replay`'s generators, and for the DOCA PCC kind
 /// also the streams recorded from the simulator's closed loop ([`crate::recorded`]).
 pub fn generate(kind: Kind) -> Vec<FixtureFile> {
     let mut f = kind.fixtures();
-    if kind == crate::pcc::KIND {
+    if kind == cc_replay::pcc::KIND {
         f.extend(crate::recorded::all());
     }
     f
@@ -62,7 +62,7 @@ pub struct FixturesArgs {
     #[arg(long)]
     pub check: bool,
     /// Only this kind (the help lists the registry's kinds).
-    #[arg(long, value_parser = crate::kinds::parse_kind, help = only_help())]
+    #[arg(long, value_parser = cc_replay::kinds::parse_kind, help = only_help())]
     pub only: Option<Kind>,
 }
 

@@ -15,7 +15,7 @@ pub enum IntCmd {
 /// `sim-host int decode HEX`: the block's fields as text, or exit 2 naming what is wrong.
 pub fn cmd(c: IntCmd) -> i32 {
     let IntCmd::Decode { hex } = c;
-    match crate::hpcc::int_decode(&hex) {
+    match cc_replay::hpcc::int_decode(&hex) {
         Ok(text) => {
             cc_output::out!("{text}");
             0

@@ -8,15 +8,10 @@
 //! * [`fixtures`]: the shipped fixtures, made by `cc-replay`'s generators and, for the DOCA PCC
 //!   streams recorded from the closed loop, by the simulator ([`recorded`]).
 //!
-//! The libraries' modules are re-exported under the names the command line and the tests use
-//! (`sim_host::timely`, `sim_host::trace`, …). The crate's documentation is for its developers
+//! The libraries are used under their own names (`cc_replay::timely`, `cc_netsim::scenario`,
+//! `cc_trace::Param`, …). The crate's documentation is for its developers
 //! (`cargo doc --document-private-items`).
 #![allow(rustdoc::private_intra_doc_links)]
-
-pub use cc_output::{output, plot};
-pub use cc_replay::{cats, driver, files, hpcc, kinds, opts, pacer, pcc, summary, timely};
-/// The trace reader, parameters and the registry of trace kinds (`cc-trace`).
-pub use cc_trace as trace;
 
 pub mod cli;
 pub mod fixtures;

@@ -4,8 +4,8 @@
 //! text is compiled in and parsed under its repository path, so the stream is the same from any
 //! working directory; the run is deterministic (seeded, no clock).
 
-use crate::kinds::FixtureFile;
-use crate::sim::scenario::{self, ControllerKind};
+use cc_netsim::scenario::{self, ControllerKind};
+use cc_replay::kinds::FixtureFile;
 use std::path::Path;
 
 /// `(scenario path in the repository, its text, fixture name)`.
@@ -34,10 +34,10 @@ pub fn all() -> Vec<FixtureFile> {
             let l =
                 scenario::parse(Path::new(path), text).unwrap_or_else(|e| panic!("{path}: {e}"));
             let dir = tempfile::tempdir().expect("a temporary directory");
-            let opts = crate::sim::SimOpts {
+            let opts = cc_netsim::SimOpts {
                 record: Some(dir.path().to_path_buf()),
                 controller: Some(ControllerKind::Fixed),
-                ..crate::sim::SimOpts::default()
+                ..cc_netsim::SimOpts::default()
             };
             crate::sim::run_loaded(&l, &opts).unwrap_or_else(|e| panic!("{path}: {e}"));
             let file = dir.path().join(format!("{}_flow0.csv", l.sc.name));

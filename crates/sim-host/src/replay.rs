@@ -2,8 +2,8 @@
 //! table and CI-friendly exit codes (0 within tolerance, 1 fidelity outside tolerance, 2 bad
 //! input or usage, or nothing meaningful to compare).
 
-use crate::files::{find_traces_inside, output_in, replay_file};
-use crate::summary::{Summary, pct};
+use cc_replay::files::{find_traces_inside, output_in, replay_file};
+use cc_replay::summary::{Summary, pct};
 use cc_trace::{InputError, Param, parse_cli_set};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -19,9 +19,9 @@ pub const EXIT_FIDELITY: i32 = 1;
 /// compare.
 pub const EXIT_INPUT: i32 = 2;
 
-pub use crate::files::find_traces;
-pub use crate::kinds::Kind;
-pub use crate::opts::{Mode, ReplayOpts, TolOverride};
+pub use cc_replay::files::find_traces;
+pub use cc_replay::kinds::Kind;
+pub use cc_replay::opts::{Mode, ReplayOpts, TolOverride};
 pub use cc_trace::is_capture;
 
 /// What one file produced.
@@ -533,7 +533,7 @@ fn tolerance_defaults() -> String {
         .join("; ")
 }
 
-/// `replay KIND`: one subcommand per kind of the registry (`sim_host::kinds::KINDS`), plus
+/// `replay KIND`: one subcommand per kind of the registry (`cc_replay::kinds::KINDS`), plus
 /// `all`; each takes [`ReplayArgs`] and lists its format and keys in `--help`.
 pub struct ReplayCmd {
     /// `None`: `all`.

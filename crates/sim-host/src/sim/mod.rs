@@ -1,8 +1,8 @@
-//! `sim-host sim`: runs a scenario on the packet-level simulator (`cc-netsim`, re-exported
-//! here), then draws its plots and prints its report; the simulator writes the files it is asked
-//! for (`--out`, `--record`, `--ns3-out`) and prints nothing.
+//! `sim-host sim`: runs a scenario on the packet-level simulator (`cc-netsim`), then draws its
+//! plots and prints its report; the simulator writes the files it is asked for (`--out`,
+//! `--record`, `--ns3-out`) and prints nothing.
 
-pub use cc_netsim::*;
+use cc_netsim::*;
 
 pub mod slowdown;
 pub mod sweep;
@@ -864,7 +864,7 @@ pub fn cmd(a: SimArgs) -> i32 {
                             for v in &done.violated {
                                 eprintln!("INVARIANTS VIOLATED: {v}");
                             }
-                            if crate::output::stdout_failed() {
+                            if cc_output::output::stdout_failed() {
                                 2
                             } else {
                                 done.exit_code()

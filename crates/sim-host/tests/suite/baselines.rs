@@ -5,13 +5,14 @@
 
 use crate::common::{load, sim_exit};
 
+use cc_netsim::SimOpts;
+use cc_netsim::cc::dcqcn::reference as dcqcn;
+use cc_netsim::cc::dctcp::reference as dctcp;
+use cc_netsim::ecn::EcnRule;
+use cc_netsim::scenario::ControllerKind;
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
-use sim_host::sim::cc::dcqcn::reference as dcqcn;
-use sim_host::sim::cc::dctcp::reference as dctcp;
-use sim_host::sim::ecn::EcnRule;
-use sim_host::sim::scenario::ControllerKind;
-use sim_host::sim::{SimOpts, run_loaded};
+use sim_host::sim::run_loaded;
 
 /// 7-to-1 incast on a 100 Gb/s star, DCQCN with ns-3's marking; `extra` goes into `[params]`.
 fn incast(extra: &str, duration_ns: u64) -> String {

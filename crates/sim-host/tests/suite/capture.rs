@@ -101,7 +101,7 @@ fn data_and_acks_carrying_each_ends_own_qpn_pair_into_one_flow() {
 #[test]
 fn each_paired_flow_replays_as_it_does_alone() {
     let d = tempfile::tempdir().unwrap();
-    let frames = sim_host::hpcc::generate::capture::roce_pairs_frames();
+    let frames = cc_replay::hpcc::generate::capture::roce_pairs_frames();
     let all = d.path().join("all.pcapng");
     std::fs::write(&all, write_pcapng(&frames, 128)).unwrap();
     let out_all = d.path().join("all.csv");
@@ -457,8 +457,8 @@ fn the_recorded_pcapng_replays_to_the_same_windows_as_the_recorded_csv() {
 /// and read twice (`--out`: streams found and paired first).
 fn once_and_twice(p: &Path, out_dir: &Path) -> (serde_json::Value, serde_json::Value) {
     use sim_host::replay::ReplayOpts;
-    let once = sim_host::hpcc::replay(p, &ReplayOpts::default()).unwrap();
-    let twice = sim_host::hpcc::replay(
+    let once = cc_replay::hpcc::replay(p, &ReplayOpts::default()).unwrap();
+    let twice = cc_replay::hpcc::replay(
         p,
         &ReplayOpts {
             out: Some(out_dir.join("o.csv")),
@@ -629,7 +629,7 @@ fn a_pcapng_section_header_sets_parameters_and_set_wins_over_them() {
     let pcap = d.path().join("c.pcap");
     std::fs::write(
         &pcap,
-        write_pcap(&sim_host::hpcc::generate::capture::capture_frames(), 128),
+        write_pcap(&cc_replay::hpcc::generate::capture::capture_frames(), 128),
     )
     .unwrap();
     assert!(capture::capture_params(&pcap).unwrap().is_empty());

@@ -1,7 +1,7 @@
 //! CATS: every shipped fixture replays with identical fixed-point and f64 chunk orders, the
 //! committed fixtures are exactly what the generators produce, and the headline behaviours hold.
 
-use sim_host::cats;
+use cc_replay::cats;
 use sim_host::fixtures;
 use sim_host::replay::{Mode, ReplayOpts};
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cats")
 }
 
-fn replay(name: &str, mode: Mode) -> sim_host::summary::Summary {
+fn replay(name: &str, mode: Mode) -> cc_replay::summary::Summary {
     let opts = ReplayOpts {
         mode,
         ..ReplayOpts::default()
@@ -20,7 +20,7 @@ fn replay(name: &str, mode: Mode) -> sim_host::summary::Summary {
     s.remove(0)
 }
 
-fn detail(s: &sim_host::summary::Summary, k: &str) -> String {
+fn detail(s: &cc_replay::summary::Summary, k: &str) -> String {
     match s.details.get(k) {
         Some(serde_json::Value::String(t)) => t.clone(),
         Some(v) => v.to_string(),
@@ -30,7 +30,7 @@ fn detail(s: &sim_host::summary::Summary, k: &str) -> String {
 
 #[test]
 fn every_fixture_replays_with_identical_orders() {
-    let files = fixtures::generate(sim_host::cats::KIND);
+    let files = fixtures::generate(cc_replay::cats::KIND);
     assert!(files.len() >= 4);
     for f in &files {
         for mode in [Mode::Free, Mode::Forced] {
@@ -63,7 +63,7 @@ fn every_fixture_replays_with_identical_orders() {
 
 #[test]
 fn committed_fixtures_are_what_the_generators_produce() {
-    for f in fixtures::generate(sim_host::cats::KIND) {
+    for f in fixtures::generate(cc_replay::cats::KIND) {
         let on_disk = std::fs::read(dir().join(&f.name)).unwrap();
         assert!(
             on_disk == f.bytes,
@@ -170,7 +170,7 @@ fn out_and_plot_are_written() {
 #[test]
 fn inexact_multiplier_is_quantised_for_both_sides() {
     let opts = ReplayOpts {
-        params: vec![sim_host::trace::parse_cli_set("m2=0.3").unwrap()],
+        params: vec![cc_trace::parse_cli_set("m2=0.3").unwrap()],
         ..ReplayOpts::default()
     };
     let s = cats::replay(&dir().join("steady_mixed.csv"), &opts)
@@ -235,7 +235,7 @@ fn config_error_names_wrong_key_and_no_line() {
     assert!(e.msg.contains("h0"), "{e}");
     let p = write_trace(dir.path(), "t_ns,event,prio,bytes\n");
     let opts = ReplayOpts {
-        params: vec![sim_host::trace::parse_cli_set("h1=1").unwrap()],
+        params: vec![cc_trace::parse_cli_set("h1=1").unwrap()],
         ..ReplayOpts::default()
     };
     let e = cats::replay(&p, &opts).unwrap_err();
@@ -321,7 +321,7 @@ fn replay_over_a_starvation_bound_fails() {
     );
     // The same gap against a bound it exceeds.
     s.bounds[3].bound = 54_321.0;
-    s.judge(ReplayOpts::default().tolerances(&sim_host::cats::INFO));
+    s.judge(ReplayOpts::default().tolerances(&cc_replay::cats::INFO));
     assert!(!s.within_tolerance);
     assert_eq!(
         s.failures,

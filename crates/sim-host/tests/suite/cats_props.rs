@@ -6,15 +6,15 @@
 //!   (the replay's comparison) and hold identical debts.
 
 use cats_conductor::{Conductor, Config, Decision, Descriptor, Multiplier, Prio};
+use cc_replay::cats::lockstep::{Lockstep, StepOut};
+use cc_replay::cats::reference::{RefParams, starvation_bound_bytes};
+use cc_replay::cats::{Event, setup};
+use cc_trace::parse_cli_set;
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config as RunnerConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner,
 };
-use sim_host::cats::lockstep::{Lockstep, StepOut};
-use sim_host::cats::reference::{RefParams, starvation_bound_bytes};
-use sim_host::cats::{Event, setup};
 use sim_host::replay::Mode;
-use sim_host::trace::parse_cli_set;
 use std::cell::RefCell;
 use std::path::Path;
 
@@ -331,7 +331,7 @@ fn lock_case() -> impl Strategy<Value = LockCase> {
             let mut t = 0u64;
             let mut events: Vec<(u64, Event)> = Vec::new();
             if let Some(p) = flood {
-                let n = sim_host::cats::QUEUE_CAPACITY as u32 + 8;
+                let n = cc_replay::cats::QUEUE_CAPACITY as u32 + 8;
                 events.extend((0..n).map(|i| {
                     let len_bytes = 1 + i % mss;
                     (

@@ -2,10 +2,10 @@
 //! output as text, scenario text loaded as if it were a file in fixtures/scenarios, and the
 //! binary run on scenario text written to a temporary file.
 
+use cc_netsim::scenario;
+use cc_replay::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
+use cc_replay::hpcc::reference::RefParams;
 use cc_trace::hpcc::AckRow;
-use sim_host::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, simulate};
-use sim_host::hpcc::reference::RefParams;
-use sim_host::sim::scenario;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -2,11 +2,11 @@
 //! fixtures are exactly what the generators make, the capture reader works on the shipped
 //! captures, and bad input is reported with file and line.
 
+use cc_replay::hpcc::{self, reference};
 use cc_trace::capture;
+use cc_trace::parse_cli_set;
 use sim_host::fixtures::generate;
-use sim_host::hpcc::{self, reference};
 use sim_host::replay::{Mode, ReplayOpts};
-use sim_host::trace::parse_cli_set;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -50,7 +50,7 @@ fn every_fixture_is_within_tolerance_free_and_forced() {
 
 #[test]
 fn fixtures_are_identical_to_the_generators() {
-    let files = generate(sim_host::hpcc::KIND);
+    let files = generate(cc_replay::hpcc::KIND);
     assert_eq!(files.len(), 10);
     for f in files {
         let committed = std::fs::read(dir().join(&f.name)).unwrap();

@@ -1,11 +1,11 @@
 //! Property: the fixed-point crate tracks the f64 reference on random realistic INT sequences.
 
+use cc_replay::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, TieSpec, simulate};
+use cc_replay::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
+use cc_replay::hpcc::{Flow, Setup};
 use hpcc_cc::{Config, Params, Ratio, State};
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
-use sim_host::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, TieSpec, simulate};
-use sim_host::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
-use sim_host::hpcc::{Flow, Setup};
 use sim_host::replay::{Mode, ReplayOpts};
 
 proptest! {

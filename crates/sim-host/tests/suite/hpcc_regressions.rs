@@ -3,11 +3,11 @@
 //! `sim-host replay hpcc` reports; where both windows sit at a clamp (W_min or W_max) the window
 //! proves nothing, so those tests also assert U or the branch.
 
-use sim_host::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
-use sim_host::hpcc::{Flow, Setup};
+use cc_replay::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
+use cc_replay::hpcc::{Flow, Setup};
+use cc_replay::summary::Summary;
+use cc_trace::{InputError, parse_cli_set};
 use sim_host::replay::{Mode, ReplayOpts};
-use sim_host::summary::Summary;
-use sim_host::trace::{InputError, parse_cli_set};
 
 fn setup(sets: &[&str]) -> Setup {
     let params: Vec<_> = sets.iter().map(|s| parse_cli_set(s).unwrap()).collect();
@@ -206,19 +206,19 @@ fn config_error_names_the_line_of_the_wrong_key() {
         "# set min_rate_bps=200e9\n# set eta=0.9\nt_ns,ack_seq,snd_nxt,int\n1,2,3,0000\n",
     )
     .unwrap();
-    let e = sim_host::hpcc::replay(&t, &ReplayOpts::default()).unwrap_err();
+    let e = cc_replay::hpcc::replay(&t, &ReplayOpts::default()).unwrap_err();
     assert_eq!(e.line, Some(1), "{e}");
     assert!(e.msg.contains("min_rate_bps"), "{e}");
     std::fs::write(&t, "# set eta=0.9\n# set base_rtt_ns=5\n# set w_ai_bytes=80\nt_ns,ack_seq,snd_nxt,int\n1,2,3,0000\n").unwrap();
-    let e = sim_host::hpcc::replay(&t, &ReplayOpts::default()).unwrap_err();
+    let e = cc_replay::hpcc::replay(&t, &ReplayOpts::default()).unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");
 }
 
 /// Minor: `int decode` accepted `0x` but not `0X`.
 #[test]
 fn int_decode_accepts_upper_case_0x_prefix() {
-    let a = sim_host::hpcc::int_decode("0x1abc5abcdef123456789").unwrap();
-    let b = sim_host::hpcc::int_decode("0X1ABC5ABCDEF123456789").unwrap();
+    let a = cc_replay::hpcc::int_decode("0x1abc5abcdef123456789").unwrap();
+    let b = cc_replay::hpcc::int_decode("0X1ABC5ABCDEF123456789").unwrap();
     assert_eq!(a, b);
 }
 
@@ -236,15 +236,15 @@ fn capture_with_a_record_over_64_kib_was_rejected() {
     use cc_trace::capture;
     let d = tempfile::tempdir().unwrap();
     let mut frames = vec![(1u64, vec![0u8; 100 << 10])];
-    frames.extend(sim_host::hpcc::generate::capture::capture_frames());
-    let want = sim_host::hpcc::replay(&fixture("capture.pcap"), &ReplayOpts::default()).unwrap();
+    frames.extend(cc_replay::hpcc::generate::capture::capture_frames());
+    let want = cc_replay::hpcc::replay(&fixture("capture.pcap"), &ReplayOpts::default()).unwrap();
     for (name, bytes) in [
         ("big.pcap", capture::write_pcap(&frames, 1 << 20)),
         ("big.pcapng", capture::write_pcapng(&frames, 1 << 20)),
     ] {
         let p = d.path().join(name);
         std::fs::write(&p, bytes).unwrap();
-        let got = sim_host::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
+        let got = cc_replay::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
         assert_eq!(got.len(), want.len(), "{name}");
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.events, w.events, "{name}");
@@ -262,7 +262,7 @@ fn capture_cut_inside_its_last_record_was_rejected_whole() {
         let full = std::fs::read(fixture(name)).unwrap();
         let p = d.path().join(name);
         std::fs::write(&p, &full[..full.len() - 7]).unwrap();
-        let got = sim_host::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
+        let got = cc_replay::hpcc::replay(&p, &ReplayOpts::default()).unwrap();
         let total: u64 = got.iter().map(|s| s.events).sum();
         assert!(total >= 799, "{name}: {total}");
         let warn = got[0]
@@ -284,7 +284,7 @@ fn capture_cut_inside_its_last_record_was_rejected_whole() {
 fn pcapng_base_2_tsresol_and_tsoffset_were_ignored() {
     use cc_trace::capture;
     let d = tempfile::tempdir().unwrap();
-    let frames: Vec<_> = sim_host::hpcc::generate::capture::capture_frames()
+    let frames: Vec<_> = cc_replay::hpcc::generate::capture::capture_frames()
         .into_iter()
         .take(50)
         .collect();
@@ -497,7 +497,7 @@ fn capture_psn_wrap_replays_like_the_capture_without_it() {
     std::fs::write(
         &no_wrap,
         capture::write_pcapng(
-            &sim_host::hpcc::generate::capture::psn_wrap_frames_with([0, 0]),
+            &cc_replay::hpcc::generate::capture::psn_wrap_frames_with([0, 0]),
             96,
         ),
     )
@@ -507,8 +507,8 @@ fn capture_psn_wrap_replays_like_the_capture_without_it() {
             mode,
             ..ReplayOpts::default()
         };
-        let got = sim_host::hpcc::replay(&fixture("psn_wrap.pcapng"), &o).unwrap();
-        let want = sim_host::hpcc::replay(&no_wrap, &o).unwrap();
+        let got = cc_replay::hpcc::replay(&fixture("psn_wrap.pcapng"), &o).unwrap();
+        let want = cc_replay::hpcc::replay(&no_wrap, &o).unwrap();
         assert_eq!(got.len(), 2);
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.events, 3_000);
@@ -572,8 +572,8 @@ fn psn_extension_counts_24_bit_wraps() {
 /// (docs/robustness.md, docs/hpcc.md §3); this pins it on the case found.
 #[test]
 fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
+    use cc_replay::hpcc::reference::RefInt;
     use hpcc_cc::{Params, Ratio, State};
-    use sim_host::hpcc::reference::RefInt;
     let params = Params {
         eta: Ratio {
             num: 19,
@@ -597,7 +597,7 @@ fn md_window_with_a_tiny_eta_is_off_by_the_rounding_of_wc_eta_over_u() {
         .unwrap(),
     });
     let int = [0x10, 0xa1, 0x50, 0x1e, 0x39, 0x10, 0x98, 0x9e, 0x00, 0x26];
-    let mut fixed: State = State::from_raw_parts(sim_host::hpcc::quantise(&r));
+    let mut fixed: State = State::from_raw_parts(cc_replay::hpcc::quantise(&r));
     let wc = r.wc;
     let up = fixed.on_ack(&cfg, 1_000, 164_000, &int);
     assert_eq!(

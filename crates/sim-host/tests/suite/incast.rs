@@ -6,8 +6,9 @@
 
 use crate::common::{scenarios_dir, sim_exit};
 
-use sim_host::sim::scenario::{self, ControllerKind};
-use sim_host::sim::{SimOpts, run_loaded};
+use cc_netsim::SimOpts;
+use cc_netsim::scenario::{self, ControllerKind};
+use sim_host::sim::run_loaded;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// 8 hosts on a 100 Gb/s star (800 Gb/s of host links), HPCC; one poisson_incast group with
@@ -40,7 +41,7 @@ fn load(text: &str) -> scenario::Loaded {
     crate::common::load("t_poisson_incast.toml", text)
 }
 
-fn run(text: &str) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {
+fn run(text: &str) -> (cc_netsim::Report, cc_netsim::engine::Sim) {
     let o = SimOpts {
         controller: Some(ControllerKind::Fixed),
         ..SimOpts::default()
@@ -52,7 +53,7 @@ fn run(text: &str) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {
 
 /// The events of a run: flows grouped by their start (every flow of an event starts at its
 /// time), as (start ps, receiver(s), senders).
-fn events(sim: &sim_host::sim::engine::Sim) -> Vec<(u64, BTreeSet<u32>, Vec<u32>)> {
+fn events(sim: &cc_netsim::engine::Sim) -> Vec<(u64, BTreeSet<u32>, Vec<u32>)> {
     let mut by_t: BTreeMap<u64, (BTreeSet<u32>, Vec<u32>)> = BTreeMap::new();
     for f in &sim.flows {
         let e = by_t.entry(f.start_ps).or_default();

@@ -3,9 +3,10 @@
 //! flow files, refusing what the engine cannot model with the file and the line.
 
 use crate::common::root;
-use sim_host::sim::ns3::{self, classify, parse_delay, parse_flows, parse_rate, parse_topology};
-use sim_host::sim::scenario::{self, TopoKind};
-use sim_host::sim::{SimOpts, run_file};
+use cc_netsim::SimOpts;
+use cc_netsim::ns3::{self, classify, parse_delay, parse_flows, parse_rate, parse_topology};
+use cc_netsim::scenario::{self, TopoKind};
+use sim_host::sim::run_file;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,7 +23,7 @@ fn run_ns3(
     scenario: &Path,
     topo: Option<&Path>,
     flows: Option<&Path>,
-) -> (tempfile::TempDir, sim_host::sim::Report) {
+) -> (tempfile::TempDir, cc_netsim::Report) {
     let d = tempfile::tempdir().unwrap();
     let o = SimOpts {
         ns3_out: Some(d.path().to_path_buf()),

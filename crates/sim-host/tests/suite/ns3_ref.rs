@@ -2,8 +2,9 @@
 //! (`tests/ns3-ref/`, README there): each run's `fct.txt` is held against ns-3's, flow by flow,
 //! matched by (sip, dip, sport, dport).
 
-use sim_host::sim::scenario::ControllerKind;
-use sim_host::sim::{SimOpts, run_file};
+use cc_netsim::SimOpts;
+use cc_netsim::scenario::ControllerKind;
+use sim_host::sim::run_file;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -50,7 +51,7 @@ fn run_set(
     topo: &Path,
     flows: &Path,
     controller: Option<ControllerKind>,
-    set: Vec<sim_host::trace::Param>,
+    set: Vec<cc_trace::Param>,
 ) -> Fct {
     let d = tempfile::tempdir().unwrap();
     let o = SimOpts {
@@ -186,8 +187,8 @@ fn ns3_model_matches_ns3_flow_by_flow_on_the_authors_web_search_run() {
 }
 
 /// `--set rate_ai_bps=50000000`: the `RATE_AI` of `A_hp/config.txt`.
-fn rate_ai_50mbps() -> sim_host::trace::Param {
-    sim_host::trace::Param {
+fn rate_ai_50mbps() -> cc_trace::Param {
+    cc_trace::Param {
         key: "rate_ai_bps".into(),
         value: "50000000".into(),
         source: "--set".into(),

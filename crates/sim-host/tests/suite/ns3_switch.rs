@@ -5,14 +5,15 @@
 
 use crate::common::sim_exit;
 
-use sim_host::sim::scenario;
-use sim_host::sim::{SimOpts, run_loaded};
+use cc_netsim::SimOpts;
+use cc_netsim::scenario;
+use sim_host::sim::run_loaded;
 
 fn load(text: &str) -> scenario::Loaded {
     crate::common::load("t_ns3.toml", text)
 }
 
-fn run(text: &str, o: &SimOpts) -> (sim_host::sim::Report, sim_host::sim::engine::Sim) {
+fn run(text: &str, o: &SimOpts) -> (cc_netsim::Report, cc_netsim::engine::Sim) {
     let (r, sim) = run_loaded(&load(text), o).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.violations.is_empty(), "{:?}", r.violations);
     (r, sim)

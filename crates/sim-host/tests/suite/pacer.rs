@@ -5,7 +5,7 @@
 //! `PACER_BLESS=1 cargo test -p sim-host --test suite pacer::` (re)writes `fixtures/pacer/`.
 
 use crate::common::root;
-use sim_host::pacer::{self, generate::FIXTURE_EXT};
+use cc_replay::pacer::{self, generate::FIXTURE_EXT};
 use sim_host::replay::ReplayOpts;
 use std::path::PathBuf;
 
@@ -42,14 +42,14 @@ fn committed_fixtures_are_what_the_generators_produce() {
     }
 }
 
-fn replay(name: &str) -> sim_host::summary::Summary {
+fn replay(name: &str) -> cc_replay::summary::Summary {
     let p = dir().join(format!("{name}.{FIXTURE_EXT}"));
     let mut s = pacer::replay(&p, &ReplayOpts::default()).unwrap();
     assert_eq!(s.len(), 1);
     s.remove(0)
 }
 
-fn check(name: &str, min_segments: u64) -> sim_host::summary::Summary {
+fn check(name: &str, min_segments: u64) -> cc_replay::summary::Summary {
     let s = replay(name);
     println!("{}", s.render());
     assert!(s.within_tolerance, "{}", s.render());

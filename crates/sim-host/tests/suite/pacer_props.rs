@@ -3,10 +3,10 @@
 //! messages, ACKs, window changes, polls from 1 ns to 20 ms apart). After every drain both sides
 //! must have handed out exactly the same segments at exactly the same times.
 
+use cc_replay::pacer::{Event, Lockstep, setup};
+use cc_trace::Param;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngSeed};
-use sim_host::pacer::{Event, Lockstep, setup};
-use sim_host::trace::Param;
 use std::path::{Path, PathBuf};
 
 fn param(k: &str, v: u64) -> Param {

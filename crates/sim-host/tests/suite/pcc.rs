@@ -6,9 +6,9 @@
 //! with their line; the JSON matches the schema.
 
 use crate::common::{root, sim_host};
+use cc_replay::summary::Summary;
 use sim_host::fixtures;
 use sim_host::replay::ReplayOpts;
-use sim_host::summary::Summary;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -66,7 +66,7 @@ fn replay_text(text: &str) -> Result<(Summary, Option<Rows>), String> {
         min_meaningful: Some(0.0),
         ..ReplayOpts::default()
     };
-    let s = sim_host::pcc::replay(&trace, &opts)
+    let s = cc_replay::pcc::replay(&trace, &opts)
         .map_err(|e| e.to_string())?
         .remove(0);
     let Ok(text) = std::fs::read_to_string(&out) else {
@@ -83,7 +83,7 @@ fn replay_text(text: &str) -> Result<(Summary, Option<Rows>), String> {
 
 /// Column `name` of an `--out` row.
 fn col<'a>(row: &'a [String], name: &str) -> &'a str {
-    let i = sim_host::pcc::OUT_HEADER
+    let i = cc_replay::pcc::OUT_HEADER
         .split(',')
         .position(|c| c == name)
         .unwrap();
@@ -96,7 +96,7 @@ fn every_fixture_replays_within_tolerance() {
     assert_eq!(files.len(), 9, "{files:?}");
     let mut seen = BTreeSet::new();
     for f in &files {
-        let s = sim_host::pcc::replay(f, &ReplayOpts::default())
+        let s = cc_replay::pcc::replay(f, &ReplayOpts::default())
             .unwrap()
             .remove(0);
         assert!(s.within_tolerance, "{}", s.render());
@@ -130,7 +130,7 @@ fn every_fixture_replays_within_tolerance() {
 
 #[test]
 fn committed_fixtures_are_what_the_generators_make() {
-    let made = fixtures::generate(sim_host::pcc::KIND);
+    let made = fixtures::generate(cc_replay::pcc::KIND);
     assert_eq!(made.len(), 9);
     for f in made {
         let on_disk = std::fs::read(root().join("fixtures/pcc").join(&f.name)).unwrap();
@@ -452,17 +452,17 @@ fn a_telemetry_gap_and_another_switch_restart_the_hop_on_both_sides() {
 /// stream (docs/pcc.md quotes it).
 #[test]
 fn byte_granular_tx_counters_cost_hpcc_the_p99_target_through_the_32_byte_unit() {
-    let mut k = sim_host::pcc::generate::STREAMS
+    let mut k = cc_replay::pcc::generate::STREAMS
         .iter()
         .find(|k| k.name == "hpcc_telemetry.csv")
         .unwrap()
         .clone();
     k.tx_granule = 1;
-    let f = sim_host::pcc::generate::stream(&k);
+    let f = cc_replay::pcc::generate::stream(&k);
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("bytes.csv");
     std::fs::write(&p, &f.bytes).unwrap();
-    let s = sim_host::pcc::replay(&p, &ReplayOpts::default())
+    let s = cc_replay::pcc::replay(&p, &ReplayOpts::default())
         .unwrap()
         .remove(0);
     let e = s.rel_err.as_ref().unwrap();
@@ -501,7 +501,7 @@ fn replay_all_finds_pcc_traces_and_the_json_matches_the_schema() {
 fn an_hpcc_trace_compares_its_values_with_hpccs_defaults() {
     // sim_hpcc.csv sets every HPCC key, most at HPCC's defaults: only those that differ from
     // HPCC's table (not from TIMELY's, the kind's default algorithm) are listed as differing.
-    let s = sim_host::pcc::replay(
+    let s = cc_replay::pcc::replay(
         &root().join("fixtures/pcc/sim_hpcc.csv"),
         &ReplayOpts::default(),
     )
@@ -532,5 +532,5 @@ fn help_lists_every_parameter_of_both_adapter_tables() {
             p.name
         );
     }
-    assert!(text.contains(sim_host::pcc::HEADER));
+    assert!(text.contains(cc_replay::pcc::HEADER));
 }

@@ -519,7 +519,7 @@ fn set_in_replay_all_is_scoped_by_kind_and_unknown_keys_are_named_once() {
 
 #[test]
 fn each_kinds_help_lists_its_header_every_key_and_the_exit_codes() {
-    use sim_host::kinds::Kind;
+    use cc_replay::kinds::Kind;
     for k in Kind::all() {
         let o = sim_host(&["replay", k.name(), "--help"]);
         assert_eq!(o.status.code(), Some(0));

@@ -5,8 +5,9 @@
 
 use crate::common::{load, scenarios_dir, sim_exit};
 
-use sim_host::sim::scenario::{self, ControllerKind};
-use sim_host::sim::{SimOpts, run_loaded};
+use cc_netsim::SimOpts;
+use cc_netsim::scenario::{self, ControllerKind};
+use sim_host::sim::run_loaded;
 use std::path::Path;
 use std::process::Command;
 
@@ -87,7 +88,7 @@ fn assert_exit_0(o: &std::process::Output) {
     );
 }
 
-fn check_invariants(l: &scenario::Loaded, controller: ControllerKind) -> sim_host::sim::Report {
+fn check_invariants(l: &scenario::Loaded, controller: ControllerKind) -> cc_netsim::Report {
     let o = SimOpts {
         controller: Some(controller),
         ..SimOpts::default()
@@ -170,7 +171,7 @@ fn leaf_spine_poisson_invariants_and_determinism() {
     let a = check_invariants(&l, ControllerKind::Fixed);
     assert!(a.flows_finished > 20, "{}", a.flows_finished);
     let b = check_invariants(&l, ControllerKind::Fixed);
-    let strip = |r: &sim_host::sim::Report| {
+    let strip = |r: &cc_netsim::Report| {
         let mut v = serde_json::to_value(r).unwrap();
         v.as_object_mut().unwrap().remove("wall_s");
         v.as_object_mut().unwrap().remove("packet_events_per_s");
@@ -244,7 +245,7 @@ fn int_blocks_are_the_project_wire_format() {
     let mut rows = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let hex = line.rsplit(',').next().unwrap();
-        let bytes = sim_host::hpcc::hex_bytes(hex).unwrap();
+        let bytes = cc_replay::hpcc::hex_bytes(hex).unwrap();
         let view = hpcc_cc::IntView::<5>::parse(&bytes).unwrap();
         assert!(matches!(view.nhop(), 1 | 3), "1 hop in a leaf, 3 across");
         let hops: Vec<hpcc_cc::Hop> = view.hops().collect();
@@ -276,7 +277,7 @@ fn shipped_scenarios_parse() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "toml") {
             let l = scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
-            sim_host::sim::ctrl::Setup::build(&l, &[]).unwrap_or_else(|e| panic!("{e}"));
+            cc_netsim::ctrl::Setup::build(&l, &[]).unwrap_or_else(|e| panic!("{e}"));
         }
     }
 }
@@ -594,7 +595,7 @@ record_flows = [0]
 
 /// Checks one CATS run's page bookkeeping: every byte of every priority delivered exactly once
 /// (no packet sent twice, none lost), FCP = P0 and P1 complete, page load = the last one.
-fn check_page(r: &sim_host::sim::web::WebRun, packets: u64) {
+fn check_page(r: &cc_netsim::web::WebRun, packets: u64) {
     assert_eq!(
         r.delivered_bytes, r.bytes,
         "{}: every byte delivered",
@@ -812,7 +813,7 @@ fn bad_cats_scenarios_exit_2_naming_file_and_key() {
 
 /// Runs a scenario text (written as a file in fixtures/scenarios for the CDF paths) with the
 /// fixed-point controllers.
-fn run_text(name: &str, text: &str) -> sim_host::sim::Report {
+fn run_text(name: &str, text: &str) -> cc_netsim::Report {
     check_invariants(&load(name, text), ControllerKind::Fixed)
 }
 
@@ -1405,14 +1406,14 @@ fn bad_pcc_scenarios_exit_2_naming_file_and_key() {
 
 // ---- The controller trait and the registry (sim/cc).
 
-use sim_host::sim::cc::{self, Ack, Cx, FlowCc, Sent};
+use cc_netsim::cc::{self, Ack, Cx, FlowCc, Sent};
 
 fn shipped(name: &str) -> scenario::Loaded {
     scenario::load(&scenarios_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn flow_of(l: &scenario::Loaded, kind: ControllerKind) -> Box<dyn FlowCc> {
-    let s = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let s = cc_netsim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
     s.algo().new_flow(kind)
 }
 
@@ -1440,7 +1441,7 @@ fn ack(seq: u64, snd_nxt: u64) -> Ack<'static> {
 /// The controllers a scenario's algorithm has: both, or the reference alone when it has no
 /// firmware crate (DCQCN, DCTCP).
 fn sides(l: &scenario::Loaded) -> Vec<ControllerKind> {
-    let setup = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let setup = cc_netsim::ctrl::Setup::build(l, &[]).unwrap_or_else(|e| panic!("{e}"));
     if setup.algo().reference_only().is_some() {
         vec![ControllerKind::Reference]
     } else {

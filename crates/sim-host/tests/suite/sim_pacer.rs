@@ -6,8 +6,9 @@
 
 use crate::common::{load, scenarios_dir};
 
-use sim_host::sim::scenario::{self, ControllerKind};
-use sim_host::sim::{Report, SimOpts, run_loaded};
+use cc_netsim::scenario::{self, ControllerKind};
+use cc_netsim::{Report, SimOpts};
+use sim_host::sim::run_loaded;
 use std::path::Path;
 
 fn run(name: &str, text: &str, controller: ControllerKind, out: Option<&Path>) -> Report {

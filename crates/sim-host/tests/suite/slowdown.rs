@@ -3,8 +3,9 @@
 //! SVG; malformed inputs are refused with the file and the line, and nothing is written.
 
 use crate::common::err;
+use cc_netsim::SimOpts;
+use sim_host::sim::run_file;
 use sim_host::sim::slowdown::{FLOWS_HEADER, Format, read};
-use sim_host::sim::{SimOpts, run_file};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

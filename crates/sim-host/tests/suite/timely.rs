@@ -2,11 +2,11 @@
 //! tolerance (free and forced), the fixtures are exactly what the generators make, the replay's
 //! outputs and errors, and the identical-RTT EWMA regression.
 
+use cc_replay::timely::lockstep::Lockstep;
+use cc_replay::timely::params;
+use cc_trace::{Param, parse_cli_set};
 use sim_host::fixtures;
 use sim_host::replay::{Mode, ReplayOpts};
-use sim_host::timely::lockstep::Lockstep;
-use sim_host::timely::params;
-use sim_host::trace::{Param, parse_cli_set};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ fn every_fixture_replays_within_tolerance_in_both_modes() {
                 mode,
                 ..ReplayOpts::default()
             };
-            let s = sim_host::timely::replay(f, &opts).unwrap().remove(0);
+            let s = cc_replay::timely::replay(f, &opts).unwrap().remove(0);
             assert!(s.events >= 20_000, "{}: {} events", f.display(), s.events);
             assert!(s.within_tolerance, "{}", s.render());
             // The fidelity targets (docs/timely.md, "Measured fidelity"), spelled out.
@@ -47,14 +47,14 @@ fn every_fixture_replays_within_tolerance_in_both_modes() {
         }
     }
     // Together the fixtures exercise every branch.
-    for b in sim_host::timely::BRANCHES.map(timely_cc::TimelyBranch::name) {
+    for b in cc_replay::timely::BRANCHES.map(timely_cc::TimelyBranch::name) {
         assert!(seen.contains(b), "no fixture takes branch {b}: {seen:?}");
     }
 }
 
 #[test]
 fn committed_fixtures_are_what_the_generators_make() {
-    let made = fixtures::generate(sim_host::timely::KIND);
+    let made = fixtures::generate(cc_replay::timely::KIND);
     assert!(made.len() >= 4);
     for f in made {
         let on_disk = std::fs::read(fixture_dir().join(&f.name)).unwrap();
@@ -127,7 +127,7 @@ fn out_csv_has_the_documented_columns_and_skip_rows() {
         plot: Some(svg.clone()),
         ..ReplayOpts::default()
     };
-    let s = sim_host::timely::replay(&trace, &opts).unwrap().remove(0);
+    let s = cc_replay::timely::replay(&trace, &opts).unwrap().remove(0);
     assert_eq!((s.events, s.skipped), (4, 1));
     let text = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
@@ -161,7 +161,7 @@ fn bad_parameters_name_their_source() {
         "bad.csv",
         "# comment\n# set t_low_ns=600000\nt_send_ns,t_complete_ns,bytes\n0,30000,1\n0,30000,1\n",
     );
-    let e = sim_host::timely::replay(&trace, &ReplayOpts::default()).unwrap_err();
+    let e = cc_replay::timely::replay(&trace, &ReplayOpts::default()).unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");
     assert!(e.msg.contains("t_low_ns"), "{e}");
     // A valid trace with a bad --set: the error points at --set.
@@ -181,7 +181,7 @@ fn bad_parameters_name_their_source() {
             params: vec![parse_cli_set(bad).unwrap()],
             ..ReplayOpts::default()
         };
-        let e = sim_host::timely::replay(&ok, &opts).unwrap_err();
+        let e = cc_replay::timely::replay(&ok, &opts).unwrap_err();
         assert!(e.to_string().starts_with("--set: "), "{bad}: {e}");
     }
     // --set wins over # set.
@@ -195,7 +195,7 @@ fn bad_parameters_name_their_source() {
         params: vec![fixed],
         ..ReplayOpts::default()
     };
-    assert!(sim_host::timely::replay(&trace, &opts).is_ok());
+    assert!(cc_replay::timely::replay(&trace, &opts).is_ok());
 }
 
 #[test]
@@ -207,11 +207,11 @@ fn malformed_rows_name_file_and_line() {
         ("t_send_ns,t_complete_ns,bytes\n0,10,99999999999\n", 2),
     ] {
         let t = write_trace(dir.path(), "m.csv", text);
-        let e = sim_host::timely::replay(&t, &ReplayOpts::default()).unwrap_err();
+        let e = cc_replay::timely::replay(&t, &ReplayOpts::default()).unwrap_err();
         assert_eq!(e.line, Some(line), "{e}");
     }
     let t = write_trace(dir.path(), "h.csv", "a,b,c\n1,2,3\n");
-    assert!(sim_host::timely::replay(&t, &ReplayOpts::default()).is_err());
+    assert!(cc_replay::timely::replay(&t, &ReplayOpts::default()).is_err());
 }
 
 #[test]
@@ -223,7 +223,7 @@ fn optional_rules_replay_within_tolerance() {
         params: vec![parse_cli_set("per_completion_scaling=true").unwrap()],
         ..ReplayOpts::default()
     };
-    let s = sim_host::timely::replay(&f, &opts).unwrap().remove(0);
+    let s = cc_replay::timely::replay(&f, &opts).unwrap().remove(0);
     assert!(s.within_tolerance, "{}", s.render());
 }
 
@@ -242,7 +242,7 @@ fn app_limited_rule_suppresses_increases_on_both_sides() {
     let trace = write_trace(dir.path(), "app.csv", &text);
     for (rule, want_growth) in [("app_limited=0.8", false), ("app_limited=off", true)] {
         let set = vec![parse_cli_set(rule).unwrap()];
-        let s = sim_host::timely::replay(
+        let s = cc_replay::timely::replay(
             &trace,
             &ReplayOpts {
                 params: set.clone(),

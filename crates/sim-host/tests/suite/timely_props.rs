@@ -2,14 +2,14 @@
 //! lengths, step sizes and spikes) the fixed-point crate meets the fidelity targets (docs/timely.md, "Measured fidelity") against the
 //! f64 reference in free mode; nothing panics on arbitrary events.
 
+use cc_replay::summary::{At, ErrStats, rel_err};
+use cc_replay::timely::generate::{NicKnobs, NicTrace};
+use cc_replay::timely::lockstep::Lockstep;
+use cc_replay::timely::params;
+use cc_trace::parse_cli_set;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngSeed};
 use sim_host::replay::Mode;
-use sim_host::summary::{At, ErrStats, rel_err};
-use sim_host::timely::generate::{NicKnobs, NicTrace};
-use sim_host::timely::lockstep::Lockstep;
-use sim_host::timely::params;
-use sim_host::trace::parse_cli_set;
 use std::path::Path;
 
 fn knobs() -> impl Strategy<Value = NicKnobs> {

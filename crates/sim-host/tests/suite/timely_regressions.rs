@@ -2,12 +2,12 @@
 //! each replaying the failing trace (or a longer variant) through `sim-host` in both
 //! modes and asserting it is now within the documented tolerances (docs/timely.md, "Measured fidelity").
 
+use cc_trace::parse_cli_set;
 use sim_host::replay::{Mode, ReplayOpts};
-use sim_host::trace::parse_cli_set;
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn replay(text: &str, sets: &[&str], mode: Mode) -> sim_host::summary::Summary {
+fn replay(text: &str, sets: &[&str], mode: Mode) -> cc_replay::summary::Summary {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.csv");
     std::fs::write(&p, text).unwrap();
@@ -16,7 +16,7 @@ fn replay(text: &str, sets: &[&str], mode: Mode) -> sim_host::summary::Summary {
         params: sets.iter().map(|s| parse_cli_set(s).unwrap()).collect(),
         ..ReplayOpts::default()
     };
-    sim_host::timely::replay(Path::new(&p), &opts)
+    cc_replay::timely::replay(Path::new(&p), &opts)
         .unwrap()
         .remove(0)
 }

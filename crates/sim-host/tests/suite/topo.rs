@@ -3,9 +3,10 @@
 
 use crate::common::{load, scenarios_dir};
 
-use sim_host::sim::scenario;
-use sim_host::sim::{SimOpts, paths, run_loaded};
-use sim_host::trace::Param;
+use cc_netsim::scenario;
+use cc_netsim::{SimOpts, paths};
+use cc_trace::Param;
+use sim_host::sim::run_loaded;
 use std::path::{Path, PathBuf};
 
 fn set(k: &str, v: &str) -> Param {
@@ -74,7 +75,7 @@ fn derived_t_is_the_longest_base_rtt_of_the_topology() {
     assert_eq!(ls.classes[1].ns3_base_rtt_ns, 8_200);
 }
 
-fn run(l: &scenario::Loaded, set: Vec<Param>) -> sim_host::sim::Report {
+fn run(l: &scenario::Loaded, set: Vec<Param>) -> cc_netsim::Report {
     let o = SimOpts {
         set,
         ..SimOpts::default()
@@ -82,7 +83,7 @@ fn run(l: &scenario::Loaded, set: Vec<Param>) -> sim_host::sim::Report {
     run_loaded(l, &o).unwrap_or_else(|e| panic!("{e}")).0
 }
 
-fn param<'a>(r: &'a sim_host::sim::Report, key: &str) -> (&'a str, &'a str) {
+fn param<'a>(r: &'a cc_netsim::Report, key: &str) -> (&'a str, &'a str) {
     let p = r
         .params
         .iter()
@@ -244,14 +245,14 @@ fn fat_tree_t_is_the_base_rtt_across_pods() {
     assert_eq!((p.longest_rtt_ns, p.largest_bdp_bytes), (12_287, 153_587));
 }
 
-fn sim_of(l: &scenario::Loaded) -> sim_host::sim::engine::Sim {
-    let setup = sim_host::sim::ctrl::Setup::build(l, &[]).unwrap();
-    sim_host::sim::engine::Sim::new(
+fn sim_of(l: &scenario::Loaded) -> cc_netsim::engine::Sim {
+    let setup = cc_netsim::ctrl::Setup::build(l, &[]).unwrap();
+    cc_netsim::engine::Sim::new(
         l,
         setup,
         scenario::ControllerKind::Fixed,
         1,
-        sim_host::sim::record::Recorder::none(),
+        cc_netsim::record::Recorder::none(),
     )
 }
 
@@ -338,7 +339,7 @@ fn fat_txt() -> String {
 
 #[test]
 fn the_authors_fat_txt_layout_is_read_as_the_paper_s_fat_tree() {
-    use sim_host::sim::ns3::{classify, parse_topology};
+    use cc_netsim::ns3::{classify, parse_topology};
     let p = Path::new("fat.txt");
     let text = fat_txt();
     let t = parse_topology(p, &text).unwrap();
@@ -472,8 +473,8 @@ dst = 0
     )
 }
 
-fn cx(now_ns: u64) -> sim_host::sim::cc::Cx<'static> {
-    sim_host::sim::cc::Cx {
+fn cx(now_ns: u64) -> cc_netsim::cc::Cx<'static> {
+    cc_netsim::cc::Cx {
         now_ps: now_ns * 1_000,
         flow: 0,
         src: 1,
@@ -533,12 +534,12 @@ fn the_ns3_timely_preset_sets_exactly_its_values() {
 
 #[test]
 fn the_ns3_timely_preset_paces_every_packet_and_updates_once_per_round_trip() {
-    use sim_host::sim::cc::{Ack, Sent};
-    use sim_host::sim::scenario::ControllerKind;
+    use cc_netsim::cc::{Ack, Sent};
+    use cc_netsim::scenario::ControllerKind;
     let l = load("t.toml", &timely(""));
-    let paper = sim_host::sim::ctrl::Setup::build(&l, &[]).unwrap();
+    let paper = cc_netsim::ctrl::Setup::build(&l, &[]).unwrap();
     assert_eq!(paper.algo().segment_bytes(), Some(16_384));
-    let s = sim_host::sim::ctrl::Setup::build(&l, &[set("preset", "ns3")]).unwrap();
+    let s = cc_netsim::ctrl::Setup::build(&l, &[set("preset", "ns3")]).unwrap();
     assert_eq!(
         s.algo().segment_bytes(),
         Some(1_000),
@@ -546,7 +547,7 @@ fn the_ns3_timely_preset_paces_every_packet_and_updates_once_per_round_trip() {
     );
     for kind in [ControllerKind::Fixed, ControllerKind::Reference] {
         let mut f = s.algo().new_flow(kind);
-        let send = |f: &mut Box<dyn sim_host::sim::cc::FlowCc>, k: u64| {
+        let send = |f: &mut Box<dyn cc_netsim::cc::FlowCc>, k: u64| {
             let sent = Sent {
                 seq: k * 1000,
                 payload: 1000,

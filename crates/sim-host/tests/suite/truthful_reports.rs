@@ -406,7 +406,7 @@ fn frames_behind_a_third_vlan_tag_are_counted_by_reason() {
     // reads two, and says why it read nothing.
     let tagged = |tags: usize| {
         let d = tempfile::tempdir().unwrap();
-        let frames: Vec<(u64, Vec<u8>)> = sim_host::hpcc::generate::capture::capture_frames()
+        let frames: Vec<(u64, Vec<u8>)> = cc_replay::hpcc::generate::capture::capture_frames()
             .into_iter()
             .map(|(t, f)| {
                 let mut g = f[..12].to_vec();
@@ -549,7 +549,7 @@ fn a_trace_read_from_standard_input_is_named_dash_everywhere() {
     // A pcapng whose section header sets a parameter: flows `-#…`, the origin `- (section
     // header)`, and `--out` names `-` and the flow.
     let cap = cc_trace::capture::write_pcapng_with(
-        &sim_host::hpcc::generate::capture::capture_frames(),
+        &cc_replay::hpcc::generate::capture::capture_frames(),
         128,
         9,
         0,
@@ -665,7 +665,7 @@ fn help_names_every_topology_and_flow_kind_that_scenarios_and_ns3_topology_accep
 
 #[test]
 fn each_kind_help_describes_its_own_options() {
-    use sim_host::kinds::Kind;
+    use cc_replay::kinds::Kind;
     let fixtures = out(&sim_host(&["fixtures", "--help"]));
     for k in Kind::all() {
         let info = k.info();
@@ -744,7 +744,7 @@ fn a_relative_error_limit_for_a_kind_without_one_is_refused() {
 fn the_docs_give_every_kind_its_registry_header_row() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let robustness = std::fs::read_to_string(root().join("docs/robustness.md")).unwrap();
-    for k in sim_host::kinds::Kind::all() {
+    for k in cc_replay::kinds::Kind::all() {
         let h = format!("`{}`", k.header());
         assert!(readme.contains(&h), "README.md: {h}");
         assert!(robustness.contains(&h), "docs/robustness.md: {h}");
