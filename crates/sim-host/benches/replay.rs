@@ -27,8 +27,8 @@ use cats_conductor::{Conductor, Decision, Descriptor};
 use cc_replay::cats::reference::{RefConductor, RefDecision};
 use cc_replay::cats::{Event as CatsEvent, Row as CatsRow};
 use cc_replay::kinds::Kind;
+use cc_replay::opts::{Mode, ReplayOpts};
 use cc_trace::{TraceReader, merged_params};
-use sim_host::replay::{Mode, ReplayOpts};
 use timely_cc::{Completion, State};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {

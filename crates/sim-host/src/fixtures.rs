@@ -2,10 +2,8 @@
 //! committed files are exactly what the generators produce. Every generator is deterministic
 //! (seeded PCG from `rand_pcg`, no clock, no environment).
 
-use cc_replay::kinds::Kind;
+use cc_replay::kinds::{FixtureFile, Kind};
 use std::path::{Path, PathBuf};
-
-pub use cc_replay::kinds::FixtureFile;
 
 /// The files a kind's generators produce: `cc-replay`'s generators, and for the DOCA PCC kind
 /// also the streams recorded from the simulator's closed loop ([`crate::recorded`]).

@@ -19,10 +19,8 @@ pub const EXIT_FIDELITY: i32 = 1;
 /// compare.
 pub const EXIT_INPUT: i32 = 2;
 
-pub use cc_replay::files::find_traces;
-pub use cc_replay::kinds::Kind;
-pub use cc_replay::opts::{Mode, ReplayOpts, TolOverride};
-pub use cc_trace::is_capture;
+use cc_replay::kinds::Kind;
+use cc_replay::opts::{Mode, ReplayOpts, TolOverride};
 
 /// What one file produced.
 enum Outcome {

@@ -456,7 +456,7 @@ fn the_recorded_pcapng_replays_to_the_same_windows_as_the_recorded_csv() {
 /// The summaries of `replay hpcc` on `p` read once (no `--out`: streams paired as they appear)
 /// and read twice (`--out`: streams found and paired first).
 fn once_and_twice(p: &Path, out_dir: &Path) -> (serde_json::Value, serde_json::Value) {
-    use sim_host::replay::ReplayOpts;
+    use cc_replay::opts::ReplayOpts;
     let once = cc_replay::hpcc::replay(p, &ReplayOpts::default()).unwrap();
     let twice = cc_replay::hpcc::replay(
         p,

@@ -2,8 +2,8 @@
 //! committed fixtures are exactly what the generators produce, and the headline behaviours hold.
 
 use cc_replay::cats;
+use cc_replay::opts::{Mode, ReplayOpts};
 use sim_host::fixtures;
-use sim_host::replay::{Mode, ReplayOpts};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {

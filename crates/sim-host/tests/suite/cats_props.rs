@@ -9,12 +9,12 @@ use cats_conductor::{Conductor, Config, Decision, Descriptor, Multiplier, Prio};
 use cc_replay::cats::lockstep::{Lockstep, StepOut};
 use cc_replay::cats::reference::{RefParams, starvation_bound_bytes};
 use cc_replay::cats::{Event, setup};
+use cc_replay::opts::Mode;
 use cc_trace::parse_cli_set;
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config as RunnerConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner,
 };
-use sim_host::replay::Mode;
 use std::cell::RefCell;
 use std::path::Path;
 

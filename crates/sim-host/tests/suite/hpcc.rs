@@ -3,10 +3,10 @@
 //! captures, and bad input is reported with file and line.
 
 use cc_replay::hpcc::{self, reference};
+use cc_replay::opts::{Mode, ReplayOpts};
 use cc_trace::capture;
 use cc_trace::parse_cli_set;
 use sim_host::fixtures::generate;
-use sim_host::replay::{Mode, ReplayOpts};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {

@@ -3,10 +3,10 @@
 use cc_replay::hpcc::generate::{HopSpec, Load, PathSpec, Scenario, TieSpec, simulate};
 use cc_replay::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
 use cc_replay::hpcc::{Flow, Setup};
+use cc_replay::opts::{Mode, ReplayOpts};
 use hpcc_cc::{Config, Params, Ratio, State};
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
-use sim_host::replay::{Mode, ReplayOpts};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]

@@ -5,9 +5,9 @@
 
 use cc_replay::hpcc::reference::{RefHop, RefParams, RefState, encode_int};
 use cc_replay::hpcc::{Flow, Setup};
+use cc_replay::opts::{Mode, ReplayOpts};
 use cc_replay::summary::Summary;
 use cc_trace::{InputError, parse_cli_set};
-use sim_host::replay::{Mode, ReplayOpts};
 
 fn setup(sets: &[&str]) -> Setup {
     let params: Vec<_> = sets.iter().map(|s| parse_cli_set(s).unwrap()).collect();

@@ -5,8 +5,8 @@
 //! `PACER_BLESS=1 cargo test -p sim-host --test suite pacer::` (re)writes `fixtures/pacer/`.
 
 use crate::common::root;
+use cc_replay::opts::ReplayOpts;
 use cc_replay::pacer::{self, generate::FIXTURE_EXT};
-use sim_host::replay::ReplayOpts;
 use std::path::PathBuf;
 
 fn dir() -> PathBuf {

@@ -6,9 +6,9 @@
 //! with their line; the JSON matches the schema.
 
 use crate::common::{root, sim_host};
+use cc_replay::opts::ReplayOpts;
 use cc_replay::summary::Summary;
 use sim_host::fixtures;
-use sim_host::replay::ReplayOpts;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -2,11 +2,11 @@
 //! tolerance (free and forced), the fixtures are exactly what the generators make, the replay's
 //! outputs and errors, and the identical-RTT EWMA regression.
 
+use cc_replay::opts::{Mode, ReplayOpts};
 use cc_replay::timely::lockstep::Lockstep;
 use cc_replay::timely::params;
 use cc_trace::{Param, parse_cli_set};
 use sim_host::fixtures;
-use sim_host::replay::{Mode, ReplayOpts};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

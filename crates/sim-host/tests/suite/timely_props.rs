@@ -2,6 +2,7 @@
 //! lengths, step sizes and spikes) the fixed-point crate meets the fidelity targets (docs/timely.md, "Measured fidelity") against the
 //! f64 reference in free mode; nothing panics on arbitrary events.
 
+use cc_replay::opts::Mode;
 use cc_replay::summary::{At, ErrStats, rel_err};
 use cc_replay::timely::generate::{NicKnobs, NicTrace};
 use cc_replay::timely::lockstep::Lockstep;
@@ -9,7 +10,6 @@ use cc_replay::timely::params;
 use cc_trace::parse_cli_set;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngSeed};
-use sim_host::replay::Mode;
 use std::path::Path;
 
 fn knobs() -> impl Strategy<Value = NicKnobs> {

@@ -2,8 +2,8 @@
 //! each replaying the failing trace (or a longer variant) through `sim-host` in both
 //! modes and asserting it is now within the documented tolerances (docs/timely.md, "Measured fidelity").
 
+use cc_replay::opts::{Mode, ReplayOpts};
 use cc_trace::parse_cli_set;
-use sim_host::replay::{Mode, ReplayOpts};
 use std::fmt::Write as _;
 use std::path::Path;
 
